@@ -1,0 +1,92 @@
+package io.podfall.adapter;
+
+import io.smallrye.common.annotation.Identifier;
+import io.smallrye.reactive.messaging.kafka.KafkaConsumerRebalanceListener;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Default;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.common.TopicPartition;
+import org.jboss.logging.Logger;
+
+import java.util.Collection;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Where this service is in the log, per partition, and whether it has caught up with what was on the log when
+ * it started (the end offsets at assignment). Until then the service is rebuilding its state, not live.
+ *
+ * <p>Offsets are never committed (the state is in memory and rebuilt from the start of the log), so after a
+ * rebalance the consumer would start a partition over; for a partition this process has already read, the
+ * consumer is moved back to where it was, and any record at or below the processed offset is skipped: a
+ * redelivery changes nothing.
+ */
+@ApplicationScoped
+@Default
+@Identifier("podfall-log-position")
+public class LogPosition implements KafkaConsumerRebalanceListener {
+    private static final Logger LOG = Logger.getLogger(LogPosition.class);
+
+    private final Map<TopicPartition, Long> processed = new ConcurrentHashMap<>();
+    private final Map<TopicPartition, Long> catchUpEnd = new ConcurrentHashMap<>();
+    private volatile boolean assigned;
+    private volatile boolean caughtUp;
+    private volatile Runnable onCaughtUp = () -> { };
+
+    void onCaughtUp(Runnable callback) {
+        this.onCaughtUp = callback;
+    }
+
+    @Override
+    public void onPartitionsAssigned(Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
+        if (caughtUp) {
+            // Already live: resume partitions we had, and read new ones from the start (their state is new to us).
+            partitions.forEach(tp -> {
+                Long done = processed.get(tp);
+                if (done != null) {
+                    consumer.seek(tp, done + 1);
+                }
+            });
+            return;
+        }
+        Map<TopicPartition, Long> begin = consumer.beginningOffsets(partitions);
+        consumer.endOffsets(partitions).forEach((tp, end) -> {
+            if (end > begin.getOrDefault(tp, 0L)) {
+                catchUpEnd.put(tp, end);
+            }
+        });
+        assigned = true;
+        LOG.infof("Rebuilding state from the log: %s", catchUpEnd.isEmpty() ? "log is empty" : catchUpEnd);
+        checkCaughtUp();
+    }
+
+    /** Whether the record at {@code offset} was handled already (this is a redelivery). */
+    boolean alreadyProcessed(TopicPartition tp, long offset) {
+        Long done = processed.get(tp);
+        return done != null && offset <= done;
+    }
+
+    /** Records that the record at {@code offset} has been handled; may make the service live. */
+    void processed(TopicPartition tp, long offset) {
+        processed.merge(tp, offset, Math::max);
+        if (!caughtUp) {
+            Long end = catchUpEnd.get(tp);
+            if (end != null && offset + 1 >= end) {
+                catchUpEnd.remove(tp);
+                checkCaughtUp();
+            }
+        }
+    }
+
+    public boolean isCaughtUp() {
+        return caughtUp;
+    }
+
+    private synchronized void checkCaughtUp() {
+        if (!caughtUp && assigned && catchUpEnd.isEmpty()) {
+            caughtUp = true;
+            LOG.info("Caught up with the log: live");
+            onCaughtUp.run();
+        }
+    }
+}

@@ -1,0 +1,235 @@
+package io.podfall.adapter;
+
+import io.podfall.model.core.Core;
+import io.podfall.model.core.Effects;
+import io.podfall.model.core.Timer;
+import io.podfall.model.core.TimerQueue;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventCodec;
+import io.podfall.model.event.UnreadableEventException;
+import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordMetadata;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.eclipse.microprofile.reactive.messaging.Message;
+import org.jboss.logging.Logger;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+
+/**
+ * Runs the service's core over the log: consume, decide, append, in log order, on one lock.
+ *
+ * <p><b>Rebuild on start.</b> The service reads the log from the beginning. Until it has caught up with what was
+ * there when it started, time is the time written on the events (so the core decides as it did live) and its
+ * effects are held back: an effect that then shows up further on in the log had been appended before the
+ * restart and is dropped; whatever is left when the service catches up had been decided but not appended (a
+ * crash between the two) and is appended then. Ids are derived from causes, so "the same effect" is exact.
+ *
+ * <p><b>Live.</b> Time is the simulated clock. Effects are appended as soon as they are decided, without
+ * waiting for the broker's acknowledgement before the next event: the producer batches them.
+ *
+ * <p><b>Timers</b> fire in due order before any event at or after their time, and otherwise from one alarm
+ * set for the earliest of them.
+ *
+ * <p><b>Unreadable records</b> go to the dead-letter topic with the reason; the service goes on.
+ */
+@ApplicationScoped
+public class LogProcessor {
+    private static final Logger LOG = Logger.getLogger(LogProcessor.class);
+
+    private final Core<Object> core;
+    private final LogWriter writer;
+    private final LogPosition position;
+    private final SimulatedClock clock;
+    private final Instance<LogObserver> observers;
+    private final jakarta.enterprise.event.Event<CaughtUp> caughtUp;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Object state;
+    private final TimerQueue timers = new TimerQueue();
+    /** Effects decided while rebuilding, not yet seen on the log, by event id, in decision order. */
+    private final Map<String, Event> heldBack = new LinkedHashMap<>();
+    private final List<CompletableFuture<Void>> heldBackWritten = new ArrayList<>();
+    private final ScheduledExecutorService alarm = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "podfall-timers");
+        t.setDaemon(true);
+        return t;
+    });
+    private ScheduledFuture<?> nextAlarm;
+    private Instant lastNow = Instant.EPOCH;
+    private boolean live;
+
+    @Inject
+    public LogProcessor(Core<Object> core, LogWriter writer, LogPosition position, SimulatedClock clock,
+                        Instance<LogObserver> observers, jakarta.enterprise.event.Event<CaughtUp> caughtUp) {
+        this.core = core;
+        this.writer = writer;
+        this.position = position;
+        this.clock = clock;
+        this.observers = observers;
+        this.caughtUp = caughtUp;
+        this.state = core.newState();
+        position.onCaughtUp(this::goLive);
+    }
+
+    @Incoming("podfall-in")
+    public CompletionStage<Void> consume(Message<byte[]> record) {
+        IncomingKafkaRecordMetadata<?, ?> meta = record.getMetadata(IncomingKafkaRecordMetadata.class).orElseThrow();
+        TopicPartition tp = new TopicPartition(meta.getTopic(), meta.getPartition());
+        Event event;
+        try {
+            event = EventCodec.decode(name -> lastHeader(meta.getHeaders(), name), record.getPayload());
+        } catch (UnreadableEventException e) {
+            LOG.warnf("Unreadable record %s@%d to the dead-letter topic: %s", tp, meta.getOffset(), e.getMessage());
+            lock.lock();
+            try {
+                position.processed(tp, meta.getOffset());
+            } finally {
+                lock.unlock();
+            }
+            return record.nack(e);
+        }
+        lock.lock();
+        try {
+            if (position.alreadyProcessed(tp, meta.getOffset())) {
+                return record.ack();
+            }
+            heldBack.remove(event.id());
+            Instant now = advanceTo(live ? clock.now() : event.time());
+            try {
+                dispatch(event, core.handle(state, event, now));
+            } catch (RuntimeException e) {
+                LOG.errorf(e, "The core failed on %s %s; it goes to the dead-letter topic", event.type(), event.id());
+                return record.nack(new IllegalStateException("core failed on " + event.type() + ": " + e, e));
+            } finally {
+                // Last: the record that completes the catch-up makes the service live only once it is handled.
+                position.processed(tp, meta.getOffset());
+            }
+        } finally {
+            lock.unlock();
+        }
+        return record.ack();
+    }
+
+    /** Reads the core's state consistently (under the lock). */
+    public <S, T> T read(Class<S> stateType, Function<S, T> query) {
+        lock.lock();
+        try {
+            return query.apply(stateType.cast(state));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public boolean isLive() {
+        return position.isCaughtUp();
+    }
+
+    /** Moves time forward to {@code t} (never back), firing every timer due on the way, in order. */
+    private Instant advanceTo(Instant t) {
+        Instant now = t.isAfter(lastNow) ? t : lastNow;
+        for (var due = timers.pollDue(now); due.isPresent(); due = timers.pollDue(now)) {
+            Timer timer = due.get();
+            Instant at = live ? now : timer.at();
+            lastNow = at.isAfter(lastNow) ? at : lastNow;
+            dispatch(null, core.fire(state, timer, lastNow));
+        }
+        lastNow = now;
+        return now;
+    }
+
+    private void dispatch(Event input, Effects effects) {
+        timers.apply(effects);
+        CompletionStage<Void> written;
+        if (effects.events().isEmpty()) {
+            written = CompletableFuture.completedFuture(null);
+        } else if (live) {
+            written = writer.appendAll(effects.events());
+        } else {
+            effects.events().forEach(e -> heldBack.put(e.id(), e));
+            CompletableFuture<Void> later = new CompletableFuture<>();
+            heldBackWritten.add(later);
+            written = later;
+        }
+        if (input != null) {
+            for (LogObserver o : observers) {
+                o.handled(input, effects, written);
+            }
+        }
+        if (live) {
+            rearm();
+        }
+    }
+
+    private void goLive() {
+        lock.lock();
+        try {
+            live = true;
+            if (!heldBack.isEmpty()) {
+                LOG.infof("Appending %d effects decided before the restart but never appended", heldBack.size());
+            }
+            CompletionStage<Void> written = writer.appendAll(List.copyOf(heldBack.values()));
+            heldBackWritten.forEach(f -> written.whenComplete((v, err) -> {
+                if (err != null) {
+                    f.completeExceptionally(err);
+                } else {
+                    f.complete(null);
+                }
+            }));
+            heldBack.clear();
+            heldBackWritten.clear();
+            rearm();
+        } finally {
+            lock.unlock();
+        }
+        caughtUp.fireAsync(new CaughtUp());
+    }
+
+    private void rearm() {
+        if (nextAlarm != null) {
+            nextAlarm.cancel(false);
+            nextAlarm = null;
+        }
+        timers.next().ifPresent(t -> nextAlarm = alarm.schedule(this::ring,
+                clock.wallDelayUntil(t.at()).toNanos(), TimeUnit.NANOSECONDS));
+    }
+
+    private void ring() {
+        lock.lock();
+        try {
+            advanceTo(clock.now());
+            rearm();
+        } catch (RuntimeException e) {
+            LOG.error("A timer failed", e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @PreDestroy
+    void stop() {
+        alarm.shutdownNow();
+    }
+
+    private static byte[] lastHeader(Headers headers, String name) {
+        Header h = headers.lastHeader(name);
+        return h == null ? null : h.value();
+    }
+}

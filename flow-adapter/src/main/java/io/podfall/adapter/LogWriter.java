@@ -1,0 +1,59 @@
+package io.podfall.adapter;
+
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventCodec;
+import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.eclipse.microprofile.reactive.messaging.Channel;
+import org.eclipse.microprofile.reactive.messaging.Emitter;
+import org.eclipse.microprofile.reactive.messaging.Message;
+import org.eclipse.microprofile.reactive.messaging.OnOverflow;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Appends events to the log in binary-mode CloudEvents, keyed by namespace. Non-blocking: the Kafka producer
+ * batches what is sent close together; the returned stage completes when the broker has acknowledged.
+ * Callers that need an order between events send them in that order from one thread.
+ */
+@ApplicationScoped
+public class LogWriter {
+    @Inject
+    @Channel("podfall-out")
+    @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 65536)
+    Emitter<byte[]> out;
+
+    public CompletionStage<Void> append(Event event) {
+        CompletableFuture<Void> acked = new CompletableFuture<>();
+        RecordHeaders headers = new RecordHeaders();
+        EventCodec.headers(event).forEach(h -> headers.add(h.getKey(), h.getValue()));
+        var metadata = OutgoingKafkaRecordMetadata.<String>builder()
+                .withKey(event.partitionKey())
+                .withHeaders(headers)
+                .build();
+        out.send(Message.of(EventCodec.value(event))
+                .addMetadata(metadata)
+                .withAck(() -> {
+                    acked.complete(null);
+                    return CompletableFuture.completedFuture(null);
+                })
+                .withNack(failure -> {
+                    acked.completeExceptionally(failure);
+                    return CompletableFuture.completedFuture(null);
+                }));
+        return acked;
+    }
+
+    public CompletionStage<Void> appendAll(List<Event> events) {
+        if (events.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<?>[] acks = events.stream().map(e -> append(e).toCompletableFuture())
+                .toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(acks);
+    }
+}

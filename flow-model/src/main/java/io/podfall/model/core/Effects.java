@@ -1,0 +1,71 @@
+package io.podfall.model.core;
+
+import io.podfall.model.event.Event;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/** What a core decided in one step: events to append to the log, in order, and timers to set or cancel. */
+public record Effects(List<Event> events, List<Timer> timers, List<String> cancelledTimers) {
+    public static final Effects NONE = new Effects(List.of(), List.of(), List.of());
+
+    public boolean isEmpty() {
+        return events.isEmpty() && timers.isEmpty() && cancelledTimers.isEmpty();
+    }
+
+    /** Effects of handling {@code cause}. */
+    public static Builder of(Event cause, Instant now) {
+        return new Builder(cause.asCause(), cause.id(), now);
+    }
+
+    /** Effects of a timer that fired: they continue the flow of the event that set it. */
+    public static Builder of(Timer timer, Instant now) {
+        return new Builder(timer.cause(), timer.cause().id() + "/timer/" + timer.key() + "@" + timer.at(), now);
+    }
+
+    /**
+     * Collects effects. Events get ids derived from the cause and their position, so handling the same input
+     * again yields the same ids.
+     */
+    public static final class Builder {
+        private final Event.Cause cause;
+        private final String idSeed;
+        private final Instant now;
+        private final List<Event> events = new ArrayList<>();
+        private final List<Timer> timers = new ArrayList<>();
+        private final List<String> cancelled = new ArrayList<>();
+
+        private Builder(Event.Cause cause, String idSeed, Instant now) {
+            this.cause = cause;
+            this.idSeed = idSeed;
+            this.now = now;
+        }
+
+        public Builder emit(String source, String type, String subject, Object data) {
+            events.add(Event.causedBy(cause, idSeed, events.size(), source, type, subject, now, data));
+            return this;
+        }
+
+        /** Wake up at {@code at}, in the flow of this builder's cause. */
+        public Builder timer(String key, Instant at) {
+            timers.add(new Timer(key, at, cause));
+            return this;
+        }
+
+        public Builder cancelTimer(String key) {
+            cancelled.add(key);
+            return this;
+        }
+
+        public Instant now() {
+            return now;
+        }
+
+        public Effects build() {
+            return events.isEmpty() && timers.isEmpty() && cancelled.isEmpty()
+                    ? NONE
+                    : new Effects(List.copyOf(events), List.copyOf(timers), List.copyOf(cancelled));
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package io.podfall.model.event;
+
+/**
+ * The event catalogue: every type that appears on the log, named for a fact in the past tense by the component
+ * that owns the vocabulary. Requests to a component are in that component's vocabulary whoever sends them (the
+ * kubelet's final delete is an {@link #DELETION_REQUESTED} with source {@code /kubelet/node-1}, exactly as it is
+ * the same DELETE call upstream); the source attribute tells who asked.
+ *
+ * <p>The README's event catalogue lists these with their data; keep both in step.
+ */
+public final class EventTypes {
+    private EventTypes() {
+    }
+
+    // --- apiserver: requests (appended by the API server for HTTP calls, or sent by controllers and kubelets) ---
+    /** A client asked to create an object. Data: {@link io.podfall.model.apiserver.CreationRequest}. */
+    public static final String CREATION_REQUESTED = "apiserver.CreationRequested";
+    /** A client asked to delete an object. Data: {@link io.podfall.model.apiserver.DeletionRequest}. */
+    public static final String DELETION_REQUESTED = "apiserver.DeletionRequested";
+    /** The scheduler asked to bind a pod to a node. Data: {@link io.podfall.model.apiserver.BindingRequest}. */
+    public static final String BINDING_REQUESTED = "apiserver.BindingRequested";
+    /** A kubelet's status manager asked to write a pod's status. Data: {@link io.podfall.model.apiserver.StatusUpdateRequest}. */
+    public static final String STATUS_UPDATE_REQUESTED = "apiserver.StatusUpdateRequested";
+
+    // --- apiserver: what it stored (what a watch shows). Data: {@link io.podfall.model.apiserver.ObjectChange} ---
+    /** An object was stored (watch ADDED). */
+    public static final String OBJECT_CREATED = "apiserver.ObjectCreated";
+    /** A pod was bound to a node: spec.nodeName set (watch MODIFIED). */
+    public static final String POD_BOUND = "apiserver.PodBound";
+    /** A pod's status was written (watch MODIFIED). */
+    public static final String POD_STATUS_UPDATED = "apiserver.PodStatusUpdated";
+    /** Graceful deletion began, or its grace period was shortened: deletionTimestamp set (watch MODIFIED). */
+    public static final String OBJECT_MARKED_TERMINATING = "apiserver.ObjectMarkedTerminating";
+    /** The object left storage (watch DELETED); the data holds its last state. */
+    public static final String OBJECT_REMOVED = "apiserver.ObjectRemoved";
+    /** A request was refused; the data is the Kubernetes Status the client gets. Data: {@link io.podfall.model.apiserver.RequestRejection}. */
+    public static final String REQUEST_REJECTED = "apiserver.RequestRejected";
+
+    // --- kubelet: pod workers (pkg/kubelet/pod_workers.go) ---
+    /** A pod worker began terminating a pod with the effective grace period. Data: {@link io.podfall.model.kubelet.PodTermination}. */
+    public static final String POD_TERMINATION_STARTED = "kubelet.PodTerminationStarted";
+    /** Every container and the sandbox of a pod are stopped (TerminatedPod). Data: {@link io.podfall.model.kubelet.PodTermination}. */
+    public static final String POD_TERMINATED = "kubelet.PodTerminated";
+
+    // --- runtime: CRI requests (sent by a kubelet) ---
+    /** CRI RunPodSandbox. Data: {@link io.podfall.model.runtime.RunPodSandbox}. */
+    public static final String RUN_POD_SANDBOX_REQUESTED = "runtime.RunPodSandboxRequested";
+    /** CRI CreateContainer + StartContainer. Data: {@link io.podfall.model.runtime.ContainerRef}. */
+    public static final String START_CONTAINER_REQUESTED = "runtime.StartContainerRequested";
+    /** CRI StopContainer with a timeout. Data: {@link io.podfall.model.runtime.StopContainer}. */
+    public static final String STOP_CONTAINER_REQUESTED = "runtime.StopContainerRequested";
+    /** CRI StopPodSandbox. Data: {@link io.podfall.model.runtime.SandboxRef}. */
+    public static final String STOP_POD_SANDBOX_REQUESTED = "runtime.StopPodSandboxRequested";
+    /** CRI RemovePodSandbox (container GC / housekeeping). Data: {@link io.podfall.model.runtime.SandboxRef}. */
+    public static final String REMOVE_POD_SANDBOX_REQUESTED = "runtime.RemovePodSandboxRequested";
+
+    // --- runtime: what happened on the node ---
+    /** CNI ADD: the pod got an IP from the node's pool. Data: {@link io.podfall.model.runtime.Sandbox}. */
+    public static final String POD_IP_ALLOCATED = "runtime.PodIPAllocated";
+    /** The sandbox runs. Data: {@link io.podfall.model.runtime.Sandbox}. */
+    public static final String SANDBOX_STARTED = "runtime.SandboxStarted";
+    /** A container's process runs. Data: {@link io.podfall.model.runtime.ContainerState}. */
+    public static final String CONTAINER_STARTED = "runtime.ContainerStarted";
+    /** A signal was delivered to a container's process. Data: {@link io.podfall.model.runtime.ContainerSignal}. */
+    public static final String CONTAINER_SIGNALLED = "runtime.ContainerSignalled";
+    /** A container's process exited. Data: {@link io.podfall.model.runtime.ContainerState}. */
+    public static final String CONTAINER_EXITED = "runtime.ContainerExited";
+    /** CNI DEL: the pod's IP went back to the pool. Data: {@link io.podfall.model.runtime.Sandbox}. */
+    public static final String POD_IP_RELEASED = "runtime.PodIPReleased";
+    /** The sandbox is stopped. Data: {@link io.podfall.model.runtime.Sandbox}. */
+    public static final String SANDBOX_STOPPED = "runtime.SandboxStopped";
+    /** A dead container was removed. Data: {@link io.podfall.model.runtime.ContainerState}. */
+    public static final String CONTAINER_REMOVED = "runtime.ContainerRemoved";
+    /** The sandbox was removed: nothing of the pod is left on the node. Data: {@link io.podfall.model.runtime.Sandbox}. */
+    public static final String SANDBOX_REMOVED = "runtime.SandboxRemoved";
+}

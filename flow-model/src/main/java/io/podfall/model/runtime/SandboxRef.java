@@ -1,0 +1,5 @@
+package io.podfall.model.runtime;
+
+/** CRI StopPodSandbox / RemovePodSandbox: the pod sandbox on a node. */
+public record SandboxRef(String node, String podUid) {
+}

@@ -1,0 +1,98 @@
+package io.podfall.model.event;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class EventCodecTest {
+    private static final Instant T0 = Instant.parse("2026-11-29T10:00:00.123Z");
+
+    private final Event request = Event.request("req-1", "/apiserver", EventTypes.DELETION_REQUESTED,
+            "namespaces/default/pods/web-1", T0, null, Map.of("name", "web-1"));
+
+    private static Map<String, byte[]> headersOf(Event e) {
+        Map<String, byte[]> h = new HashMap<>();
+        EventCodec.headers(e).forEach(x -> h.put(x.getKey(), x.getValue()));
+        return h;
+    }
+
+    @Test
+    void binaryModeRoundTripKeepsEveryAttribute() {
+        Event caused = Event.causedBy(request.asCause(), request.id(), 0, "/kubelet/node-1",
+                EventTypes.POD_TERMINATION_STARTED, request.subject(), T0.plusMillis(5), Map.of("grace", 30));
+        Event back = EventCodec.decode(headersOf(caused)::get, EventCodec.value(caused));
+        assertEquals(caused, back);
+        assertEquals("req-1", back.correlationId());
+        assertEquals("req-1", back.causationId());
+    }
+
+    @Test
+    void headersAreReadableText() {
+        Map<String, byte[]> h = headersOf(request);
+        assertEquals("1.0", new String(h.get("ce_specversion"), StandardCharsets.UTF_8));
+        assertEquals("apiserver.DeletionRequested", new String(h.get("ce_type"), StandardCharsets.UTF_8));
+        assertEquals("application/json", new String(h.get("content-type"), StandardCharsets.UTF_8));
+        assertNull(h.get("ce_causationid"), "a request from outside has no cause");
+    }
+
+    @Test
+    void causedEventsInheritCorrelationAndTraceButNotSpan() {
+        Event caused = Event.causedBy(request.asCause(), request.id(), 0, "/apiserver",
+                EventTypes.OBJECT_MARKED_TERMINATING, request.subject(), T0, JsonNodeFactory.instance.objectNode());
+        assertEquals(request.correlationId(), caused.correlationId());
+        assertEquals(request.traceparent().substring(0, 35), caused.traceparent().substring(0, 35));
+        assertTrue(!request.traceparent().equals(caused.traceparent()));
+    }
+
+    @Test
+    void incomingTraceparentKeepsItsTraceId() {
+        String tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        Event e = Event.request("r", "/apiserver", EventTypes.CREATION_REQUESTED, "namespaces/a/pods/b", T0, tp,
+                Map.of());
+        assertTrue(e.traceparent().startsWith("00-4bf92f3577b34da6a3ce929d0e0e4736-"));
+    }
+
+    @Test
+    void derivedIdsAreDeterministic() {
+        Event a = Event.causedBy(request.asCause(), request.id(), 3, "/runtime/node-1", "t", "s", T0, Map.of());
+        Event b = Event.causedBy(request.asCause(), request.id(), 3, "/runtime/node-1", "t", "s", T0.plusSeconds(9), Map.of());
+        Event c = Event.causedBy(request.asCause(), request.id(), 4, "/runtime/node-1", "t", "s", T0, Map.of());
+        assertEquals(a.id(), b.id());
+        assertTrue(!a.id().equals(c.id()));
+    }
+
+    @Test
+    void recordsThatAreNotEventsAreRejectedWithAReason() {
+        Map<String, byte[]> h = headersOf(request);
+        var noSpec = new HashMap<>(h);
+        noSpec.remove("ce_specversion");
+        assertTrue(assertThrows(UnreadableEventException.class, () -> EventCodec.decode(noSpec::get, "{}".getBytes()))
+                .getMessage().contains("ce_specversion"));
+        assertTrue(assertThrows(UnreadableEventException.class, () -> EventCodec.decode(h::get, "not json".getBytes()))
+                .getMessage().contains("not JSON"));
+        var noType = new HashMap<>(h);
+        noType.remove("ce_type");
+        assertTrue(assertThrows(UnreadableEventException.class, () -> EventCodec.decode(noType::get, "{}".getBytes()))
+                .getMessage().contains("ce_type"));
+        var v2 = new HashMap<>(h);
+        v2.put("ce_dataschema", "urn:podfall:events:v2".getBytes());
+        assertTrue(assertThrows(UnreadableEventException.class, () -> EventCodec.decode(v2::get, "{}".getBytes()))
+                .getMessage().contains("dataschema"));
+    }
+
+    @Test
+    void partitionKeyIsTheNamespace() {
+        assertEquals("default", request.partitionKey());
+        assertEquals("", Subjects.namespaceOf("nodes/node-1"));
+        assertEquals("nodes/node-1", Subjects.of("", "nodes", "node-1"));
+    }
+}
