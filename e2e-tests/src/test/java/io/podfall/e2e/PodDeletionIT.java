@@ -1,0 +1,143 @@
+package io.podfall.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.podfall.broker.KafkaBroker;
+import io.podfall.broker.KafkaBrokerExtension;
+import io.podfall.cli.analysis.Timeline;
+import io.podfall.cli.launch.Suite;
+import io.podfall.cli.log.EventLog;
+import io.podfall.cli.scenario.ApiClient;
+import io.podfall.cli.scenario.PodDeletion;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.event.Subjects;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static io.podfall.model.event.EventTypes.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The walking skeleton end to end: a real Kafka broker and the four services as separate processes; a pod is
+ * created and deleted over HTTP, and the deletion is read back from the topic as one causal chain.
+ */
+@ExtendWith(KafkaBrokerExtension.class)
+class PodDeletionIT {
+    private static final String TOPIC = "podfall.events";
+    private static Suite suite;
+    private static ApiClient api;
+    /** The log as last read by {@link #deletionOf}. */
+    private static List<Event> log;
+
+    @BeforeAll
+    static void startSuite(KafkaBroker broker, @TempDir Path work) {
+        suite = Suite.start(new Suite.Options(Path.of(System.getProperty("podfall.project.root", "..")), work,
+                broker.bootstrapServers(), 0, 0, 0, TOPIC, 1.0, Duration.ofSeconds(120)));
+        api = new ApiClient(suite.apiserverUrl());
+    }
+
+    @AfterAll
+    static void stopSuite() {
+        if (suite != null) {
+            suite.close();
+        }
+    }
+
+    @Test
+    void gracefulDeletionIsOneCausalChainOnTheLogSharingTheRequestsCorrelationId() {
+        new PodDeletion(api, System.out).run("default", "web-1", 5,
+                Map.of("podfall.io/exit-delay-seconds", "0.5"), Duration.ofSeconds(60));
+
+        Timeline flow = deletionOf("default", "web-1");
+        assertEquals(List.of(
+                DELETION_REQUESTED, OBJECT_MARKED_TERMINATING,
+                POD_TERMINATION_STARTED, STOP_CONTAINER_REQUESTED,
+                CONTAINER_SIGNALLED, CONTAINER_EXITED,
+                STOP_POD_SANDBOX_REQUESTED, POD_IP_RELEASED, SANDBOX_STOPPED,
+                POD_TERMINATED, STATUS_UPDATE_REQUESTED, DELETION_REQUESTED,
+                POD_STATUS_UPDATED, OBJECT_REMOVED,
+                REMOVE_POD_SANDBOX_REQUESTED, CONTAINER_REMOVED, SANDBOX_REMOVED), flow.types());
+
+        List<Event> events = flowEvents(flow);
+        assertCausalOrder(events);
+        Event signal = only(events, CONTAINER_SIGNALLED);
+        assertEquals("SIGTERM", signal.data().path("signal").asText());
+        Event exit = only(events, CONTAINER_EXITED);
+        assertEquals(143, exit.data().path("exitCode").asInt(), "the process exited on SIGTERM: 128+15");
+        Event finalDelete = events.stream().filter(e -> e.is(DELETION_REQUESTED)).toList().get(1);
+        assertTrue(finalDelete.source().startsWith("/kubelet/"), "the kubelet sends the final delete");
+        JsonNode options = finalDelete.data().path("options");
+        assertEquals(0, options.path("gracePeriodSeconds").asInt());
+        assertEquals(only(events, OBJECT_MARKED_TERMINATING).data().path("object").path("metadata").path("uid").asText(),
+                options.path("preconditions").path("uid").asText(), "the final delete has a UID precondition");
+        assertEquals(5, only(events, POD_TERMINATION_STARTED).data().path("gracePeriodSeconds").asInt());
+    }
+
+    @Test
+    void aProcessThatIgnoresSigtermIsKilledWhenTheGracePeriodEnds() {
+        new PodDeletion(api, System.out).run("default", "stubborn", 2,
+                Map.of("podfall.io/on-sigterm", "ignore"), Duration.ofSeconds(60));
+
+        List<Event> events = flowEvents(deletionOf("default", "stubborn"));
+        List<Event> signals = events.stream().filter(e -> e.is(CONTAINER_SIGNALLED)).toList();
+        assertEquals(List.of("SIGTERM", "SIGKILL"), signals.stream().map(e -> e.data().path("signal").asText()).toList());
+        assertEquals(Duration.ofSeconds(2), Duration.between(signals.get(0).time(), signals.get(1).time()).withNanos(0),
+                "SIGKILL follows SIGTERM after the grace period, in simulated time");
+        assertEquals(137, only(events, CONTAINER_EXITED).data().path("exitCode").asInt(), "killed: 128+9");
+    }
+
+    @Test
+    void listingPodsAnswersAKubernetesPodList() {
+        ApiClient.Response list = api.get("/api/v1/namespaces/default/pods");
+        assertEquals(200, list.code());
+        assertEquals("PodList", list.body().path("kind").asText());
+        assertEquals("v1", list.body().path("apiVersion").asText());
+        assertTrue(list.body().path("items").isArray());
+        assertTrue(list.body().path("metadata").path("resourceVersion").isTextual());
+    }
+
+    private static Timeline deletionOf(String namespace, String name) {
+        String subject = Subjects.of(namespace, "pods", name);
+        try (EventLog events = new EventLog(suite.bootstrapServers(), TOPIC)) {
+            log = events.readUntil(all -> all.stream().anyMatch(e -> e.is(SANDBOX_REMOVED) && subject.equals(e.subject())),
+                    Duration.ofSeconds(30));
+        }
+        String correlation = Timeline.latestDeletion(log, subject).orElseThrow();
+        return Timeline.of(log, correlation);
+    }
+
+    private static List<Event> flowEvents(Timeline flow) {
+        return log.stream().filter(e -> e.correlationId().equals(flow.correlationId())).toList();
+    }
+
+    /** Every event reacts to one that came before it in the same flow; only the request has no cause. */
+    private static void assertCausalOrder(List<Event> flow) {
+        Set<String> seen = new HashSet<>();
+        for (Event e : flow) {
+            if (e.causationId() == null) {
+                assertEquals(EventTypes.DELETION_REQUESTED, e.type());
+                assertEquals(e.id(), e.correlationId(), "the request's id is the flow's correlation id");
+            } else {
+                assertTrue(seen.contains(e.causationId()), e.type() + " " + e.id() + " reacts to an event not before it");
+            }
+            seen.add(e.id());
+        }
+    }
+
+    private static Event only(List<Event> events, String type) {
+        List<Event> of = events.stream().filter(e -> e.is(type)).toList();
+        assertEquals(1, of.size(), "exactly one " + type);
+        return of.get(0);
+    }
+}

@@ -1,0 +1,61 @@
+package io.podfall.cli;
+
+import io.podfall.cli.analysis.Timeline;
+import io.podfall.cli.log.EventLog;
+import io.podfall.cli.scenario.ApiClient;
+import io.podfall.cli.scenario.PodDeletion;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.event.Subjects;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Against a running suite: create a pod, delete it gracefully, print the deletion's events as a timeline.")
+final class DemoCommand implements Callable<Integer> {
+    @Option(names = "--server", defaultValue = "http://127.0.0.1:8080", description = "API server (default: ${DEFAULT-VALUE})")
+    String server;
+
+    @Mixin
+    LogOptions log;
+
+    @Option(names = "--namespace", defaultValue = "default")
+    String namespace;
+
+    @Option(names = "--name", description = "pod name (default: demo-<time>)")
+    String name;
+
+    @Option(names = "--grace-period", defaultValue = "5", description = "grace period of the delete, in seconds (default: ${DEFAULT-VALUE})")
+    long grace;
+
+    @Option(names = "--exit-delay", defaultValue = "1", description = "seconds the process takes to exit after SIGTERM (default: ${DEFAULT-VALUE})")
+    double exitDelay;
+
+    @Override
+    public Integer call() {
+        String pod = name != null ? name : "demo-" + Long.toString(System.currentTimeMillis() % 1_000_000_000L, 36);
+        String uid = new PodDeletion(new ApiClient(server), System.out).run(namespace, pod, grace,
+                Map.of("podfall.io/exit-delay-seconds", Double.toString(exitDelay)), Duration.ofSeconds(60));
+        String subject = Subjects.of(namespace, "pods", pod);
+        try (EventLog events = new EventLog(log.bootstrap, log.topic)) {
+            List<Event> read = events.readUntil(all -> flowEnded(all, subject), Duration.ofSeconds(30));
+            String correlation = Timeline.latestDeletion(read, subject)
+                    .orElseThrow(() -> new IllegalStateException("no deletion of " + subject + " on " + log.topic));
+            System.out.println();
+            System.out.println("The deletion of pod " + namespace + "/" + pod + " (uid " + uid + ") on the log:");
+            System.out.print(Timeline.of(read, correlation).render());
+        }
+        return 0;
+    }
+
+    /** The last step of a pod's deletion: the runtime removed its sandbox. */
+    private static boolean flowEnded(List<Event> events, String subject) {
+        return events.stream().anyMatch(e -> e.is(EventTypes.SANDBOX_REMOVED) && subject.equals(e.subject()));
+    }
+}

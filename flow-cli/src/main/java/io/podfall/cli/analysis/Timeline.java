@@ -1,0 +1,96 @@
+package io.podfall.cli.analysis;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.StringJoiner;
+
+/**
+ * One flow read back from the log: every event of a correlation id, in log order, with its offset in
+ * simulated time from the request that started the flow and what decided each step.
+ */
+public record Timeline(String correlationId, List<Step> steps) {
+
+    /** One event of the flow: when (ms after the request), who, what, to which object, and the deciding facts. */
+    public record Step(long offsetMillis, String component, String type, String subject, String detail) {
+    }
+
+    public static Timeline of(List<Event> log, String correlationId) {
+        List<Event> flow = log.stream().filter(e -> e.correlationId().equals(correlationId)).toList();
+        if (flow.isEmpty()) {
+            return new Timeline(correlationId, List.of());
+        }
+        var start = flow.stream().filter(e -> e.id().equals(correlationId)).findFirst().orElse(flow.get(0)).time();
+        List<Step> steps = new ArrayList<>();
+        for (Event e : flow) {
+            steps.add(new Step(Duration.between(start, e.time()).toMillis(), component(e.source()), e.type(),
+                    e.subject(), detail(e)));
+        }
+        return new Timeline(correlationId, steps);
+    }
+
+    /** The correlation id of the latest deletion a client asked for, optionally of one object's subject. */
+    public static Optional<String> latestDeletion(List<Event> log, String subject) {
+        return log.stream()
+                .filter(e -> e.is(EventTypes.DELETION_REQUESTED) && e.source().equals("/apiserver"))
+                .filter(e -> subject == null || subject.equals(e.subject()))
+                .max(Comparator.comparing(Event::time))
+                .map(Event::correlationId);
+    }
+
+    public List<String> types() {
+        return steps.stream().map(Step::type).toList();
+    }
+
+    public String render() {
+        StringBuilder out = new StringBuilder();
+        out.append("flow ").append(correlationId).append('\n');
+        for (Step s : steps) {
+            out.append(String.format("%+8d ms  %-16s %-36s %-34s %s%n", s.offsetMillis(), s.component(), s.type(),
+                    s.subject() == null ? "" : s.subject(), s.detail()));
+        }
+        return out.toString();
+    }
+
+    private static String component(String source) {
+        return source.startsWith("/") ? source.substring(1) : source;
+    }
+
+    /** The facts that decided a step, as far as its data carries them. */
+    static String detail(Event e) {
+        JsonNode d = e.data();
+        StringJoiner j = new StringJoiner(" ");
+        JsonNode options = d.path("options");
+        add(j, "grace=", options.path("gracePeriodSeconds"), "s");
+        add(j, "uid-precondition=", options.path("preconditions").path("uid"), "");
+        JsonNode meta = d.path("object").path("metadata");
+        if (e.is(EventTypes.OBJECT_MARKED_TERMINATING)) {
+            add(j, "deletionGracePeriodSeconds=", meta.path("deletionGracePeriodSeconds"), "");
+            add(j, "deletionTimestamp=", meta.path("deletionTimestamp"), "");
+        }
+        add(j, "node=", d.path("nodeName"), "");
+        add(j, "phase=", d.path("status").path("phase"), "");
+        add(j, "phase=", d.path("object").path("status").path("phase"), "");
+        add(j, "grace=", d.path("gracePeriodSeconds"), "s");
+        add(j, "container=", d.path("containerName"), "");
+        add(j, "timeout=", d.path("timeoutSeconds"), "s");
+        add(j, "signal=", d.path("signal"), "");
+        add(j, "exitCode=", d.path("exitCode"), "");
+        add(j, "reason=", d.path("reason"), "");
+        add(j, "ip=", d.path("ip"), "");
+        add(j, "status=", d.path("status").path("reason"), "");
+        return j.toString();
+    }
+
+    private static void add(StringJoiner j, String label, JsonNode value, String unit) {
+        if (value.isValueNode() && !value.isNull()) {
+            j.add(label + value.asText() + unit);
+        }
+    }
+}

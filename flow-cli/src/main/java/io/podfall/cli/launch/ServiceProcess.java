@@ -1,0 +1,118 @@
+package io.podfall.cli.launch;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** One podfall service, run from its packaged Quarkus app ({@code target/quarkus-app/quarkus-run.jar}) as a process. */
+public final class ServiceProcess {
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private final String name;
+    private final int port;
+    private final Path log;
+    private final Process process;
+
+    private ServiceProcess(String name, int port, Path log, Process process) {
+        this.name = name;
+        this.port = port;
+        this.log = log;
+        this.process = process;
+    }
+
+    static ServiceProcess start(Path projectRoot, String name, int port, Map<String, String> config, Path logDir) {
+        Path jar = projectRoot.resolve(name).resolve("target/quarkus-app/quarkus-run.jar");
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar + " is missing: build the suite first (./mvnw -B package -DskipTests)");
+        }
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m", "-XX:+UseSerialGC", "-Dquarkus.http.port=" + port));
+        config.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
+        cmd.addAll(List.of("-jar", jar.toString()));
+        Path log = logDir.resolve(name + ".log");
+        try {
+            Files.createDirectories(logDir);
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            return new ServiceProcess(name, port, log, p);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + name, e);
+        }
+    }
+
+    /** Waits until SmallRye Health reports the service ready (it has rebuilt its state from the log). */
+    void awaitReady(Instant deadline) {
+        HttpRequest ready = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/q/health/ready"))
+                .timeout(Duration.ofSeconds(2)).build();
+        while (Instant.now().isBefore(deadline)) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited with code " + process.exitValue() + "; see " + log);
+            }
+            try {
+                if (HTTP.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            pause();
+        }
+        throw new IllegalStateException(name + " was not ready in time; see " + log);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public Path log() {
+        return log;
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** SIGTERM, as a container stop would: Quarkus shuts down gracefully. */
+    void stop() {
+        process.destroy();
+        try {
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(200);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package io.podfall.cli.analysis;
+
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class TimelineTest {
+    private static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
+    private static final String POD = "namespaces/default/pods/web-1";
+
+    private final Event create = Event.request("c1", "/apiserver", EventTypes.CREATION_REQUESTED, POD, T0, null, Map.of());
+    private final Event delete = Event.request("d1", "/apiserver", EventTypes.DELETION_REQUESTED, POD, T0.plusSeconds(10),
+            null, Map.of("options", Map.of("gracePeriodSeconds", 5)));
+    private final Event signal = Event.causedBy(delete.asCause(), "d1", 0, "/runtime/node-1",
+            EventTypes.CONTAINER_SIGNALLED, POD, T0.plusSeconds(10).plusMillis(42), Map.of("signal", "SIGTERM"));
+    private final Event otherFlow = Event.causedBy(create.asCause(), "c1", 0, "/apiserver",
+            EventTypes.OBJECT_CREATED, POD, T0.plusMillis(3), Map.of());
+
+    @Test
+    void keepsOnlyTheFlowInLogOrderWithOffsetsFromTheRequest() {
+        Timeline t = Timeline.of(List.of(create, otherFlow, delete, signal), "d1");
+        assertEquals(List.of(EventTypes.DELETION_REQUESTED, EventTypes.CONTAINER_SIGNALLED), t.types());
+        assertEquals(List.of(0L, 42L), t.steps().stream().map(Timeline.Step::offsetMillis).toList());
+        assertEquals("runtime/node-1", t.steps().get(1).component());
+    }
+
+    @Test
+    void showsWhatDecidedEachStep() {
+        Timeline t = Timeline.of(List.of(delete, signal), "d1");
+        assertEquals("grace=5s", t.steps().get(0).detail());
+        assertEquals("signal=SIGTERM", t.steps().get(1).detail());
+        assertTrue(t.render().contains("runtime.ContainerSignalled"));
+    }
+
+    @Test
+    void latestDeletionIsTheLastOneAClientAsked() {
+        Event later = Event.request("d2", "/apiserver", EventTypes.DELETION_REQUESTED, POD, T0.plusSeconds(20), null, Map.of());
+        Event kubeletsFinalDelete = Event.causedBy(later.asCause(), "d2", 0, "/kubelet/node-1",
+                EventTypes.DELETION_REQUESTED, POD, T0.plusSeconds(30), Map.of());
+        assertEquals("d2", Timeline.latestDeletion(List.of(delete, later, kubeletsFinalDelete), POD).orElseThrow());
+        assertTrue(Timeline.latestDeletion(List.of(delete), "namespaces/default/pods/other").isEmpty());
+    }
+}
