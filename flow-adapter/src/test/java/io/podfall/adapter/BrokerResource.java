@@ -1,0 +1,99 @@
+package io.podfall.adapter;
+
+import io.podfall.broker.KafkaBroker;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventCodec;
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * A real broker for the adapter's test, and a log that was there before the service started: a ping whose pong
+ * had been appended, and a ping whose pong had not (as if the service had crashed between the two).
+ */
+public class BrokerResource implements QuarkusTestResourceLifecycleManager {
+    static final String TOPIC = "adapter-test.events";
+    static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
+    static final Event PING_ANSWERED = ping("before-1", T0, -1);
+    static final Event PING_UNANSWERED = ping("before-2", T0.plusSeconds(1), -1);
+
+    static KafkaBroker broker;
+
+    static Event ping(String id, Instant at, long ringAfterMillis) {
+        return Event.request(id, "/test-client", PingCore.PING, "namespaces/test/things/" + id, at, null,
+                Map.of("ringAfterMillis", ringAfterMillis));
+    }
+
+    @Override
+    public Map<String, String> start() {
+        try {
+            broker = KafkaBroker.at(Files.createTempDirectory("podfall-adapter-test-"), 0).start(Duration.ofSeconds(60));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        var core = new PingCore();
+        var answered = core.handle(core.newState(), PING_ANSWERED, PING_ANSWERED.time()).events().get(0);
+        send(PING_ANSWERED, answered, PING_UNANSWERED);
+        return Map.of("kafka.bootstrap.servers", broker.bootstrapServers());
+    }
+
+    @Override
+    public void stop() {
+        broker.stop();
+    }
+
+    static void send(Event... events) {
+        try (var producer = producer()) {
+            for (Event e : events) {
+                var record = new ProducerRecord<>(TOPIC, e.partitionKey(), EventCodec.value(e));
+                EventCodec.headers(e).forEach(h -> record.headers().add(h.getKey(), h.getValue()));
+                producer.send(record);
+            }
+        }
+    }
+
+    static void sendRaw(String topic, byte[] value) {
+        try (var producer = producer()) {
+            producer.send(new ProducerRecord<>(topic, "test", value));
+        }
+    }
+
+    private static KafkaProducer<String, byte[]> producer() {
+        return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
+                new StringSerializer(), new ByteArraySerializer());
+    }
+
+    /** Reads {@code topic} from the start until {@code done} holds for what was read, or 30 s pass. */
+    static List<ConsumerRecord<String, byte[]>> readUntil(String topic, Predicate<List<ConsumerRecord<String, byte[]>>> done) {
+        List<ConsumerRecord<String, byte[]>> read = new ArrayList<>();
+        try (var consumer = new KafkaConsumer<>(Map.<String, Object>of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
+                new StringDeserializer(), new ByteArrayDeserializer())) {
+            var tp = new TopicPartition(topic, 0);
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            Instant deadline = Instant.now().plusSeconds(30);
+            while (!done.test(read) && Instant.now().isBefore(deadline)) {
+                consumer.poll(Duration.ofMillis(200)).forEach(read::add);
+            }
+        }
+        return read;
+    }
+}

@@ -1,0 +1,78 @@
+package io.podfall.adapter;
+
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventCodec;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.Predicate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The shared adapter against a real broker: rebuild on start, dead letters, timers. */
+@QuarkusTest
+@QuarkusTestResource(value = BrokerResource.class, restrictToAnnotatedClass = true)
+class LogProcessorTest {
+
+    /** The readable events among {@code records} (the poison record of one test is skipped). */
+    private static List<Event> events(List<ConsumerRecord<String, byte[]>> records) {
+        return records.stream().filter(r -> r.headers().lastHeader(EventCodec.H_SPECVERSION) != null)
+                .map(r -> EventCodec.decode(name -> {
+                    Header h = r.headers().lastHeader(name);
+                    return h == null ? null : h.value();
+                }, r.value())).toList();
+    }
+
+    private static List<Event> logUntil(Predicate<List<Event>> done) {
+        return events(BrokerResource.readUntil(BrokerResource.TOPIC, records -> done.test(events(records))));
+    }
+
+    private static Predicate<List<Event>> hasEffectOf(String causeId, String type) {
+        return log -> log.stream().anyMatch(e -> e.is(type) && causeId.equals(e.causationId()));
+    }
+
+    @Test
+    void onStartAnEffectAlreadyOnTheLogIsNotAppendedAgainAndAMissingOneIs() {
+        List<Event> log = logUntil(hasEffectOf(BrokerResource.PING_UNANSWERED.id(), PingCore.PONG));
+        assertEquals(1, log.stream().filter(e -> e.is(PingCore.PONG)
+                && BrokerResource.PING_ANSWERED.id().equals(e.causationId())).count(), "appended before the restart: kept once");
+        assertEquals(1, log.stream().filter(e -> e.is(PingCore.PONG)
+                && BrokerResource.PING_UNANSWERED.id().equals(e.causationId())).count(), "decided but never appended: appended now");
+    }
+
+    @Test
+    void anUnreadableRecordGoesToTheDeadLetterTopicWithItsReasonAndTheServiceGoesOn() {
+        BrokerResource.sendRaw(BrokerResource.TOPIC, "{not an event".getBytes(StandardCharsets.UTF_8));
+        Event after = BrokerResource.ping("after-poison", Instant.now(), -1);
+        BrokerResource.send(after);
+
+        logUntil(hasEffectOf(after.id(), PingCore.PONG));
+        var dead = BrokerResource.readUntil(BrokerResource.TOPIC + ".dlq", records -> !records.isEmpty());
+        assertFalse(dead.isEmpty(), "the record is on the dead-letter topic");
+        Header reason = dead.get(0).headers().lastHeader("dead-letter-reason");
+        assertTrue(new String(reason.value(), StandardCharsets.UTF_8).contains("ce_specversion"),
+                "the reason says what is wrong");
+    }
+
+    @Test
+    void aTimerFiresAfterItsDelayAndContinuesTheFlowOfTheEventThatSetIt() {
+        Event ping = BrokerResource.ping("with-timer", Instant.now(), 300);
+        BrokerResource.send(ping);
+
+        List<Event> log = logUntil(log1 -> log1.stream().anyMatch(e -> e.is(PingCore.RANG) && ping.id().equals(e.correlationId())));
+        Event rang = log.stream().filter(e -> e.is(PingCore.RANG) && ping.id().equals(e.correlationId())).findFirst().orElseThrow();
+        Event pong = log.stream().filter(e -> e.is(PingCore.PONG) && ping.id().equals(e.causationId())).findFirst().orElseThrow();
+        assertEquals(ping.id(), rang.causationId());
+        assertFalse(Duration.between(pong.time(), rang.time()).minusMillis(300).isNegative(),
+                "the timer does not fire before its time");
+    }
+}

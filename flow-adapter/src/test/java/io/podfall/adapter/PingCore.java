@@ -1,0 +1,60 @@
+package io.podfall.adapter;
+
+import io.podfall.model.core.Core;
+import io.podfall.model.core.Effects;
+import io.podfall.model.core.Timer;
+import io.podfall.model.event.Event;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * A core for testing the adapter: answers every {@code test.Ping} with a {@code test.Pong}, and when the ping
+ * asks for it, sets a timer that emits {@code test.Rang}.
+ */
+final class PingCore implements Core<PingCore.Count> {
+    static final String PING = "test.Ping";
+    static final String PONG = "test.Pong";
+    static final String RANG = "test.Rang";
+
+    static final class Count {
+        int pings;
+    }
+
+    @Override
+    public Count newState() {
+        return new Count();
+    }
+
+    @Override
+    public Effects handle(Count state, Event event, Instant now) {
+        if (!event.is(PING)) {
+            return Effects.NONE;
+        }
+        state.pings++;
+        var fx = Effects.of(event, now).emit("/test", PONG, event.subject(), Map.of("pings", state.pings));
+        long after = event.data().path("ringAfterMillis").asLong(-1);
+        if (after >= 0) {
+            fx.timer("ring/" + event.id(), now.plusMillis(after));
+        }
+        return fx.build();
+    }
+
+    @Override
+    public Effects fire(Count state, Timer timer, Instant now) {
+        return Effects.of(timer, now).emit("/test", RANG, "namespaces/test/things/x", Map.of("key", timer.key())).build();
+    }
+
+    @ApplicationScoped
+    static class Producer {
+        @Produces
+        @Singleton
+        @SuppressWarnings("rawtypes")
+        Core core() {
+            return new PingCore();
+        }
+    }
+}
