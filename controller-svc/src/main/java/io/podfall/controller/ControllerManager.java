@@ -1,0 +1,45 @@
+package io.podfall.controller;
+
+import io.podfall.model.core.Core;
+import io.podfall.model.core.Effects;
+import io.podfall.model.core.Timer;
+import io.podfall.model.event.Event;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The controller manager: runs every controller over the same event, in a fixed order, and concatenates their
+ * effects. The controllers share nothing but the log: each has its own state and sees every event, as each
+ * upstream controller has its own informers over the same API server.
+ *
+ * <p>Invariants: the controllers run in the order they were given, so the effects of one event are always in the
+ * same order; all effects of one event (or timer) come from one {@link Effects.Builder}, so their ids are distinct
+ * even when two controllers emit with the same source.
+ */
+public final class ControllerManager implements Core<ControllerManagerState> {
+    private final List<Controller<?>> controllers;
+
+    public ControllerManager(List<Controller<?>> controllers) {
+        this.controllers = List.copyOf(controllers);
+    }
+
+    @Override
+    public ControllerManagerState newState() {
+        return new ControllerManagerState(controllers);
+    }
+
+    @Override
+    public Effects handle(ControllerManagerState state, Event event, Instant now) {
+        Effects.Builder effects = Effects.of(event, now);
+        state.running().forEach(c -> c.handle(event, effects));
+        return effects.build();
+    }
+
+    @Override
+    public Effects fire(ControllerManagerState state, Timer timer, Instant now) {
+        Effects.Builder effects = Effects.of(timer, now);
+        state.running().forEach(c -> c.fire(timer, effects));
+        return effects.build();
+    }
+}

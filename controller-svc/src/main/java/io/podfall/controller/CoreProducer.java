@@ -1,0 +1,21 @@
+package io.podfall.controller;
+
+import io.podfall.controller.scheduler.Scheduler;
+import io.podfall.model.core.Core;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+
+import java.util.List;
+
+/** Gives the flow adapter this service's core: the controller manager with its controllers. */
+@ApplicationScoped
+class CoreProducer {
+
+    @Produces
+    @Singleton
+    @SuppressWarnings("rawtypes")
+    Core core() {
+        return new ControllerManager(List.of(new Scheduler()));
+    }
+}

@@ -1,0 +1,188 @@
+package io.podfall.controller.scheduler;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.podfall.controller.Controller;
+import io.podfall.controller.scheduler.SchedulerState.CachedNode;
+import io.podfall.controller.scheduler.SchedulerState.CachedPod;
+import io.podfall.model.apiserver.BindingRequest;
+import io.podfall.model.apiserver.ObjectChange;
+import io.podfall.model.core.Effects;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.event.Subjects;
+import io.podfall.model.k8s.ResourceType;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * A minimal kube-scheduler: it places every pod that nobody has placed yet on the ready node that holds the fewest
+ * pods, by asking the API server for a binding ({@code apiserver.BindingRequested}).
+ *
+ * <p><b>The cache.</b> The scheduler folds every apiserver fact about nodes and pods into its cache (upstream
+ * {@code pkg/scheduler/backend/cache}). A node is schedulable while its Ready condition is True, it is not cordoned
+ * ({@code spec.unschedulable}) and it is not being deleted. A pod leaves the cache when it is removed or when it
+ * reaches phase Succeeded or Failed: upstream the scheduler's pod informer watches with the field selector
+ * {@code status.phase!=Succeeded,status.phase!=Failed} ({@code pkg/scheduler/scheduler.go}), so a finished pod no
+ * longer counts on its node. A fact older than the cached one (lower numeric resourceVersion, as from a redelivered
+ * event) is ignored.
+ *
+ * <p><b>Which pods it places</b> ({@code pkg/scheduler/eventhandlers.go}, {@code schedule_one.go}): a pod with no
+ * {@code spec.nodeName}, no {@code deletionTimestamp}, whose {@code spec.schedulerName} is ours
+ * ({@value #SCHEDULER_NAME}, or empty, which the API server defaults to it) and that is not assumed. Such pods wait in
+ * the queue in the order the scheduler first saw them (creation order on the log).
+ *
+ * <p><b>Where.</b> The schedulable node with the fewest pods bound or assumed to it; among equals, the first by
+ * name, so the choice is deterministic. This stands in for upstream's scoring plugins (least allocated, spreading).
+ *
+ * <p><b>Assume, then confirm or forget</b> ({@code pkg/scheduler/backend/cache/interface.go}): with the binding
+ * request the pod is assumed on its node and counts there at once, so the next pod in the same pass sees it. The
+ * assumption ends when the API server confirms the binding (a fact showing the pod's nodeName: the pod is now
+ * simply bound), when it refuses it ({@code apiserver.RequestRejected} caused by our BindingRequested: the
+ * assumption is forgotten and the pod waits again), or when the pod is removed.
+ *
+ * <p><b>When.</b> After every fact that changed the cache, one pass over the queue, oldest first, while a
+ * schedulable node exists: a new pod is placed at once, pods that found no ready node are placed when a node
+ * registers (or becomes ready), and a pod whose binding was refused is retried with the next change, not at once
+ * (upstream moves it to the backoff queue).
+ *
+ * <p>Invariants: a pod is never the subject of two bindings in flight; a pod that is bound or being deleted is
+ * never bound; a fact that changes nothing in the cache (a duplicate) starts no pass, so it emits nothing.
+ */
+public final class Scheduler implements Controller<SchedulerState> {
+    /** The event source of every binding request. */
+    public static final String SOURCE = "/controller/scheduler";
+    /** The scheduler profile name upstream's default scheduler answers to. */
+    public static final String SCHEDULER_NAME = "default-scheduler";
+
+    private static final Set<String> STORED_FACTS = Set.of(EventTypes.OBJECT_CREATED, EventTypes.POD_BOUND,
+            EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_MARKED_TERMINATING, EventTypes.OBJECT_REMOVED);
+
+    @Override
+    public SchedulerState newState() {
+        return new SchedulerState();
+    }
+
+    @Override
+    public void handle(SchedulerState state, Event event, Effects.Builder effects) {
+        if (event.is(EventTypes.REQUEST_REJECTED)) {
+            bindingRejected(state, event);
+        } else if (STORED_FACTS.contains(event.type()) && cacheChanged(state, event)) {
+            schedulePending(state, effects);
+        }
+    }
+
+    /** Whether the pod is one this scheduler must place, as long as nothing is assumed for it. */
+    static boolean waitsForNode(CachedPod pod) {
+        return !pod.assigned() && !pod.deleting()
+                && (pod.schedulerName() == null || pod.schedulerName().isEmpty()
+                    || SCHEDULER_NAME.equals(pod.schedulerName()));
+    }
+
+    private boolean cacheChanged(SchedulerState state, Event event) {
+        ObjectChange change = event.data(ObjectChange.class);
+        boolean removed = event.is(EventTypes.OBJECT_REMOVED);
+        if (ResourceType.NODES.plural().equals(change.resource())) {
+            return nodeChanged(state, change.object(Node.class), removed);
+        }
+        if (ResourceType.PODS.plural().equals(change.resource())) {
+            return podChanged(state, change.object(Pod.class), removed);
+        }
+        return false;
+    }
+
+    private boolean nodeChanged(SchedulerState state, Node node, boolean removed) {
+        String name = node.getMetadata().getName();
+        Optional<CachedNode> cached = state.node(name);
+        if (removed) {
+            cached.ifPresent(n -> state.removeNode(name));
+            return cached.isPresent();
+        }
+        CachedNode updated = new CachedNode(name, node.getMetadata().getResourceVersion(), isReady(node),
+                node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable()),
+                node.getMetadata().getDeletionTimestamp() != null);
+        if (!isNews(cached, updated, CachedNode::resourceVersion)) {
+            return false;
+        }
+        state.putNode(updated);
+        return true;
+    }
+
+    private boolean podChanged(SchedulerState state, Pod pod, boolean removed) {
+        String uid = pod.getMetadata().getUid();
+        if (uid == null) {
+            return false;
+        }
+        Optional<CachedPod> cached = state.pod(uid);
+        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        if (removed || "Succeeded".equals(phase) || "Failed".equals(phase)) {
+            cached.ifPresent(p -> state.removePod(uid));
+            return cached.isPresent();
+        }
+        CachedPod updated = new CachedPod(uid, pod.getMetadata().getNamespace(), pod.getMetadata().getName(),
+                pod.getMetadata().getResourceVersion(), pod.getSpec().getNodeName(),
+                pod.getMetadata().getDeletionTimestamp() != null, pod.getSpec().getSchedulerName(),
+                cached.map(CachedPod::arrival).orElseGet(state::nextArrival));
+        if (!isNews(cached, updated, CachedPod::resourceVersion)) {
+            return false;
+        }
+        state.putPod(updated);
+        return true;
+    }
+
+    /** Places the waiting pods, oldest first, while a schedulable node exists. */
+    private void schedulePending(SchedulerState state, Effects.Builder effects) {
+        for (String uid : state.queue()) {
+            Optional<String> node = state.leastLoadedSchedulableNode();
+            if (node.isEmpty()) {
+                return;
+            }
+            CachedPod pod = state.pod(uid).orElseThrow();
+            effects.emit(SOURCE, EventTypes.BINDING_REQUESTED, Subjects.of(pod.namespace(), "pods", pod.name()),
+                    new BindingRequest(pod.namespace(), pod.name(), uid, node.get()));
+            state.assume(uid, node.get(), lastEmittedId(effects));
+        }
+    }
+
+    /** A refused binding: forget the assumption; the pod waits for the next change to be placed again. */
+    private void bindingRejected(SchedulerState state, Event event) {
+        if (event.causationId() != null) {
+            state.podAssumedBy(event.causationId()).ifPresent(state::forget);
+        }
+    }
+
+    private static boolean isReady(Node node) {
+        return node.getStatus() != null && node.getStatus().getConditions() != null
+                && node.getStatus().getConditions().stream()
+                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    }
+
+    /**
+     * Whether {@code updated} tells the cache something: it differs from the cached entry and is not older than it.
+     * Kubernetes treats resourceVersions as opaque; only when both are numbers can a stale redelivery be recognised.
+     */
+    private static <T> boolean isNews(Optional<T> cached, T updated, Function<T, String> resourceVersion) {
+        return cached.map(c -> !c.equals(updated) && !isOlder(resourceVersion.apply(updated), resourceVersion.apply(c)))
+                .orElse(true);
+    }
+
+    private static boolean isOlder(String a, String b) {
+        try {
+            return a != null && b != null && Long.parseLong(a) < Long.parseLong(b);
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The id of the event just emitted, to match the API server's answer (whose causationId it is). The builder is
+     * shared with other controllers and numbers events by position, so the id is read back from what it built.
+     */
+    private static String lastEmittedId(Effects.Builder effects) {
+        List<Event> events = effects.build().events();
+        return events.get(events.size() - 1).id();
+    }
+}

@@ -1,0 +1,164 @@
+package io.podfall.controller.scheduler;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * What the {@link Scheduler} knows: its cache of nodes and pods (upstream {@code pkg/scheduler/backend/cache}),
+ * the bindings in flight, and the queue of pods that wait for a node. Only the scheduler changes it, through the
+ * methods below, which keep the derived indexes ({@code placements}, {@code podsOnNode}, {@code queue}) in step.
+ */
+public final class SchedulerState {
+    /** Every node the API server holds, by name; name order breaks ties between equally loaded nodes. */
+    private final TreeMap<String, CachedNode> nodes = new TreeMap<>();
+    /** Every pod the API server holds that has not finished (phase Succeeded/Failed leaves the cache), by uid. */
+    private final Map<String, CachedPod> pods = new HashMap<>();
+    /** Bindings in flight ("assumed" pods), by pod uid: set when we ask, gone when the API server answers. */
+    private final Map<String, Assumption> assumed = new HashMap<>();
+    /** The node each pod is bound or assumed to, by uid. */
+    private final Map<String, String> placements = new HashMap<>();
+    /** How many pods are bound or assumed to each node. */
+    private final Map<String, Integer> podsOnNode = new HashMap<>();
+    /** Pods waiting for a node, by arrival number: the oldest pod is placed first. */
+    private final TreeMap<Long, String> queue = new TreeMap<>();
+    /** Pods cached so far: the arrival number of the next new pod. */
+    private long arrivals;
+
+    /** A node as the scheduler sees it. */
+    record CachedNode(String name, String resourceVersion, boolean ready, boolean unschedulable, boolean deleting) {
+        /** Ready, not cordoned and not being deleted. */
+        boolean schedulable() {
+            return ready && !unschedulable && !deleting;
+        }
+    }
+
+    /** A pod as the scheduler sees it; {@code arrival} orders the queue and never changes for a uid. */
+    record CachedPod(String uid, String namespace, String name, String resourceVersion, String nodeName,
+                     boolean deleting, String schedulerName, long arrival) {
+        boolean assigned() {
+            return nodeName != null && !nodeName.isEmpty();
+        }
+    }
+
+    /** A binding in flight: the node we asked for and the id of our BindingRequested event. */
+    record Assumption(String nodeName, String bindingId) {
+    }
+
+    // --- queries ---
+
+    public Optional<String> assumedNode(String podUid) {
+        return Optional.ofNullable(assumed.get(podUid)).map(Assumption::nodeName);
+    }
+
+    /** The pods waiting for a node, oldest first. */
+    public List<String> queue() {
+        return List.copyOf(queue.values());
+    }
+
+    /** Pods bound or assumed to the node. */
+    public int podsOn(String nodeName) {
+        return podsOnNode.getOrDefault(nodeName, 0);
+    }
+
+    public boolean knowsPod(String podUid) {
+        return pods.containsKey(podUid);
+    }
+
+    Optional<CachedPod> pod(String uid) {
+        return Optional.ofNullable(pods.get(uid));
+    }
+
+    Optional<CachedNode> node(String name) {
+        return Optional.ofNullable(nodes.get(name));
+    }
+
+    /** The schedulable node with the fewest pods bound or assumed, the first by name among equals. */
+    Optional<String> leastLoadedSchedulableNode() {
+        String best = null;
+        for (CachedNode node : nodes.values()) {
+            if (node.schedulable() && (best == null || podsOn(node.name()) < podsOn(best))) {
+                best = node.name();
+            }
+        }
+        return Optional.ofNullable(best);
+    }
+
+    /** The pod whose binding in flight has this id. */
+    Optional<String> podAssumedBy(String bindingId) {
+        return assumed.entrySet().stream().filter(e -> e.getValue().bindingId().equals(bindingId))
+                .map(Map.Entry::getKey).findFirst();
+    }
+
+    long nextArrival() {
+        return arrivals;
+    }
+
+    // --- changes ---
+
+    void putNode(CachedNode node) {
+        nodes.put(node.name(), node);
+    }
+
+    void removeNode(String name) {
+        nodes.remove(name);
+    }
+
+    /** Caches the pod as stored; a pod that shows a node is bound, which confirms (ends) its assumption. */
+    void putPod(CachedPod pod) {
+        if (!pods.containsKey(pod.uid())) {
+            arrivals++;
+        }
+        pods.put(pod.uid(), pod);
+        if (pod.assigned()) {
+            assumed.remove(pod.uid());
+        }
+        reindex(pod.uid());
+    }
+
+    void removePod(String uid) {
+        CachedPod gone = pods.remove(uid);
+        assumed.remove(uid);
+        queue.remove(gone.arrival());
+        reindex(uid);
+    }
+
+    void assume(String uid, String nodeName, String bindingId) {
+        assumed.put(uid, new Assumption(nodeName, bindingId));
+        reindex(uid);
+    }
+
+    void forget(String uid) {
+        assumed.remove(uid);
+        reindex(uid);
+    }
+
+    /** Brings placements, podsOnNode and queue in line with the pod's entry in {@code pods} and {@code assumed}. */
+    private void reindex(String uid) {
+        CachedPod pod = pods.get(uid);
+        Assumption assumption = assumed.get(uid);
+        String node = pod == null ? null : pod.assigned() ? pod.nodeName()
+                : assumption == null ? null : assumption.nodeName();
+        String before = node == null ? placements.remove(uid) : placements.put(uid, node);
+        if (!Objects.equals(before, node)) {
+            count(before, -1);
+            count(node, 1);
+        }
+        if (pod != null) {
+            if (node == null && Scheduler.waitsForNode(pod)) {
+                queue.put(pod.arrival(), uid);
+            } else {
+                queue.remove(pod.arrival());
+            }
+        }
+    }
+
+    private void count(String nodeName, int delta) {
+        if (nodeName != null) {
+            podsOnNode.merge(nodeName, delta, (a, b) -> a + b == 0 ? null : a + b);
+        }
+    }
+}

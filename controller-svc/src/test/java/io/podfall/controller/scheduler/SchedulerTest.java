@@ -1,0 +1,227 @@
+package io.podfall.controller.scheduler;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.podfall.controller.testing.ApiServerFacts;
+import io.podfall.model.apiserver.BindingRequest;
+import io.podfall.model.core.Effects;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Optional;
+
+import static io.podfall.controller.testing.ApiServerFacts.T0;
+import static io.podfall.controller.testing.Nodes.aNode;
+import static io.podfall.model.testing.Pods.aPod;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SchedulerTest {
+    private final Scheduler scheduler = new Scheduler();
+    private final SchedulerState state = scheduler.newState();
+    private final ApiServerFacts api = new ApiServerFacts();
+
+    private Effects handle(Event event) {
+        return scheduler.handle(state, event, T0);
+    }
+
+    /** Pod name → node name of every binding requested, in order. */
+    private static List<String> bindings(Effects effects) {
+        return effects.events().stream().map(e -> e.data(BindingRequest.class))
+                .map(b -> b.name() + "->" + b.nodeName()).toList();
+    }
+
+    @Test
+    void bindsAPendingPodToTheOnlyReadyNode() {
+        handle(api.created(aNode("node-1").build()));
+
+        Effects effects = handle(api.created(aPod("web-1").build()));
+
+        assertEquals(1, effects.events().size());
+        Event binding = effects.events().get(0);
+        assertEquals(EventTypes.BINDING_REQUESTED, binding.type());
+        assertEquals("/controller/scheduler", binding.source());
+        assertEquals("namespaces/default/pods/web-1", binding.subject());
+        assertEquals(new BindingRequest("default", "web-1", "uid-web-1", "node-1"), binding.data(BindingRequest.class));
+        assertEquals(Optional.of("node-1"), state.assumedNode("uid-web-1"));
+        assertEquals(1, state.podsOn("node-1"));
+    }
+
+    @Test
+    void spreadsPodsOverNodesByCountAndBreaksTiesByName() {
+        handle(api.created(aNode("node-2").build()));
+        handle(api.created(aNode("node-1").build()));
+        handle(api.created(aPod("already-there").onNode("node-1").build()));
+
+        assertEquals(List.of("a->node-2"), bindings(handle(api.created(aPod("a").build()))));
+        assertEquals(List.of("b->node-1"), bindings(handle(api.created(aPod("b").build()))));
+        assertEquals(List.of("c->node-2"), bindings(handle(api.created(aPod("c").build()))));
+    }
+
+    @Test
+    void neverBindsBoundTerminatingOrForeignPods() {
+        handle(api.created(aNode("node-1").build()));
+
+        assertTrue(handle(api.created(aPod("bound").onNode("node-1").build())).events().isEmpty());
+        assertTrue(handle(api.created(aPod("leaving").terminating(T0.plusSeconds(30), 30).build())).events().isEmpty());
+        Pod foreign = new PodBuilder(aPod("foreign").build()).editSpec().withSchedulerName("my-scheduler").endSpec()
+                .build();
+        assertTrue(handle(api.created(foreign)).events().isEmpty());
+        assertEquals(List.of(), state.queue());
+    }
+
+    @Test
+    void aPodMarkedTerminatingBeforeANodeRegistersIsNeverBound() {
+        Pod web = aPod("web-1").build();
+        handle(api.created(web));
+        handle(api.markedTerminating(aPod("web-1").terminating(T0, 0).build()));
+
+        assertTrue(handle(api.created(aNode("node-1").build())).events().isEmpty());
+    }
+
+    @Test
+    void anAssumedPodIsNotBoundTwice() {
+        handle(api.created(aNode("node-1").build()));
+        Event created = api.created(aPod("web-1").build());
+        assertEquals(1, handle(created).events().size());
+
+        assertTrue(handle(created).events().isEmpty(), "duplicate ObjectCreated");
+        assertTrue(handle(api.statusUpdated(aPod("web-1").build())).events().isEmpty(), "update before PodBound");
+        assertTrue(handle(api.created(aNode("node-2").build())).events().isEmpty(), "another node registers");
+        assertEquals(Optional.of("node-1"), state.assumedNode("uid-web-1"));
+    }
+
+    @Test
+    void podBoundConfirmsTheAssumption() {
+        handle(api.created(aNode("node-1").build()));
+        Pod web = aPod("web-1").build();
+        handle(api.created(web));
+
+        assertTrue(handle(api.bound(web, "node-1")).events().isEmpty());
+
+        assertEquals(Optional.empty(), state.assumedNode("uid-web-1"));
+        assertEquals(1, state.podsOn("node-1"));
+    }
+
+    @Test
+    void podsWaitForANodeAndAreBoundInCreationOrderWhenOneRegisters() {
+        assertTrue(handle(api.created(aPod("c").build())).events().isEmpty());
+        assertTrue(handle(api.created(aPod("a").build())).events().isEmpty());
+        assertTrue(handle(api.created(aPod("b").build())).events().isEmpty());
+        assertEquals(List.of("uid-c", "uid-a", "uid-b"), state.queue());
+
+        Effects effects = handle(api.created(aNode("node-1").build()));
+
+        assertEquals(List.of("c->node-1", "a->node-1", "b->node-1"), bindings(effects));
+        assertEquals(3, effects.events().stream().map(Event::id).distinct().count());
+        assertEquals(List.of(), state.queue());
+    }
+
+    @Test
+    void aPassCountsThePodsItAssumesAlongTheWay() {
+        handle(api.created(aNode("node-1").build()));
+        handle(api.created(aNode("node-2").build()));
+        Event bindingOfA = handle(api.created(aPod("a").build())).events().get(0);
+        Event bindingOfB = handle(api.created(aPod("b").build())).events().get(0);
+        handle(api.rejected(bindingOfA));
+        handle(api.rejected(bindingOfB));
+
+        Effects effects = handle(api.created(aPod("c").build()));
+
+        assertEquals(List.of("a->node-1", "b->node-2", "c->node-1"), bindings(effects));
+        assertEquals(2, state.podsOn("node-1"));
+        assertEquals(1, state.podsOn("node-2"));
+    }
+
+    @Test
+    void notReadyCordonedAndTerminatingNodesAreSkipped() {
+        handle(api.created(aNode("node-1").notReady().build()));
+        handle(api.created(aNode("node-2").cordoned().build()));
+        handle(api.created(aNode("node-3").terminating(T0).build()));
+
+        assertTrue(handle(api.created(aPod("web-1").build())).events().isEmpty());
+        assertEquals(List.of("uid-web-1"), state.queue());
+
+        assertEquals(List.of("web-1->node-4"), bindings(handle(api.created(aNode("node-4").build()))));
+    }
+
+    @Test
+    void aRejectedBindingIsForgottenAndRetriedOnTheNextChange() {
+        handle(api.created(aNode("node-1").build()));
+        Event binding = handle(api.created(aPod("web-1").build())).events().get(0);
+        Event rejection = api.rejected(binding);
+
+        assertTrue(handle(rejection).events().isEmpty(), "no retry on the rejection itself");
+        assertEquals(Optional.empty(), state.assumedNode("uid-web-1"));
+        assertEquals(0, state.podsOn("node-1"));
+        assertEquals(List.of("uid-web-1"), state.queue());
+        assertTrue(handle(rejection).events().isEmpty(), "duplicate rejection");
+
+        assertEquals(List.of("web-1->node-1", "other->node-1"), bindings(handle(api.created(aPod("other").build()))));
+    }
+
+    @Test
+    void aDuplicateFactStartsNoPass() {
+        Event node = api.created(aNode("node-1").build());
+        handle(node);
+        handle(api.rejected(handle(api.created(aPod("web-1").build())).events().get(0)));
+
+        assertEquals(Effects.NONE, handle(node));
+        assertEquals(List.of("uid-web-1"), state.queue());
+    }
+
+    @Test
+    void aRejectionOfAnotherRequestLeavesTheAssumption() {
+        handle(api.created(aNode("node-1").build()));
+        handle(api.created(aPod("web-1").build()));
+        Event unrelated = api.created(aPod("web-2").build());
+
+        handle(api.rejected(Event.causedBy(unrelated.asCause(), unrelated.id(), 0, "/controller/scheduler",
+                EventTypes.BINDING_REQUESTED, unrelated.subject(), T0,
+                new BindingRequest("default", "web-2", "uid-web-2", "node-1"))));
+
+        assertEquals(Optional.of("node-1"), state.assumedNode("uid-web-1"));
+    }
+
+    @Test
+    void aRemovedPodNoLongerCountsOnItsNode() {
+        handle(api.created(aNode("node-1").build()));
+        Pod web = aPod("web-1").build();
+        handle(api.created(web));
+
+        handle(api.removed(web));
+
+        assertEquals(0, state.podsOn("node-1"));
+        assertEquals(Optional.empty(), state.assumedNode("uid-web-1"));
+        assertFalse(state.knowsPod("uid-web-1"));
+    }
+
+    @Test
+    void aFinishedPodNoLongerCountsOnItsNode() {
+        handle(api.created(aNode("node-1").build()));
+        handle(api.created(aNode("node-2").build()));
+        handle(api.created(aPod("done").onNode("node-1").build()));
+        handle(api.created(aPod("busy").onNode("node-2").build()));
+
+        handle(api.statusUpdated(aPod("done").onNode("node-1").inPhase("Succeeded").build()));
+
+        assertEquals(0, state.podsOn("node-1"));
+        assertEquals(List.of("web-1->node-1"), bindings(handle(api.created(aPod("web-1").build()))));
+    }
+
+    @Test
+    void aStaleFactDoesNotUndoABinding() {
+        handle(api.created(aNode("node-1").build()));
+        Pod web = aPod("web-1").build();
+        Event created = api.created(web);
+        handle(created);
+        handle(api.bound(web, "node-1"));
+
+        assertTrue(handle(created).events().isEmpty());
+        assertEquals(1, state.podsOn("node-1"));
+        assertEquals(List.of(), state.queue());
+    }
+}

@@ -1,0 +1,81 @@
+package io.podfall.controller.testing;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.podfall.model.apiserver.BindingRequest;
+import io.podfall.model.apiserver.ObjectChange;
+import io.podfall.model.apiserver.RequestRejection;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.event.Subjects;
+import io.podfall.model.k8s.ResourceType;
+
+import java.time.Instant;
+
+/**
+ * The facts an API server appends, for tests of watchers: each stored object gets the next resourceVersion (and a
+ * pod without a uid gets {@code uid-<name>}), each fact the next id.
+ */
+public final class ApiServerFacts {
+    public static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
+
+    private long resourceVersion;
+    private int facts;
+
+    public Event created(Pod pod) {
+        return fact(EventTypes.OBJECT_CREATED, ResourceType.PODS, stored(pod));
+    }
+
+    public Event created(Node node) {
+        return fact(EventTypes.OBJECT_CREATED, ResourceType.NODES, stored(node));
+    }
+
+    public Event bound(Pod pod, String nodeName) {
+        return fact(EventTypes.POD_BOUND, ResourceType.PODS,
+                stored(new PodBuilder(pod).editSpec().withNodeName(nodeName).endSpec().build()));
+    }
+
+    public Event statusUpdated(Pod pod) {
+        return fact(EventTypes.POD_STATUS_UPDATED, ResourceType.PODS, stored(pod));
+    }
+
+    public Event markedTerminating(Pod pod) {
+        return fact(EventTypes.OBJECT_MARKED_TERMINATING, ResourceType.PODS, stored(pod));
+    }
+
+    public Event removed(Pod pod) {
+        return fact(EventTypes.OBJECT_REMOVED, ResourceType.PODS, stored(pod));
+    }
+
+    public Event removed(Node node) {
+        return fact(EventTypes.OBJECT_REMOVED, ResourceType.NODES, stored(node));
+    }
+
+    /** The API server's refusal of a binding, as it answers the request: caused by it. */
+    public Event rejected(Event bindingRequested) {
+        BindingRequest binding = bindingRequested.data(BindingRequest.class);
+        return Event.causedBy(bindingRequested.asCause(), bindingRequested.id(), 0, "/apiserver",
+                EventTypes.REQUEST_REJECTED, bindingRequested.subject(), T0,
+                new RequestRejection(new StatusBuilder().withStatus("Failure").withReason("Conflict").withCode(409)
+                        .withMessage("Operation cannot be fulfilled on pods/binding \"" + binding.name() + "\"")
+                        .withNewDetails().withName(binding.name()).withKind("pods").endDetails().build()));
+    }
+
+    private <T extends HasMetadata> T stored(T object) {
+        object.getMetadata().setResourceVersion(Long.toString(++resourceVersion));
+        if (object instanceof Pod && object.getMetadata().getUid() == null) {
+            object.getMetadata().setUid("uid-" + object.getMetadata().getName());
+        }
+        return object;
+    }
+
+    private Event fact(String type, ResourceType resource, HasMetadata object) {
+        String id = "fact-" + ++facts;
+        return Event.request(id, "/apiserver", type,
+                Subjects.of(object.getMetadata().getNamespace(), resource.plural(), object.getMetadata().getName()),
+                T0, null, ObjectChange.of(resource, object));
+    }
+}

@@ -1,0 +1,40 @@
+package io.podfall.controller.testing;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+
+import java.time.Instant;
+
+/** Test data for nodes, Ready as a kubelet registers them unless told: {@code aNode("node-1").notReady().build()}. */
+public final class Nodes {
+    private final NodeBuilder b;
+    private String ready = "True";
+
+    private Nodes(String name) {
+        b = new NodeBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec().endSpec();
+    }
+
+    public static Nodes aNode(String name) {
+        return new Nodes(name);
+    }
+
+    public Nodes notReady() {
+        ready = "False";
+        return this;
+    }
+
+    public Nodes cordoned() {
+        b.editSpec().withUnschedulable(true).endSpec();
+        return this;
+    }
+
+    public Nodes terminating(Instant deletionTimestamp) {
+        b.editMetadata().withDeletionTimestamp(deletionTimestamp.toString()).endMetadata();
+        return this;
+    }
+
+    public Node build() {
+        return b.withNewStatus().addNewCondition().withType("Ready").withStatus(ready).endCondition().endStatus()
+                .build();
+    }
+}
