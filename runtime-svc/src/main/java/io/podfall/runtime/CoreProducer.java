@@ -1,0 +1,19 @@
+package io.podfall.runtime;
+
+import io.podfall.model.core.Core;
+import io.podfall.runtime.cri.ContainerRuntime;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+
+/** Gives flow-adapter's LogProcessor this service's core: the container runtime of every node. */
+@ApplicationScoped
+public class CoreProducer {
+
+    @Produces
+    @Singleton
+    @SuppressWarnings("rawtypes")
+    Core core() {
+        return new ContainerRuntime();
+    }
+}

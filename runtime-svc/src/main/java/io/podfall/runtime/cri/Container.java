@@ -1,0 +1,108 @@
+package io.podfall.runtime.cri;
+
+import io.podfall.model.runtime.ContainerState;
+
+import java.time.Instant;
+
+/**
+ * One container of a sandbox and its simulated process: created and started in one step (CRI CreateContainer +
+ * StartContainer), so it is RUNNING from the first fact about it, then EXITED, then removed with its sandbox.
+ * Changed only by {@link ContainerRuntime}.
+ */
+public final class Container {
+    /** The CRI container id, {@code Ids.derived("container", podUid, name)}. */
+    private final String id;
+    private final String name;
+    private final String image;
+    private final Instant startedAt;
+    /** RUNNING until the process exits, EXITED after; never back. */
+    private ContainerState.State state = ContainerState.State.RUNNING;
+    /** When the stop signal was delivered; null until the first StopContainer with a timeout. Sent once. */
+    private Instant stopSignalledAt;
+    /** When the process exits by itself after the stop signal; null if it ignores the signal or is not stopping. */
+    private Instant exitDueAt;
+    /** When SIGKILL is due: stop signal + timeout; only ever moved earlier. Null when no kill is pending. */
+    private Instant killDueAt;
+    /** Set once, when the process exits. */
+    private Integer exitCode;
+    private Instant finishedAt;
+
+    Container(String id, String name, String image, Instant startedAt) {
+        this.id = id;
+        this.name = name;
+        this.image = image;
+        this.startedAt = startedAt;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String image() {
+        return image;
+    }
+
+    public ContainerState.State state() {
+        return state;
+    }
+
+    public boolean isRunning() {
+        return state == ContainerState.State.RUNNING;
+    }
+
+    public boolean isStopSignalled() {
+        return stopSignalledAt != null;
+    }
+
+    public Instant startedAt() {
+        return startedAt;
+    }
+
+    public Instant stopSignalledAt() {
+        return stopSignalledAt;
+    }
+
+    public Instant exitDueAt() {
+        return exitDueAt;
+    }
+
+    public Instant killDueAt() {
+        return killDueAt;
+    }
+
+    public Integer exitCode() {
+        return exitCode;
+    }
+
+    public Instant finishedAt() {
+        return finishedAt;
+    }
+
+    void stopSignalled(Instant at, Instant exitDue, Instant killDue) {
+        stopSignalledAt = at;
+        exitDueAt = exitDue;
+        killDueAt = killDue;
+    }
+
+    void killDue(Instant at) {
+        killDueAt = at;
+    }
+
+    void exited(int code, Instant at) {
+        state = ContainerState.State.EXITED;
+        exitCode = code;
+        finishedAt = at;
+        exitDueAt = null;
+        killDueAt = null;
+    }
+
+    /** As CRI ContainerStatus reports it; the reason is containerd's: Completed for 0, Error otherwise. */
+    ContainerState status(String node, String podUid) {
+        String reason = exitCode == null ? null : exitCode == 0 ? "Completed" : "Error";
+        return new ContainerState(node, podUid, id, name, image, state, exitCode, reason, startedAt, finishedAt);
+    }
+}

@@ -1,0 +1,310 @@
+package io.podfall.runtime.cri;
+
+import io.podfall.model.core.Core;
+import io.podfall.model.core.Effects;
+import io.podfall.model.core.Timer;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.event.Ids;
+import io.podfall.model.runtime.ContainerRef;
+import io.podfall.model.runtime.ContainerSignal;
+import io.podfall.model.runtime.RunPodSandbox;
+import io.podfall.model.runtime.SandboxRef;
+import io.podfall.model.runtime.StopContainer;
+import io.podfall.runtime.cni.IpPool;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The container runtime (CRI, with CNI for pod IPs) of every node, as containerd serves the kubelet's calls from
+ * {@code pkg/kubelet/kuberuntime} ({@code killContainer} in {@code kuberuntime_container.go} calls StopContainer
+ * with the pod's grace period). It answers the {@code runtime.*Requested} events for whatever node they name;
+ * every fact it emits has source {@code /runtime/<node>} and the pod's subject.
+ *
+ * <p>State ({@link RuntimeState}): per node an {@link IpPool} and its {@link PodSandbox}es by pod UID; per sandbox
+ * its IP, the pod's process behaviour and its {@link Container}s; per container when its exit and its kill are due.
+ *
+ * <p><b>Sandbox.</b> RunPodSandbox takes an IP from the node's pool (CNI ADD: PodIPAllocated) and starts the
+ * sandbox (SandboxStarted): READY. StopPodSandbox kills what still runs in it, gives the IP back (CNI DEL:
+ * PodIPReleased) and stops it (SandboxStopped): NOTREADY. RemovePodSandbox removes its containers
+ * (ContainerRemoved each) and the sandbox (SandboxRemoved), stopping it first if it is still READY, and forgets
+ * the pod. A sandbox is made once per pod UID: a second RunPodSandbox changes nothing.
+ *
+ * <p><b>Container.</b> StartContainer creates and starts a container of a READY sandbox in one step: RUNNING
+ * (ContainerStarted). StopContainer with a timeout works as containerd's {@code internal/cri/server/container_stop.go}:
+ * the stop signal (ContainerSignalled SIGTERM) is sent once, then the runtime waits up to the timeout and sends
+ * SIGKILL (ContainerSignalled SIGKILL, ContainerExited 137). Meanwhile the simulated process does what the pod's
+ * annotations say ({@link ProcessBehaviour}): exit at once, exit after a delay, or ignore the signal. Exiting by
+ * itself and being killed are two timers; the first to fire wins and cancels the other, and at the same instant
+ * the kill wins (the timeout has passed and the process has not exited). A timeout of 0 skips the stop signal and
+ * kills at once, as containerd does. Then EXITED with containerd's reason, Completed for 0 and Error otherwise.
+ *
+ * <p>Invariants:
+ * <ul>
+ *   <li>Every state only moves forward: sandbox READY → NOTREADY → removed, container RUNNING → EXITED → removed.
+ *   <li>The stop signal reaches a process at most once; a later StopContainer only waits, and its kill is due at
+ *       the earlier of the two deadlines (so a shortened grace period reaches the runtime that way); one with a
+ *       later deadline, a duplicate, or one for an exited container emits nothing.
+ *   <li>A container exits exactly once (one ContainerExited); no timer of an exited container stays set.
+ *   <li>An IP is released exactly once, when its sandbox leaves READY; ids are derived from the pod UID (and the
+ *       container name), so a replay mints the same ones.
+ *   <li>A request the runtime cannot serve (unknown sandbox, unknown container, unreadable data, a node whose pool
+ *       is exhausted) changes nothing and emits nothing: the core never throws on its input.
+ * </ul>
+ */
+public final class ContainerRuntime implements Core<RuntimeState> {
+    /**
+     * The longest the runtime waits for anything. Longer timeouts and exit delays are cut to it: far beyond any
+     * grace period in use, and it keeps every timer within what a clock can represent.
+     */
+    static final Duration LONGEST_WAIT = Duration.ofDays(3650);
+    /** 128 + 9: the exit code of a process ended by SIGKILL. */
+    static final int KILLED_EXIT_CODE = 137;
+
+    private static final String EXIT_TIMER = "exit";
+    private static final String KILL_TIMER = "kill";
+
+    @Override
+    public RuntimeState newState() {
+        return new RuntimeState();
+    }
+
+    @Override
+    public Effects handle(RuntimeState state, Event event, Instant now) {
+        return switch (event.type()) {
+            case EventTypes.RUN_POD_SANDBOX_REQUESTED -> read(event, RunPodSandbox.class)
+                    .map(r -> runPodSandbox(state, r, Effects.of(event, now))).orElse(Effects.NONE);
+            case EventTypes.START_CONTAINER_REQUESTED -> read(event, ContainerRef.class)
+                    .map(r -> startContainer(state, r, Effects.of(event, now))).orElse(Effects.NONE);
+            case EventTypes.STOP_CONTAINER_REQUESTED -> read(event, StopContainer.class)
+                    .map(r -> stopContainer(state, r, Effects.of(event, now))).orElse(Effects.NONE);
+            case EventTypes.STOP_POD_SANDBOX_REQUESTED -> read(event, SandboxRef.class)
+                    .map(r -> stopPodSandbox(state, r, Effects.of(event, now))).orElse(Effects.NONE);
+            case EventTypes.REMOVE_POD_SANDBOX_REQUESTED -> read(event, SandboxRef.class)
+                    .map(r -> removePodSandbox(state, r, Effects.of(event, now))).orElse(Effects.NONE);
+            default -> Effects.NONE;
+        };
+    }
+
+    @Override
+    public Effects fire(RuntimeState state, Timer timer, Instant now) {
+        String[] key = timer.key().split("/", -1);
+        if (key.length != 4) {
+            return Effects.NONE;
+        }
+        String kind = key[0];
+        String node = key[1];
+        Optional<PodSandbox> sandbox = state.sandbox(node, key[2]);
+        Optional<Container> container = sandbox.flatMap(s -> s.container(key[3]));
+        if (container.isEmpty() || !container.get().isRunning()) {
+            return Effects.NONE;
+        }
+        Container c = container.get();
+        Effects.Builder effects = Effects.of(timer, now);
+        // The due instants in the state decide, not the order in which the timers fire: a timer that was moved
+        // or lost to the other one is stale, and at the same instant the kill wins.
+        if (kind.equals(EXIT_TIMER) && timer.at().equals(c.exitDueAt()) && c.exitDueAt().isBefore(c.killDueAt())) {
+            cancelTimers(node, sandbox.get(), c, EXIT_TIMER, effects);
+            exit(node, sandbox.get(), c, sandbox.get().behaviour().exitCode(), c.exitDueAt(), effects);
+        } else if (kind.equals(KILL_TIMER) && timer.at().equals(c.killDueAt())) {
+            cancelTimers(node, sandbox.get(), c, KILL_TIMER, effects);
+            kill(node, sandbox.get(), c, c.killDueAt(), effects);
+        }
+        return effects.build();
+    }
+
+    /** CRI RunPodSandbox: CNI ADD, then the sandbox runs. */
+    private Effects runPodSandbox(RuntimeState state, RunPodSandbox r, Effects.Builder effects) {
+        if (r.node() == null || r.podUid() == null || r.namespace() == null || r.name() == null
+                || state.sandbox(r.node(), r.podUid()).isPresent()) {
+            return Effects.NONE;
+        }
+        IpPool pool = state.ipPool(r.node());
+        Optional<String> ip = pool.allocate();
+        if (ip.isEmpty()) {
+            return Effects.NONE;
+        }
+        List<RunPodSandbox.ContainerSpec> specs = r.containers() == null ? List.of()
+                : r.containers().stream().filter(s -> s != null && s.name() != null).toList();
+        PodSandbox sandbox = new PodSandbox(r.node(), r.podUid(), Ids.derived("sandbox", r.podUid()),
+                r.namespace(), r.name(), ip.get(), specs, ProcessBehaviour.fromAnnotations(r.annotations()));
+        state.add(r.node(), sandbox);
+        effects.emit(source(r.node()), EventTypes.POD_IP_ALLOCATED, sandbox.subject(), sandbox.sandbox());
+        effects.emit(source(r.node()), EventTypes.SANDBOX_STARTED, sandbox.subject(), sandbox.sandbox());
+        return effects.build();
+    }
+
+    /** CRI CreateContainer + StartContainer, for a container the RunPodSandbox request named. */
+    private Effects startContainer(RuntimeState state, ContainerRef r, Effects.Builder effects) {
+        if (r.node() == null || r.containerName() == null) {
+            return Effects.NONE;
+        }
+        Optional<PodSandbox> found = state.sandbox(r.node(), r.podUid()).filter(PodSandbox::isReady);
+        Optional<RunPodSandbox.ContainerSpec> spec = found.flatMap(s -> s.spec(r.containerName()));
+        if (spec.isEmpty() || found.get().container(r.containerName()).isPresent()) {
+            return Effects.NONE;
+        }
+        PodSandbox sandbox = found.get();
+        Container c = new Container(Ids.derived("container", r.podUid(), r.containerName()), r.containerName(),
+                spec.get().image(), effects.now());
+        sandbox.add(c);
+        effects.emit(source(r.node()), EventTypes.CONTAINER_STARTED, sandbox.subject(), c.status(r.node(), r.podUid()));
+        return effects.build();
+    }
+
+    /**
+     * CRI StopContainer, as containerd's {@code stopContainer}: the stop signal once, SIGKILL when the timeout has
+     * passed. A repeated call does not signal again but waits its own timeout, so the kill comes at the earlier
+     * of the two deadlines.
+     */
+    private Effects stopContainer(RuntimeState state, StopContainer r, Effects.Builder effects) {
+        if (r.node() == null) {
+            return Effects.NONE;
+        }
+        Optional<PodSandbox> found = state.sandbox(r.node(), r.podUid());
+        Optional<Container> container = found.flatMap(s -> s.containers().stream()
+                .filter(c -> r.containerId() != null ? r.containerId().equals(c.id()) : c.name().equals(r.containerName()))
+                .findFirst());
+        if (container.isEmpty() || !container.get().isRunning()) {
+            return Effects.NONE;
+        }
+        PodSandbox sandbox = found.get();
+        Container c = container.get();
+        Instant now = effects.now();
+        Instant killDue = after(now, r.timeoutSeconds() > 0 ? Duration.ofSeconds(r.timeoutSeconds()) : Duration.ZERO);
+        if (!killDue.isAfter(now)) {
+            cancelTimers(r.node(), sandbox, c, null, effects);
+            kill(r.node(), sandbox, c, now, effects);
+        } else if (!c.isStopSignalled()) {
+            signalStop(r.node(), sandbox, c, killDue, effects);
+        } else if (killDue.isBefore(c.killDueAt())) {
+            c.killDue(killDue);
+            effects.timer(timerKey(KILL_TIMER, r.node(), sandbox, c), killDue);
+        }
+        return effects.build();
+    }
+
+    /** SIGTERM, then the process's answer: exit now, an exit timer, or nothing; and the kill timer in any case. */
+    private void signalStop(String node, PodSandbox sandbox, Container c, Instant killDue, Effects.Builder effects) {
+        Instant now = effects.now();
+        emitSignal(node, sandbox, c, "SIGTERM", effects);
+        ProcessBehaviour process = sandbox.behaviour();
+        if (process.exitsOnSigterm() && process.exitDelay().isZero()) {
+            c.stopSignalled(now, null, null);
+            exit(node, sandbox, c, process.exitCode(), now, effects);
+            return;
+        }
+        Instant exitDue = process.exitsOnSigterm() ? after(now, process.exitDelay()) : null;
+        c.stopSignalled(now, exitDue, killDue);
+        if (exitDue != null) {
+            effects.timer(timerKey(EXIT_TIMER, node, sandbox, c), exitDue);
+        }
+        effects.timer(timerKey(KILL_TIMER, node, sandbox, c), killDue);
+    }
+
+    /**
+     * CRI StopPodSandbox, as containerd's {@code internal/cri/server/sandbox_stop.go}: whatever still runs is
+     * killed with timeout 0 (the kubelet stops containers first, so normally nothing is left), then the sandbox
+     * and its network go. containerd tears the network down last, inside the same call; SandboxStopped is the
+     * fact that the call completed, so it follows PodIPReleased.
+     */
+    private Effects stopPodSandbox(RuntimeState state, SandboxRef r, Effects.Builder effects) {
+        if (r.node() == null) {
+            return Effects.NONE;
+        }
+        Optional<PodSandbox> found = state.sandbox(r.node(), r.podUid()).filter(PodSandbox::isReady);
+        if (found.isEmpty()) {
+            return Effects.NONE;
+        }
+        stopSandbox(state, r.node(), found.get(), effects);
+        return effects.build();
+    }
+
+    /**
+     * CRI RemovePodSandbox, as containerd's {@code internal/cri/server/sandbox_remove.go}: a sandbox still READY is
+     * forcibly stopped first; then its containers, then the sandbox, are removed.
+     */
+    private Effects removePodSandbox(RuntimeState state, SandboxRef r, Effects.Builder effects) {
+        if (r.node() == null) {
+            return Effects.NONE;
+        }
+        Optional<PodSandbox> found = state.sandbox(r.node(), r.podUid());
+        if (found.isEmpty()) {
+            return Effects.NONE;
+        }
+        PodSandbox sandbox = found.get();
+        if (sandbox.isReady()) {
+            stopSandbox(state, r.node(), sandbox, effects);
+        }
+        for (Container c : sandbox.containers()) {
+            effects.emit(source(r.node()), EventTypes.CONTAINER_REMOVED, sandbox.subject(), c.status(r.node(), r.podUid()));
+        }
+        effects.emit(source(r.node()), EventTypes.SANDBOX_REMOVED, sandbox.subject(), sandbox.sandbox());
+        state.remove(r.node(), r.podUid());
+        return effects.build();
+    }
+
+    private void stopSandbox(RuntimeState state, String node, PodSandbox sandbox, Effects.Builder effects) {
+        for (Container c : sandbox.containers()) {
+            if (c.isRunning()) {
+                cancelTimers(node, sandbox, c, null, effects);
+                kill(node, sandbox, c, effects.now(), effects);
+            }
+        }
+        state.ipPool(node).release(sandbox.ip());
+        sandbox.stopped();
+        effects.emit(source(node), EventTypes.POD_IP_RELEASED, sandbox.subject(), sandbox.sandbox());
+        effects.emit(source(node), EventTypes.SANDBOX_STOPPED, sandbox.subject(), sandbox.sandbox());
+    }
+
+    /** SIGKILL: the process ends at {@code at} with 137, whatever it was doing. */
+    private void kill(String node, PodSandbox sandbox, Container c, Instant at, Effects.Builder effects) {
+        emitSignal(node, sandbox, c, "SIGKILL", effects);
+        exit(node, sandbox, c, KILLED_EXIT_CODE, at, effects);
+    }
+
+    private void exit(String node, PodSandbox sandbox, Container c, int exitCode, Instant at, Effects.Builder effects) {
+        c.exited(exitCode, at);
+        effects.emit(source(node), EventTypes.CONTAINER_EXITED, sandbox.subject(), c.status(node, sandbox.podUid()));
+    }
+
+    /** Cancels the container's pending timers but {@code firing}, the one being fired (null when a request acts). */
+    private void cancelTimers(String node, PodSandbox sandbox, Container c, String firing, Effects.Builder effects) {
+        if (c.exitDueAt() != null && !EXIT_TIMER.equals(firing)) {
+            effects.cancelTimer(timerKey(EXIT_TIMER, node, sandbox, c));
+        }
+        if (c.killDueAt() != null && !KILL_TIMER.equals(firing)) {
+            effects.cancelTimer(timerKey(KILL_TIMER, node, sandbox, c));
+        }
+    }
+
+    private void emitSignal(String node, PodSandbox sandbox, Container c, String signal, Effects.Builder effects) {
+        effects.emit(source(node), EventTypes.CONTAINER_SIGNALLED, sandbox.subject(),
+                new ContainerSignal(node, sandbox.podUid(), c.id(), c.name(), signal));
+    }
+
+    /** {@code <kind>/<node>/<podUid>/<container>}: Kubernetes names and UIDs never hold a slash. */
+    private static String timerKey(String kind, String node, PodSandbox sandbox, Container c) {
+        return String.join("/", kind, node, sandbox.podUid(), c.name());
+    }
+
+    private static Instant after(Instant from, Duration wait) {
+        return from.plus(wait.compareTo(LONGEST_WAIT) > 0 ? LONGEST_WAIT : wait);
+    }
+
+    /** The request's data, or empty when it does not fit the payload type: nothing the runtime can act on. */
+    private static <T> Optional<T> read(Event event, Class<T> payloadType) {
+        try {
+            return Optional.ofNullable(event.data(payloadType));
+        } catch (IllegalArgumentException unreadable) {
+            return Optional.empty();
+        }
+    }
+
+    private static String source(String node) {
+        return "/runtime/" + node;
+    }
+}

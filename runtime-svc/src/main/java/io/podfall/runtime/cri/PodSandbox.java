@@ -1,0 +1,101 @@
+package io.podfall.runtime.cri;
+
+import io.podfall.model.event.Subjects;
+import io.podfall.model.runtime.RunPodSandbox.ContainerSpec;
+import io.podfall.model.runtime.Sandbox;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A pod sandbox on a node: READY from RunPodSandbox (with its IP) until StopPodSandbox makes it NOTREADY (IP
+ * released), then forgotten at RemovePodSandbox. CRI's own names for the two states. Changed only by
+ * {@link ContainerRuntime}.
+ */
+public final class PodSandbox {
+    public enum State { READY, NOTREADY }
+
+    private final String node;
+    private final String podUid;
+    /** The CRI sandbox id, {@code Ids.derived("sandbox", podUid)}. */
+    private final String id;
+    /** The pod's namespace and name, from RunPodSandbox: every fact about the pod carries its subject. */
+    private final String namespace;
+    private final String name;
+    /** The pod IP CNI gave the sandbox; back in the node's pool once the sandbox is NOTREADY. */
+    private final String ip;
+    /** The containers the kubelet may start here, in spec order. */
+    private final List<ContainerSpec> specs;
+    private final ProcessBehaviour behaviour;
+    /** The containers started so far, by name, in start order. */
+    private final Map<String, Container> containers = new LinkedHashMap<>();
+    private State state = State.READY;
+
+    PodSandbox(String node, String podUid, String id, String namespace, String name, String ip,
+               List<ContainerSpec> specs, ProcessBehaviour behaviour) {
+        this.node = node;
+        this.podUid = podUid;
+        this.id = id;
+        this.namespace = namespace;
+        this.name = name;
+        this.ip = ip;
+        this.specs = List.copyOf(specs);
+        this.behaviour = behaviour;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public String podUid() {
+        return podUid;
+    }
+
+    public String ip() {
+        return ip;
+    }
+
+    public State state() {
+        return state;
+    }
+
+    public boolean isReady() {
+        return state == State.READY;
+    }
+
+    public ProcessBehaviour behaviour() {
+        return behaviour;
+    }
+
+    public Collection<Container> containers() {
+        return Collections.unmodifiableCollection(containers.values());
+    }
+
+    public Optional<Container> container(String containerName) {
+        return Optional.ofNullable(containers.get(containerName));
+    }
+
+    String subject() {
+        return Subjects.of(namespace, "pods", name);
+    }
+
+    Sandbox sandbox() {
+        return new Sandbox(node, podUid, id, ip);
+    }
+
+    Optional<ContainerSpec> spec(String containerName) {
+        return specs.stream().filter(s -> containerName.equals(s.name())).findFirst();
+    }
+
+    void add(Container container) {
+        containers.put(container.name(), container);
+    }
+
+    void stopped() {
+        state = State.NOTREADY;
+    }
+}

@@ -1,0 +1,52 @@
+package io.podfall.runtime.cri;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+class ProcessBehaviourTest {
+
+    private static ProcessBehaviour of(String onSigterm, String delay, String code) {
+        Map<String, String> annotations = new HashMap<>();
+        if (onSigterm != null) {
+            annotations.put(ProcessBehaviour.ON_SIGTERM, onSigterm);
+        }
+        if (delay != null) {
+            annotations.put(ProcessBehaviour.EXIT_DELAY_SECONDS, delay);
+        }
+        if (code != null) {
+            annotations.put(ProcessBehaviour.EXIT_CODE, code);
+        }
+        return ProcessBehaviour.fromAnnotations(annotations);
+    }
+
+    @Test
+    void noAnnotationsMeanExitAtOnceWith143() {
+        assertEquals(ProcessBehaviour.DEFAULT, ProcessBehaviour.fromAnnotations(null));
+        assertEquals(ProcessBehaviour.DEFAULT, ProcessBehaviour.fromAnnotations(Map.of("other", "x")));
+        assertEquals(new ProcessBehaviour(true, Duration.ZERO, 143), ProcessBehaviour.DEFAULT);
+    }
+
+    @Test
+    void readsEachAnnotation() {
+        assertEquals(new ProcessBehaviour(false, Duration.ofMillis(1500), 0), of("ignore", "1.5", "0"));
+        assertEquals(new ProcessBehaviour(true, Duration.ofSeconds(3), 1), of(" exit ", "3", "1"));
+    }
+
+    @Test
+    void valuesThatCannotBeReadFallBackToTheirDefaults() {
+        assertEquals(ProcessBehaviour.DEFAULT, of("sometimes", "soon", "abc"));
+        assertEquals(ProcessBehaviour.DEFAULT, of("", "-3", "-1"));
+        assertEquals(ProcessBehaviour.DEFAULT, of("exit", "NaN", "256"));
+        assertEquals(ProcessBehaviour.DEFAULT, of(null, "", "99999999999"));
+    }
+
+    @Test
+    void delaysBeyondTheLongestWaitAreCut() {
+        assertEquals(ContainerRuntime.LONGEST_WAIT, of(null, "1e30", null).exitDelay());
+    }
+}
