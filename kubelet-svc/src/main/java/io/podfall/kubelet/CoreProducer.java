@@ -1,0 +1,31 @@
+package io.podfall.kubelet;
+
+import io.podfall.kubelet.podworkers.PodWorkers;
+import io.podfall.model.core.Core;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+import java.util.List;
+
+/**
+ * The kubelet's core for the nodes it simulates: once as the raw {@link Core} the log processor runs, and once
+ * as itself for {@link NodeRegistration}. Both are the same instance.
+ */
+@ApplicationScoped
+public class CoreProducer {
+
+    @Produces
+    @Singleton
+    PodWorkers podWorkers(@ConfigProperty(name = "podfall.kubelet.nodes") List<String> nodes) {
+        return new PodWorkers(nodes);
+    }
+
+    @Produces
+    @Singleton
+    @SuppressWarnings("rawtypes")
+    Core core(PodWorkers podWorkers) {
+        return podWorkers;
+    }
+}

@@ -1,0 +1,49 @@
+package io.podfall.kubelet;
+
+import io.podfall.adapter.CaughtUp;
+import io.podfall.adapter.LogProcessor;
+import io.podfall.adapter.LogWriter;
+import io.podfall.adapter.SimulatedClock;
+import io.podfall.kubelet.podworkers.PodWorkers;
+import io.podfall.kubelet.podworkers.PodWorkersState;
+import io.podfall.model.event.Event;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.ObservesAsync;
+import jakarta.inject.Inject;
+import org.jboss.logging.Logger;
+
+import java.util.List;
+
+/**
+ * Registers this kubelet's nodes with the API server once the kubelet has rebuilt its state from the log: only
+ * then does it know which of its nodes the API server already holds (a restart registers nothing again).
+ */
+@ApplicationScoped
+public class NodeRegistration {
+    private static final Logger LOG = Logger.getLogger(NodeRegistration.class);
+
+    @Inject
+    PodWorkers podWorkers;
+    @Inject
+    LogProcessor processor;
+    @Inject
+    LogWriter writer;
+    @Inject
+    SimulatedClock clock;
+
+    void onCaughtUp(@ObservesAsync CaughtUp caughtUp) {
+        List<Event> requests = processor.read(PodWorkersState.class, s -> podWorkers.registerNodes(s, clock.now()));
+        if (requests.isEmpty()) {
+            LOG.infof("Nodes %s are registered already", podWorkers.nodeNames());
+        }
+        for (Event request : requests) {
+            writer.append(request).whenComplete((ok, failure) -> {
+                if (failure != null) {
+                    LOG.errorf(failure, "Could not append the registration of %s", request.subject());
+                } else {
+                    LOG.infof("Asked the API server to register %s", request.subject());
+                }
+            });
+        }
+    }
+}

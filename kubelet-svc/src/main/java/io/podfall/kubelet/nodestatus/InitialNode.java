@@ -1,0 +1,53 @@
+package io.podfall.kubelet.nodestatus;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+
+import java.time.Instant;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The Node object a kubelet registers for itself at start (pkg/kubelet/kubelet_node_status.go initialNode, with
+ * the Ready condition and the addresses that pkg/kubelet/nodestatus/setters.go would fill in).
+ */
+public final class InitialNode {
+    private static final Pattern TRAILING_NUMBER = Pattern.compile("(\\d+)$");
+
+    private InitialNode() {
+    }
+
+    public static Node of(String nodeName, Instant now) {
+        String time = now.toString();
+        return new NodeBuilder()
+                .withApiVersion("v1")
+                .withKind("Node")
+                .withNewMetadata()
+                    .withName(nodeName)
+                    .addToLabels("kubernetes.io/hostname", nodeName)
+                    .addToLabels("kubernetes.io/os", "linux")
+                .endMetadata()
+                .withNewStatus()
+                    .addNewCondition()
+                        .withType("Ready").withStatus("True").withReason("KubeletReady")
+                        .withMessage("kubelet is posting ready status")
+                        .withLastHeartbeatTime(time).withLastTransitionTime(time)
+                    .endCondition()
+                    .addNewAddress().withType("InternalIP").withAddress(internalIP(nodeName)).endAddress()
+                    .addNewAddress().withType("Hostname").withAddress(nodeName).endAddress()
+                .endStatus()
+                .build();
+    }
+
+    /**
+     * The node's address: 172.18.0.x as kind gives its node containers, x derived from the name alone (its
+     * trailing number, else a hash) so that every kubelet process and every replay agrees on it.
+     */
+    public static String internalIP(String nodeName) {
+        Matcher m = TRAILING_NUMBER.matcher(nodeName);
+        int k = m.find() && m.group(1).length() <= 3 && Integer.parseInt(m.group(1)) <= 250
+                ? Integer.parseInt(m.group(1))
+                : Math.floorMod(nodeName.hashCode(), 250) + 1;
+        return "172.18.0." + (k + 2);
+    }
+}

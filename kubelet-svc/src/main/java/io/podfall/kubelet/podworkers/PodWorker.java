@@ -1,0 +1,66 @@
+package io.podfall.kubelet.podworkers;
+
+import io.fabric8.kubernetes.api.model.Pod;
+
+import java.time.Instant;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The worker of one pod UID: the last known pod, its sync status and the runtime's view of its sandbox. */
+public final class PodWorker {
+
+    /** CRI PodSandboxState: READY once started, NOTREADY once stopped. */
+    public enum SandboxState { READY, NOTREADY }
+
+    final String uid;
+    final String node;
+    /** The most recent version of the pod (upstream activeUpdate.Pod); kept after the pod left the API server. */
+    Pod pod;
+    final PodSyncStatus status;
+    /** The pod left the API server before the worker finished: no status to write, nothing left to delete. */
+    boolean orphan;
+    /** Null until the runtime reports the sandbox started. */
+    SandboxState sandbox;
+    String sandboxId;
+    String podIP;
+    /** StopPodSandbox was asked for; asked once. */
+    boolean sandboxStopRequested;
+    /** The containers asked to start, by name, in spec order. */
+    final Map<String, RuntimeContainer> containers = new LinkedHashMap<>();
+
+    PodWorker(Pod pod, Instant now) {
+        this.uid = pod.getMetadata().getUid();
+        this.node = pod.getSpec().getNodeName();
+        this.pod = pod;
+        this.status = new PodSyncStatus(now);
+    }
+
+    String namespace() {
+        return pod.getMetadata().getNamespace();
+    }
+
+    String name() {
+        return pod.getMetadata().getName();
+    }
+
+    boolean hasContainersThatCouldBeRunning() {
+        return containers.values().stream().anyMatch(RuntimeContainer::couldBeRunning);
+    }
+
+    public PodSyncStatus status() {
+        return status;
+    }
+
+    public boolean isOrphan() {
+        return orphan;
+    }
+
+    public SandboxState sandbox() {
+        return sandbox;
+    }
+
+    public Collection<RuntimeContainer> containers() {
+        return containers.values();
+    }
+}

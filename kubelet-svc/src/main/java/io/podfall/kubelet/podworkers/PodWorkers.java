@@ -1,0 +1,461 @@
+package io.podfall.kubelet.podworkers;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.podfall.kubelet.nodestatus.InitialNode;
+import io.podfall.model.Json;
+import io.podfall.model.apiserver.CreationRequest;
+import io.podfall.model.apiserver.DeletionRequest;
+import io.podfall.model.apiserver.ObjectChange;
+import io.podfall.model.apiserver.StatusUpdateRequest;
+import io.podfall.model.core.Core;
+import io.podfall.model.core.Effects;
+import io.podfall.model.core.Timer;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.event.Ids;
+import io.podfall.model.event.Subjects;
+import io.podfall.model.k8s.ResourceType;
+import io.podfall.model.kubelet.PodTermination;
+import io.podfall.model.runtime.ContainerRef;
+import io.podfall.model.runtime.ContainerState;
+import io.podfall.model.runtime.RunPodSandbox;
+import io.podfall.model.runtime.Sandbox;
+import io.podfall.model.runtime.SandboxRef;
+import io.podfall.model.runtime.StopContainer;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The pod workers of a kubelet that runs one or many simulated nodes (pkg/kubelet/pod_workers.go).
+ *
+ * <p>The kubelet watches the API server's facts on the log and keeps an informer cache of the pods bound to its
+ * nodes and of its own Node objects. Every pod it sees bound to one of its nodes gets one pod worker, keyed by
+ * the pod's UID; every change of that pod, and every fact the runtime reports about it, goes to that worker
+ * (upstream's {@code UpdatePod}). A worker drives its pod through three phases, its work type:
+ *
+ * <ol>
+ *   <li><b>SyncPod</b>: the pod should run. The worker asks the runtime for the sandbox
+ *       ({@code RunPodSandboxRequested}), then, once the sandbox runs, starts each container in spec order
+ *       ({@code StartContainerRequested}), and once all of them run, the status manager reports the pod Running
+ *       ({@code StatusUpdateRequested}).</li>
+ *   <li><b>TerminatingPod</b>: the pod has a deletionTimestamp, or left the API server. The worker computes the
+ *       effective grace period ({@link #calculateEffectiveGracePeriod}), announces it
+ *       ({@code kubelet.PodTerminationStarted}, with the deadline {@code terminatingAt + gracePeriod}) and asks
+ *       the runtime to stop every running container with what is left of that time
+ *       ({@code StopContainerRequested}). Once every container has exited, it stops the sandbox
+ *       ({@code StopPodSandboxRequested}).</li>
+ *   <li><b>TerminatedPod</b>: the runtime reports the sandbox stopped. The worker records it
+ *       ({@code kubelet.PodTerminated}); the status manager writes the final status (Succeeded if every
+ *       container exited 0, else Failed) and then sends its own DELETE with grace period 0 and a UID
+ *       precondition (pkg/kubelet/status/status_manager.go: the pod may go once its resources are reclaimed).
+ *       The worker is then finished. When the API server reports the pod removed, the worker asks the runtime to
+ *       remove the sandbox ({@code RemovePodSandboxRequested}) and is forgotten.</li>
+ * </ol>
+ *
+ * <p>Invariants, as upstream states them:
+ * <ul>
+ *   <li><i>Once terminating, every update is a kill.</i> An update of a terminating pod never starts anything;
+ *       it can only shorten the grace period. A container whose start was asked for before the kill and that
+ *       reports running after it is stopped at once.</li>
+ *   <li><i>The grace period may only decrease.</i> A later deletion with a shorter grace period re-issues the
+ *       kill with the shorter deadline, still counted from terminatingAt; a longer or equal one changes
+ *       nothing.</li>
+ *   <li><i>A terminated pod is never restarted.</i> A finished or forgotten UID takes no more updates.</li>
+ *   <li><i>Only the API server's pods are deleted.</i> A pod that left the API server while its containers ran
+ *       (a force delete) is still torn down on the node, but gets no final status and no final delete: there is
+ *       nothing left to write to.</li>
+ * </ul>
+ *
+ * <p>Who calls what: the API server's facts ({@code ObjectCreated}, {@code PodBound}, {@code PodStatusUpdated},
+ * {@code ObjectMarkedTerminating}, {@code ObjectRemoved}) are the kubelet's config source; the runtime's facts
+ * ({@code SandboxStarted}, {@code ContainerStarted}, {@code ContainerExited}, {@code SandboxStopped}) are its
+ * PLEG. The worker reacts within the same step, so upstream's pending update and cancellation of a sync in
+ * flight collapse into the order of the log. Every fact is applied only if it changes what the worker knows, so
+ * a repeated fact emits nothing. Node registration is the one action without a fact to react to: the wiring
+ * asks {@link #registerNodes} once the kubelet has caught up with the log.
+ */
+public final class PodWorkers implements Core<PodWorkersState> {
+    /** The default of pod.spec.terminationGracePeriodSeconds (pkg/apis/core/v1/defaults.go). */
+    static final long DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30;
+
+    private final List<String> nodeNames;
+
+    public PodWorkers(Collection<String> nodeNames) {
+        this.nodeNames = nodeNames.stream().map(String::trim).filter(n -> !n.isEmpty()).distinct().toList();
+        if (this.nodeNames.isEmpty()) {
+            throw new IllegalArgumentException("a kubelet needs at least one node name");
+        }
+    }
+
+    public List<String> nodeNames() {
+        return nodeNames;
+    }
+
+    @Override
+    public PodWorkersState newState() {
+        return new PodWorkersState();
+    }
+
+    @Override
+    public Effects handle(PodWorkersState state, Event event, Instant now) {
+        return switch (event.type()) {
+            case EventTypes.OBJECT_CREATED, EventTypes.POD_BOUND, EventTypes.POD_STATUS_UPDATED,
+                    EventTypes.OBJECT_MARKED_TERMINATING -> objectChanged(state, event, now);
+            case EventTypes.OBJECT_REMOVED -> objectRemoved(state, event, now);
+            case EventTypes.SANDBOX_STARTED -> sandboxStarted(state, event, now);
+            case EventTypes.CONTAINER_STARTED -> containerStarted(state, event, now);
+            case EventTypes.CONTAINER_EXITED -> containerExited(state, event, now);
+            case EventTypes.SANDBOX_STOPPED -> sandboxStopped(state, event, now);
+            default -> Effects.NONE;
+        };
+    }
+
+    /** The pod workers set no timers: the runtime keeps the kill deadline of each container it stops. */
+    @Override
+    public Effects fire(PodWorkersState state, Timer timer, Instant now) {
+        return Effects.NONE;
+    }
+
+    /**
+     * Requests to register each of this kubelet's nodes the API server does not hold yet, as a kubelet does at
+     * start (pkg/kubelet/kubelet_node_status.go registerWithAPIServer). No fact causes them, so they are requests
+     * of their own; their ids are derived from the node and the time, so the same call gives the same events.
+     */
+    public List<Event> registerNodes(PodWorkersState state, Instant now) {
+        return nodeNames.stream().filter(node -> !state.isRegistered(node))
+                .map(node -> Event.request(Ids.derived("register-node", node, now.toString()), source(node),
+                        EventTypes.CREATION_REQUESTED, Subjects.of("", ResourceType.NODES.plural(), node), now, null,
+                        new CreationRequest(ResourceType.NODES.plural(), "", Json.tree(InitialNode.of(node, now)))))
+                .toList();
+    }
+
+    /**
+     * The grace period to kill a pod with, and whether it shortened the one recorded (pkg/kubelet/pod_workers.go
+     * calculateEffectiveGracePeriod): the recorded value may only decrease; the API server's
+     * deletionGracePeriodSeconds is "bedrock truth" and taken when smaller (an explicit 0, a force delete, is an
+     * override, not "unset"); without either, the pod's own spec.terminationGracePeriodSeconds; never below 1.
+     * The kubelet's own override (eviction) has no source in podfall yet.
+     */
+    static EffectiveGracePeriod calculateEffectiveGracePeriod(PodSyncStatus status, Pod pod) {
+        long gracePeriod = status.gracePeriod;
+        boolean overridden = false;
+        Long override = pod.getMetadata().getDeletionGracePeriodSeconds();
+        if (override != null && (gracePeriod == 0 || override < gracePeriod)) {
+            gracePeriod = override;
+            overridden = true;
+        }
+        if (!overridden && gracePeriod == 0) {
+            Long spec = pod.getSpec().getTerminationGracePeriodSeconds();
+            gracePeriod = spec != null ? spec : DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
+        }
+        gracePeriod = Math.max(gracePeriod, 1);
+        return new EffectiveGracePeriod(gracePeriod, status.gracePeriod != 0 && status.gracePeriod != gracePeriod);
+    }
+
+    record EffectiveGracePeriod(long seconds, boolean shortened) {
+    }
+
+    // --- the API server's facts: the kubelet's config source ---
+
+    private Effects objectChanged(PodWorkersState state, Event event, Instant now) {
+        ObjectChange change = event.data(ObjectChange.class);
+        if (ResourceType.NODES.plural().equals(change.resource())) {
+            Node node = change.object(Node.class);
+            if (event.is(EventTypes.OBJECT_CREATED) && nodeNames.contains(node.getMetadata().getName())) {
+                state.nodes.put(node.getMetadata().getName(), node);
+            }
+            return Effects.NONE;
+        }
+        Pod pod = boundPod(change);
+        if (pod == null) {
+            return Effects.NONE;
+        }
+        String uid = pod.getMetadata().getUid();
+        // Once a pod is terminated by UID it cannot re-enter the pod worker: a late or repeated update of a
+        // forgotten UID is neither cached nor handed to a worker.
+        if (state.forgotten.contains(uid)) {
+            return Effects.NONE;
+        }
+        state.pods.put(uid, pod);
+        return updatePod(state, pod, Effects.of(event, now));
+    }
+
+    private Effects objectRemoved(PodWorkersState state, Event event, Instant now) {
+        ObjectChange change = event.data(ObjectChange.class);
+        if (ResourceType.NODES.plural().equals(change.resource())) {
+            state.nodes.remove(change.object(Node.class).getMetadata().getName());
+            return Effects.NONE;
+        }
+        Pod pod = boundPod(change);
+        if (pod == null) {
+            return Effects.NONE;
+        }
+        String uid = pod.getMetadata().getUid();
+        state.pods.remove(uid);
+        PodWorker w = state.workers.get(uid);
+        if (w == null) {
+            return Effects.NONE;
+        }
+        Effects.Builder out = Effects.of(event, now);
+        if (w.status.isFinished()) {
+            forget(state, w, out);
+            return out.build();
+        }
+        // Removed before the worker finished (force delete): the containers may still run and must be stopped
+        // anyway, with the grace period of the pod's last state.
+        w.pod = pod;
+        w.orphan = true;
+        w.status.deleted = true;
+        boolean becameTerminating = false;
+        if (!w.status.isTerminationRequested()) {
+            w.status.terminatingAt = now;
+            becameTerminating = true;
+        }
+        return kill(state, w, becameTerminating, out);
+    }
+
+    /** The pod of a change, if it is bound to one of this kubelet's nodes. */
+    private Pod boundPod(ObjectChange change) {
+        if (!ResourceType.PODS.plural().equals(change.resource())) {
+            return null;
+        }
+        Pod pod = change.object(Pod.class);
+        String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+        return node != null && nodeNames.contains(node) ? pod : null;
+    }
+
+    /**
+     * UpdatePod: hands the pod's latest state to its worker. The pod becomes terminating on a deletionTimestamp;
+     * once terminating, the update is a kill; otherwise a pod not started yet is started.
+     */
+    private Effects updatePod(PodWorkersState state, Pod pod, Effects.Builder out) {
+        PodWorker w = state.workers.computeIfAbsent(pod.getMetadata().getUid(), u -> new PodWorker(pod, out.now()));
+        w.pod = pod;
+        PodSyncStatus status = w.status;
+        // A terminated pod takes no more updates: it is never restarted.
+        if (status.isTerminated()) {
+            return Effects.NONE;
+        }
+        boolean becameTerminating = false;
+        if (!status.isTerminationRequested() && pod.getMetadata().getDeletionTimestamp() != null) {
+            status.deleted = true;
+            status.terminatingAt = out.now();
+            becameTerminating = true;
+        }
+        if (status.isTerminationRequested()) {
+            return kill(state, w, becameTerminating, out);
+        }
+        if (!status.isStarted()) {
+            status.startedAt = out.now();
+            out.emit(source(w), EventTypes.RUN_POD_SANDBOX_REQUESTED, subject(w), new RunPodSandbox(w.node, w.uid,
+                    w.namespace(), w.name(),
+                    pod.getSpec().getContainers().stream()
+                            .map(c -> new RunPodSandbox.ContainerSpec(c.getName(), c.getImage())).toList(),
+                    pod.getMetadata().getAnnotations() == null ? Map.of() : pod.getMetadata().getAnnotations()));
+        }
+        return out.build();
+    }
+
+    /**
+     * A kill of a terminating pod: records the effective grace period and, the first time or when it got
+     * shorter, (re)starts the termination; any other kill changes nothing.
+     */
+    private Effects kill(PodWorkersState state, PodWorker w, boolean becameTerminating, Effects.Builder out) {
+        EffectiveGracePeriod grace = calculateEffectiveGracePeriod(w.status, w.pod);
+        w.status.gracePeriod = grace.seconds();
+        if (becameTerminating || grace.shortened()) {
+            syncTerminatingPod(state, w, out);
+        }
+        return out.build();
+    }
+
+    /**
+     * Announces the termination with its deadline and stops every running container with the time left until
+     * it. After a shortened grace period the kill in flight is replaced: the runtime gets a new StopContainer with
+     * the shorter timeout.
+     */
+    private void syncTerminatingPod(PodWorkersState state, PodWorker w, Effects.Builder out) {
+        w.status.startedTerminating = true;
+        out.emit(source(w), EventTypes.POD_TERMINATION_STARTED, subject(w), termination(w));
+        w.containers.values().stream().filter(c -> c.state == RuntimeContainer.State.RUNNING)
+                .forEach(c -> stopContainer(w, c, out));
+        stopPodSandboxOnceContainersExited(state, w, out);
+    }
+
+    private void stopContainer(PodWorker w, RuntimeContainer c, Effects.Builder out) {
+        out.emit(source(w), EventTypes.STOP_CONTAINER_REQUESTED, subject(w),
+                new StopContainer(w.node, w.uid, c.containerId, c.name, remainingSeconds(w.status, out.now())));
+    }
+
+    /**
+     * The CRI timeout for a stop now: the whole seconds left until the deadline, rounded up so that no container
+     * is killed before the deadline the API server announced, and at least 1, because the kubelet never hands the
+     * runtime less than one second of grace (calculateEffectiveGracePeriod) and a timeout of 0 would skip the
+     * SIGTERM altogether. At the start of a termination this is exactly the grace period.
+     */
+    static long remainingSeconds(PodSyncStatus status, Instant now) {
+        Duration left = Duration.between(now, status.deadline());
+        long seconds = left.getSeconds() + (left.getNano() > 0 ? 1 : 0);
+        return Math.max(seconds, 1);
+    }
+
+    /**
+     * Once no container can be running any more: stop the sandbox; or, if the pod never got as far as asking for
+     * one, it is terminated already. A sandbox asked for but not reported yet is stopped when it is reported.
+     */
+    private void stopPodSandboxOnceContainersExited(PodWorkersState state, PodWorker w, Effects.Builder out) {
+        if (w.hasContainersThatCouldBeRunning()) {
+            return;
+        }
+        if (w.sandbox == PodWorker.SandboxState.READY && !w.sandboxStopRequested) {
+            w.sandboxStopRequested = true;
+            out.emit(source(w), EventTypes.STOP_POD_SANDBOX_REQUESTED, subject(w), new SandboxRef(w.node, w.uid));
+        } else if (!w.status.isStarted()) {
+            syncTerminatedPod(state, w, out);
+        }
+    }
+
+    /**
+     * Every container and the sandbox are stopped: the pod is terminated. The status manager writes the final
+     * status and then deletes the pod for good, grace 0, only for this UID (pkg/kubelet/status/status_manager.go:
+     * a pod with a deletionTimestamp is deleted once its resources are reclaimed, and the UID precondition keeps
+     * a new pod of the same name safe). An orphan has neither: it is forgotten at once.
+     */
+    private void syncTerminatedPod(PodWorkersState state, PodWorker w, Effects.Builder out) {
+        w.status.terminatedAt = out.now();
+        out.emit(source(w), EventTypes.POD_TERMINATED, subject(w), termination(w));
+        if (!w.orphan) {
+            out.emit(source(w), EventTypes.STATUS_UPDATE_REQUESTED, subject(w),
+                    new StatusUpdateRequest(w.namespace(), w.name(), w.uid, PodStatuses.terminal(w, out.now())));
+            out.emit(source(w), EventTypes.DELETION_REQUESTED, subject(w),
+                    new DeletionRequest(ResourceType.PODS.plural(), w.namespace(), w.name(),
+                            new DeleteOptionsBuilder().withGracePeriodSeconds(0L)
+                                    .withNewPreconditions().withUid(w.uid).endPreconditions().build()));
+        }
+        w.status.finished = true;
+        if (w.orphan) {
+            forget(state, w, out);
+        }
+    }
+
+    /** The pod is gone from the API server and its worker finished: clean up the runtime and forget the UID. */
+    private void forget(PodWorkersState state, PodWorker w, Effects.Builder out) {
+        if (w.status.isStarted()) {
+            out.emit(source(w), EventTypes.REMOVE_POD_SANDBOX_REQUESTED, subject(w), new SandboxRef(w.node, w.uid));
+        }
+        state.workers.remove(w.uid);
+        state.forgotten.add(w.uid);
+    }
+
+    // --- the runtime's facts: the kubelet's PLEG ---
+
+    private Effects sandboxStarted(PodWorkersState state, Event event, Instant now) {
+        Sandbox sandbox = event.data(Sandbox.class);
+        PodWorker w = worker(state, sandbox.node(), sandbox.podUid());
+        if (w == null || w.sandbox != null) {
+            return Effects.NONE;
+        }
+        w.sandbox = PodWorker.SandboxState.READY;
+        w.sandboxId = sandbox.sandboxId();
+        w.podIP = sandbox.ip();
+        Effects.Builder out = Effects.of(event, now);
+        if (w.status.isTerminationStarted()) {
+            stopPodSandboxOnceContainersExited(state, w, out);
+            return out.build();
+        }
+        for (Container c : w.pod.getSpec().getContainers()) {
+            w.containers.put(c.getName(), new RuntimeContainer(c.getName(), c.getImage()));
+            out.emit(source(w), EventTypes.START_CONTAINER_REQUESTED, subject(w),
+                    new ContainerRef(w.node, w.uid, c.getName()));
+        }
+        return out.build();
+    }
+
+    private Effects containerStarted(PodWorkersState state, Event event, Instant now) {
+        ContainerState reported = event.data(ContainerState.class);
+        PodWorker w = worker(state, reported.node(), reported.podUid());
+        RuntimeContainer c = w == null ? null : w.containers.get(reported.containerName());
+        if (c == null || c.state != RuntimeContainer.State.CREATED) {
+            return Effects.NONE;
+        }
+        c.state = RuntimeContainer.State.RUNNING;
+        c.containerId = reported.containerId();
+        c.image = reported.image();
+        c.startedAt = reported.startedAt();
+        Effects.Builder out = Effects.of(event, now);
+        if (w.status.isTerminationStarted()) {
+            // Its start was asked for before the kill: once terminating, every update is a kill.
+            stopContainer(w, c, out);
+        } else if (w.containers.values().stream().allMatch(x -> x.state == RuntimeContainer.State.RUNNING)) {
+            out.emit(source(w), EventTypes.STATUS_UPDATE_REQUESTED, subject(w),
+                    new StatusUpdateRequest(w.namespace(), w.name(), w.uid, PodStatuses.running(w, now)));
+        }
+        return out.build();
+    }
+
+    private Effects containerExited(PodWorkersState state, Event event, Instant now) {
+        ContainerState reported = event.data(ContainerState.class);
+        PodWorker w = worker(state, reported.node(), reported.podUid());
+        RuntimeContainer c = w == null ? null : w.containers.get(reported.containerName());
+        if (c == null || c.state == RuntimeContainer.State.EXITED) {
+            return Effects.NONE;
+        }
+        c.state = RuntimeContainer.State.EXITED;
+        c.containerId = reported.containerId();
+        c.exitCode = reported.exitCode();
+        c.reason = reported.reason();
+        c.startedAt = reported.startedAt();
+        c.finishedAt = reported.finishedAt();
+        if (!w.status.isTerminationStarted()) {
+            return Effects.NONE;
+        }
+        Effects.Builder out = Effects.of(event, now);
+        stopPodSandboxOnceContainersExited(state, w, out);
+        return out.build();
+    }
+
+    private Effects sandboxStopped(PodWorkersState state, Event event, Instant now) {
+        Sandbox sandbox = event.data(Sandbox.class);
+        PodWorker w = worker(state, sandbox.node(), sandbox.podUid());
+        if (w == null || w.sandbox != PodWorker.SandboxState.READY) {
+            return Effects.NONE;
+        }
+        w.sandbox = PodWorker.SandboxState.NOTREADY;
+        if (!w.status.isTerminationStarted() || w.status.isTerminated()) {
+            return Effects.NONE;
+        }
+        Effects.Builder out = Effects.of(event, now);
+        syncTerminatedPod(state, w, out);
+        return out.build();
+    }
+
+    /** The worker of a pod UID on one of this kubelet's nodes; null for anything else. */
+    private PodWorker worker(PodWorkersState state, String node, String uid) {
+        PodWorker w = uid == null ? null : state.workers.get(uid);
+        return w != null && w.node.equals(node) ? w : null;
+    }
+
+    private static PodTermination termination(PodWorker w) {
+        return new PodTermination(w.node, w.uid, w.namespace(), w.name(), w.status.gracePeriod,
+                w.status.deadline());
+    }
+
+    private static String source(PodWorker w) {
+        return source(w.node);
+    }
+
+    private static String source(String node) {
+        return "/kubelet/" + node;
+    }
+
+    private static String subject(PodWorker w) {
+        return Subjects.of(w.namespace(), ResourceType.PODS.plural(), w.name());
+    }
+}

@@ -1,0 +1,38 @@
+package io.podfall.kubelet.podworkers;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** What the kubelet knows: its informer caches and its pod workers. Changed only by {@link PodWorkers}. */
+public final class PodWorkersState {
+    /** Informer cache: the pods bound to one of this kubelet's nodes, by UID, as the API server last stored them. */
+    final Map<String, Pod> pods = new HashMap<>();
+    /** Informer cache: this kubelet's Node objects as the API server stored them, by name. */
+    final Map<String, Node> nodes = new HashMap<>();
+    /** One pod worker per pod UID, from the first sight of the pod until it is forgotten. */
+    final Map<String, PodWorker> workers = new HashMap<>();
+    /** UIDs whose worker finished and was forgotten: a late or repeated update must never start them again. */
+    final Set<String> forgotten = new HashSet<>();
+
+    public Optional<Pod> pod(String uid) {
+        return Optional.ofNullable(pods.get(uid));
+    }
+
+    public Optional<PodWorker> worker(String uid) {
+        return Optional.ofNullable(workers.get(uid));
+    }
+
+    public boolean isRegistered(String node) {
+        return nodes.containsKey(node);
+    }
+
+    public boolean isForgotten(String uid) {
+        return forgotten.contains(uid);
+    }
+}

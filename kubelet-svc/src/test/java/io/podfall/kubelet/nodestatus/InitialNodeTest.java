@@ -1,0 +1,44 @@
+package io.podfall.kubelet.nodestatus;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeAddress;
+import io.podfall.model.Json;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+class InitialNodeTest {
+    private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
+
+    @Test
+    void isAReadyNodeWithItsInternalIP() {
+        Node node = InitialNode.of("node-3", T0);
+
+        assertEquals("v1", node.getApiVersion());
+        assertEquals("Node", node.getKind());
+        assertEquals("node-3", node.getMetadata().getName());
+        var ready = node.getStatus().getConditions().get(0);
+        assertEquals("Ready", ready.getType());
+        assertEquals("True", ready.getStatus());
+        assertEquals(T0.toString(), ready.getLastHeartbeatTime());
+        NodeAddress internal = node.getStatus().getAddresses().get(0);
+        assertEquals("InternalIP", internal.getType());
+        assertEquals("172.18.0.5", internal.getAddress());
+    }
+
+    @Test
+    void survivesTheRoundTripThroughJson() {
+        Node node = InitialNode.of("node-1", T0);
+        assertEquals(node, Json.convert(Json.tree(node), Node.class));
+    }
+
+    @Test
+    void theInternalIPComesFromTheNodeNameAlone() {
+        assertEquals("172.18.0.3", InitialNode.internalIP("node-1"));
+        assertEquals(InitialNode.internalIP("worker-a"), InitialNode.internalIP("worker-a"));
+        assertNotEquals(InitialNode.internalIP("node-1"), InitialNode.internalIP("node-2"));
+    }
+}

@@ -1,0 +1,124 @@
+package io.podfall.kubelet.podworkers;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.podfall.model.apiserver.ObjectChange;
+import io.podfall.model.core.Effects;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.event.Ids;
+import io.podfall.model.event.Subjects;
+import io.podfall.model.k8s.ResourceType;
+import io.podfall.model.runtime.ContainerState;
+import io.podfall.model.runtime.Sandbox;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Test driver: a {@link PodWorkers} core with its state, fed the API server's and the runtime's facts the way the
+ * log would carry them. Every fact handled is kept, so a test can deliver it again.
+ */
+final class Kubelet {
+    static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
+    static final String NODE = "node-1";
+
+    final PodWorkers core;
+    final PodWorkersState state;
+    final List<Event> delivered = new ArrayList<>();
+    Instant now = T0;
+
+    Kubelet(String... nodes) {
+        core = new PodWorkers(List.of(nodes.length == 0 ? new String[]{NODE} : nodes));
+        state = core.newState();
+    }
+
+    Kubelet at(Instant t) {
+        now = t;
+        return this;
+    }
+
+    Kubelet after(long seconds) {
+        now = now.plusSeconds(seconds);
+        return this;
+    }
+
+    Effects apiserver(String type, HasMetadata object) {
+        ResourceType resource = object instanceof Pod ? ResourceType.PODS : ResourceType.NODES;
+        String ns = object.getMetadata().getNamespace();
+        return deliver("/apiserver", type, Subjects.of(ns, resource.plural(), object.getMetadata().getName()),
+                ObjectChange.of(resource, object));
+    }
+
+    Effects sandboxStarted(Pod pod) {
+        return runtime(pod, EventTypes.SANDBOX_STARTED, sandbox(pod));
+    }
+
+    Effects sandboxStopped(Pod pod) {
+        return runtime(pod, EventTypes.SANDBOX_STOPPED, sandbox(pod));
+    }
+
+    Effects containerStarted(Pod pod, String container) {
+        return runtime(pod, EventTypes.CONTAINER_STARTED, new ContainerState(node(pod), uid(pod),
+                containerId(pod, container), container, "nginx:1.27", ContainerState.State.RUNNING, null, null,
+                T0, null));
+    }
+
+    Effects containerExited(Pod pod, String container, int exitCode) {
+        return runtime(pod, EventTypes.CONTAINER_EXITED, new ContainerState(node(pod), uid(pod),
+                containerId(pod, container), container, "nginx:1.27", ContainerState.State.EXITED, exitCode,
+                exitCode == 0 ? "Completed" : "Error", T0, now));
+    }
+
+    /** Delivers an event again, as a redelivery or a duplicate on the log would. */
+    Effects redeliver(Event event) {
+        return core.handle(state, event, now);
+    }
+
+    /** Binds the pod and runs it until every container runs; returns the pod as the API server holds it. */
+    Pod running(Pod pod) {
+        apiserver(EventTypes.POD_BOUND, pod);
+        sandboxStarted(pod);
+        pod.getSpec().getContainers().forEach(c -> containerStarted(pod, c.getName()));
+        return pod;
+    }
+
+    /** The pod as the API server stores it after a DELETE with the given grace period. */
+    Pod markedTerminating(Pod pod, long grace) {
+        return new PodBuilder(pod).editMetadata().withDeletionTimestamp(now.plusSeconds(grace).toString())
+                .withDeletionGracePeriodSeconds(grace).endMetadata().build();
+    }
+
+    PodWorker worker(Pod pod) {
+        return state.workers.get(uid(pod));
+    }
+
+    static String containerId(Pod pod, String container) {
+        return Ids.derived("container", uid(pod), container);
+    }
+
+    private Effects runtime(Pod pod, String type, Object data) {
+        return deliver("/runtime/" + node(pod), type,
+                Subjects.of(pod.getMetadata().getNamespace(), "pods", pod.getMetadata().getName()), data);
+    }
+
+    private Effects deliver(String source, String type, String subject, Object data) {
+        Event e = Event.request("fact-" + delivered.size(), source, type, subject, now, null, data);
+        delivered.add(e);
+        return core.handle(state, e, now);
+    }
+
+    private static Sandbox sandbox(Pod pod) {
+        return new Sandbox(node(pod), uid(pod), Ids.derived("sandbox", uid(pod)), "10.244.1.2");
+    }
+
+    private static String uid(Pod pod) {
+        return pod.getMetadata().getUid();
+    }
+
+    private static String node(Pod pod) {
+        return pod.getSpec().getNodeName();
+    }
+}
