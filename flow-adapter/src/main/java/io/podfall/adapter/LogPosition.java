@@ -33,8 +33,15 @@ public class LogPosition implements KafkaConsumerRebalanceListener {
     private volatile boolean caughtUp;
     private volatile Runnable onCaughtUp = () -> { };
 
+    /**
+     * Runs {@code callback} when the service catches up, or now if it has already (the processor may be created
+     * after an empty log was assigned). It may run twice in a race, so it must be idempotent.
+     */
     void onCaughtUp(Runnable callback) {
         this.onCaughtUp = callback;
+        if (caughtUp) {
+            callback.run();
+        }
     }
 
     @Override
@@ -82,11 +89,15 @@ public class LogPosition implements KafkaConsumerRebalanceListener {
         return caughtUp;
     }
 
-    private synchronized void checkCaughtUp() {
-        if (!caughtUp && assigned && catchUpEnd.isEmpty()) {
+    private void checkCaughtUp() {
+        synchronized (this) {
+            if (caughtUp || !assigned || !catchUpEnd.isEmpty()) {
+                return;
+            }
             caughtUp = true;
-            LOG.info("Caught up with the log: live");
-            onCaughtUp.run();
         }
+        LOG.info("Caught up with the log: live");
+        // Outside the monitor: the callback takes the processor's lock, which a consuming thread may hold.
+        onCaughtUp.run();
     }
 }

@@ -8,6 +8,7 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.EventCodec;
 import io.podfall.model.event.UnreadableEventException;
 import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordMetadata;
+import io.quarkus.runtime.Startup;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
@@ -50,6 +51,7 @@ import java.util.function.Function;
  *
  * <p><b>Unreadable records</b> go to the dead-letter topic with the reason; the service goes on.
  */
+@Startup
 @ApplicationScoped
 public class LogProcessor {
     private static final Logger LOG = Logger.getLogger(LogProcessor.class);
@@ -181,6 +183,9 @@ public class LogProcessor {
     private void goLive() {
         lock.lock();
         try {
+            if (live) {
+                return;
+            }
             live = true;
             if (!heldBack.isEmpty()) {
                 LOG.infof("Appending %d effects decided before the restart but never appended", heldBack.size());

@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class LogProcessorTest {
 
     /** The readable events among {@code records} (the poison record of one test is skipped). */
-    private static List<Event> events(List<ConsumerRecord<String, byte[]>> records) {
+    static List<Event> events(List<ConsumerRecord<String, byte[]>> records) {
         return records.stream().filter(r -> r.headers().lastHeader(EventCodec.H_SPECVERSION) != null)
                 .map(r -> EventCodec.decode(name -> {
                     Header h = r.headers().lastHeader(name);
@@ -32,11 +32,11 @@ class LogProcessorTest {
                 }, r.value())).toList();
     }
 
-    private static List<Event> logUntil(Predicate<List<Event>> done) {
+    static List<Event> logUntil(Predicate<List<Event>> done) {
         return events(BrokerResource.readUntil(BrokerResource.TOPIC, records -> done.test(events(records))));
     }
 
-    private static Predicate<List<Event>> hasEffectOf(String causeId, String type) {
+    static Predicate<List<Event>> hasEffectOf(String causeId, String type) {
         return log -> log.stream().anyMatch(e -> e.is(type) && causeId.equals(e.causationId()));
     }
 

@@ -50,7 +50,7 @@ public final class Suite implements AutoCloseable {
             Instant deadline = Instant.now().plus(o.startTimeout());
             for (int i = 0; i < SERVICES.size(); i++) {
                 String name = SERVICES.get(i);
-                int port = i == 0 ? portOr(o.apiserverPort()) : o.servicePortBase() == 0 ? KafkaBroker.freePort() : o.servicePortBase() + i;
+                int port = i == 0 ? portOr(o.apiserverPort()) : o.servicePortBase() == 0 ? KafkaBroker.freePort() : o.servicePortBase() + i - 1;
                 suite.services.put(name, ServiceProcess.start(o.projectRoot(), name, port, config, o.workDir().resolve("logs")));
             }
             for (ServiceProcess s : suite.services.values()) {
