@@ -1,0 +1,18 @@
+package io.podfall.apiserver;
+
+import io.podfall.apiserver.registry.Registry;
+import io.podfall.model.core.Core;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+
+/** The core the shared log processor runs for this service: the registry. */
+@ApplicationScoped
+public class CoreProducer {
+    @Produces
+    @Singleton
+    @SuppressWarnings("rawtypes")
+    Core core() {
+        return new Registry();
+    }
+}

@@ -1,0 +1,95 @@
+package io.podfall.apiserver.registry;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.podfall.model.Json;
+import io.podfall.model.apiserver.CreationRequest;
+import io.podfall.model.apiserver.DeletionRequest;
+import io.podfall.model.apiserver.ObjectChange;
+import io.podfall.model.apiserver.RequestRejection;
+import io.podfall.model.core.Effects;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.k8s.ResourceType;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The answer to a request, read from what the {@link Registry} did with it: the Status of its rejection, else
+ * the object of the last fact it caused, else (a delete that found deletion pending with an earlier deadline,
+ * or a status write that changed nothing) the object as stored. Pure: the HTTP layer calls it with the effects
+ * of the request, under the log processor's lock, so "as stored" is the state right after the request.
+ *
+ * @param code the HTTP status code
+ * @param body the object, or a Kubernetes Status
+ */
+public record Outcome(int code, JsonNode body) {
+
+    public static Optional<Outcome> of(RegistryState state, Event request, Effects effects) {
+        if (!Registry.isRequest(request)) {
+            return Optional.empty();
+        }
+        List<Event> facts = effects.events();
+        for (int i = facts.size() - 1; i >= 0; i--) {
+            Event fact = facts.get(i);
+            if (fact.is(EventTypes.REQUEST_REJECTED)) {
+                Status status = fact.data(RequestRejection.class).status();
+                return Optional.of(new Outcome(status.getCode(), Json.tree(status)));
+            }
+        }
+        if (!facts.isEmpty()) {
+            Event last = facts.get(facts.size() - 1);
+            ObjectChange change = last.data(ObjectChange.class);
+            if (request.is(EventTypes.CREATION_REQUESTED)) {
+                return Optional.of(new Outcome(201, change.object()));
+            }
+            if (last.is(EventTypes.OBJECT_REMOVED) && change.resourceType() == ResourceType.NODES) {
+                return Optional.of(new Outcome(200, Json.tree(removedStatus(change))));
+            }
+            return Optional.of(new Outcome(200, change.object()));
+        }
+        return Optional.of(stored(state, request));
+    }
+
+    /**
+     * Store.finalizeDelete for kinds that do not return the deleted object (all but pods here): a Status
+     * Success whose details carry the uid, which kubectl waits on.
+     */
+    private static Status removedStatus(ObjectChange change) {
+        HasMetadata object = change.object(change.resourceType().javaType());
+        return new StatusBuilder().withNewMetadata().endMetadata().withStatus("Success")
+                .withNewDetails().withName(object.getMetadata().getName()).withGroup(change.resourceType().group())
+                .withKind(change.resourceType().plural()).withUid(object.getMetadata().getUid()).endDetails().build();
+    }
+
+    private static Outcome stored(RegistryState state, Event request) {
+        ResourceType type;
+        String namespace;
+        String name;
+        if (request.is(EventTypes.DELETION_REQUESTED)) {
+            DeletionRequest r = request.data(DeletionRequest.class);
+            type = ResourceType.byPlural(r.resource());
+            namespace = r.namespace();
+            name = r.name();
+        } else if (request.is(EventTypes.CREATION_REQUESTED)) {
+            CreationRequest r = request.data(CreationRequest.class);
+            type = ResourceType.byPlural(r.resource());
+            namespace = r.namespace();
+            name = r.object().path("metadata").path("name").asText();
+        } else {
+            JsonNode data = request.data();
+            type = ResourceType.PODS;
+            namespace = data.path("namespace").asText();
+            name = data.path("name").asText();
+        }
+        return state.get(type, namespace, name)
+                .map(o -> new Outcome(200, Json.tree(o)))
+                .orElseGet(() -> {
+                    Status status = StatusError.notFound(type, name).status();
+                    return new Outcome(status.getCode(), Json.tree(status));
+                });
+    }
+}

@@ -1,0 +1,403 @@
+package io.podfall.apiserver.registry;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.DeleteOptions;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.podfall.apiserver.registry.StatusError.FieldError;
+import io.podfall.model.Json;
+import io.podfall.model.apiserver.BindingRequest;
+import io.podfall.model.apiserver.CreationRequest;
+import io.podfall.model.apiserver.DeletionRequest;
+import io.podfall.model.apiserver.ObjectChange;
+import io.podfall.model.apiserver.RequestRejection;
+import io.podfall.model.apiserver.StatusUpdateRequest;
+import io.podfall.model.core.Core;
+import io.podfall.model.core.Effects;
+import io.podfall.model.core.Timer;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.event.Ids;
+import io.podfall.model.event.Subjects;
+import io.podfall.model.k8s.ResourceType;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The API server's registry and etcd: the only writer of object state. Requests reach it as events on the log
+ * ({@code apiserver.CreationRequested}, {@code BindingRequested}, {@code StatusUpdateRequested},
+ * {@code DeletionRequested}), whoever sent them (source {@code /apiserver} for HTTP calls, {@code /kubelet/<node>},
+ * {@code /controller/scheduler}); every other event is ignored. Each request is either applied, and every write
+ * it makes is one fact with the full object after the change (what a watch shows), or refused with one
+ * {@code apiserver.RequestRejected} carrying the Kubernetes Status, and then nothing is stored.
+ *
+ * <p>The life of an object in storage:
+ * <ul>
+ *   <li><b>created</b> ({@code ObjectCreated}): uid, resourceVersion, creationTimestamp and defaults assigned.
+ *       A pod starts {@code Pending} and unbound; {@code PodBound} sets {@code spec.nodeName} once, only while it
+ *       is not being deleted; {@code PodStatusUpdated} replaces its status.</li>
+ *   <li><b>terminating</b> ({@code ObjectMarkedTerminating}): {@code deletionTimestamp} and
+ *       {@code deletionGracePeriodSeconds} set. Only pods are deleted gracefully ({@code CheckGracefulDelete}):
+ *       grace = the request's, else {@code spec.terminationGracePeriodSeconds}; 0 for an unscheduled or
+ *       finished pod. From here a delete may only shorten the grace period (the deadline moves earlier by the
+ *       difference); a longer or equal one writes nothing ({@code rest.BeforeDelete}).</li>
+ *   <li><b>removed</b> ({@code ObjectRemoved}, the last state): when a delete finds grace 0 (or the kind has no
+ *       graceful deletion) and no finalizers. The kubelet's final delete (grace 0, uid precondition) does this
+ *       for a pod whose containers have stopped.</li>
+ * </ul>
+ *
+ * <p>Invariants: an object with finalizers is never removed, it stays terminating; the deletionTimestamp of a
+ * terminating object never moves later and its grace period never grows; every write takes the next value of
+ * one global resourceVersion counter (the removal too, as an etcd delete is a revision); a stored object is
+ * never changed in place; a request id seen before changes nothing (a duplicate on the log).
+ *
+ * <p>The HTTP layer answers a request from the effects of handling it, see {@link Outcome}.
+ */
+public final class Registry implements Core<RegistryState> {
+    public static final String SOURCE = "/apiserver";
+    static final String FINALIZER_ORPHAN = "orphan";
+    static final String FINALIZER_FOREGROUND = "foregroundDeletion";
+    private static final List<String> PROPAGATION_POLICIES = List.of("Foreground", "Background", "Orphan", "nil");
+    private static final Set<String> REQUESTS = Set.of(EventTypes.CREATION_REQUESTED, EventTypes.BINDING_REQUESTED,
+            EventTypes.STATUS_UPDATE_REQUESTED, EventTypes.DELETION_REQUESTED);
+
+    @Override
+    public RegistryState newState() {
+        return new RegistryState();
+    }
+
+    @Override
+    public Effects handle(RegistryState state, Event event, Instant now) {
+        if (!isRequest(event) || !state.firstSeen(event.id())) {
+            return Effects.NONE;
+        }
+        Effects.Builder out = Effects.of(event, now);
+        try {
+            switch (event.type()) {
+                case EventTypes.CREATION_REQUESTED -> create(state, event, payload(event, CreationRequest.class), out);
+                case EventTypes.BINDING_REQUESTED -> bind(state, payload(event, BindingRequest.class), out);
+                case EventTypes.STATUS_UPDATE_REQUESTED -> updateStatus(state, payload(event, StatusUpdateRequest.class), out);
+                default -> delete(state, payload(event, DeletionRequest.class), out);
+            }
+        } catch (StatusError refused) {
+            // Checks all come before the first write, so a refused request has stored nothing.
+            return Effects.of(event, now)
+                    .emit(SOURCE, EventTypes.REQUEST_REJECTED, event.subject(), new RequestRejection(refused.status()))
+                    .build();
+        }
+        return out.build();
+    }
+
+    /** The registry sets no timers: a grace period runs out at the kubelet, which then sends the final delete. */
+    @Override
+    public Effects fire(RegistryState state, Timer timer, Instant now) {
+        return Effects.NONE;
+    }
+
+    static boolean isRequest(Event event) {
+        return REQUESTS.contains(event.type());
+    }
+
+    // --- create: staging/src/k8s.io/apiserver/pkg/registry/rest/create.go BeforeCreate, then the store's Create ---
+
+    private void create(RegistryState state, Event event, CreationRequest req, Effects.Builder out) {
+        ResourceType type = resourceType(req.resource());
+        HasMetadata object = decode(type, req.object());
+        ObjectMeta meta = object.getMetadata() == null ? new ObjectMeta() : object.getMetadata();
+        object.setMetadata(meta);
+        String namespace = req.namespace() == null ? "" : req.namespace();
+        if (type.namespaced()) {
+            if (meta.getNamespace() != null && !meta.getNamespace().isEmpty() && !meta.getNamespace().equals(namespace)) {
+                throw StatusError.badRequest("the namespace of the provided object does not match the namespace sent on the request");
+            }
+            meta.setNamespace(namespace);
+        } else {
+            meta.setNamespace(null);
+        }
+        if ((meta.getName() == null || meta.getName().isEmpty()) && meta.getGenerateName() != null && !meta.getGenerateName().isEmpty()) {
+            meta.setName(Names.generate(meta.getGenerateName(), event.id()));
+        }
+        // FillObjectMetaSystemFields, and a new object is never born terminating.
+        meta.setUid(Ids.derived("uid", event.id()));
+        meta.setCreationTimestamp(timestamp(out.now()));
+        meta.setDeletionTimestamp(null);
+        meta.setDeletionGracePeriodSeconds(null);
+        meta.setResourceVersion(null);
+        List<FieldError> errors = new ArrayList<>(Names.validate(meta));
+        if (type.namespaced() && namespace.isEmpty()) {
+            errors.add(FieldError.required("metadata.namespace", ""));
+        }
+        if (object instanceof Pod pod) {
+            PodStrategy.prepareForCreate(pod);
+            errors.addAll(PodStrategy.validateSpec(pod));
+        }
+        if (!errors.isEmpty()) {
+            throw StatusError.invalid(type, meta.getName() == null ? "" : meta.getName(), errors);
+        }
+        if (state.get(type, meta.getNamespace(), meta.getName()).isPresent()) {
+            throw StatusError.alreadyExists(type, meta.getName());
+        }
+        write(state, out, EventTypes.OBJECT_CREATED, type, object);
+    }
+
+    private static HasMetadata decode(ResourceType type, JsonNode json) {
+        if (json == null || !json.isObject()) {
+            throw StatusError.badRequest("the object of the request is not a JSON object");
+        }
+        String apiVersion = json.path("apiVersion").asText("");
+        if (!apiVersion.isEmpty() && !apiVersion.equals(type.apiVersion())) {
+            throw StatusError.badRequest("the API version in the data (" + apiVersion
+                    + ") does not match the expected API version (" + type.apiVersion() + ")");
+        }
+        String kind = json.path("kind").asText("");
+        if (!kind.isEmpty() && !kind.equals(type.kind())) {
+            throw StatusError.badRequest("the kind in the data (" + kind + ") does not match the expected kind (" + type.kind() + ")");
+        }
+        try {
+            // fabric8's Pod and Node carry their kind and apiVersion from construction: a body without them gets them.
+            return Json.convert(json, type.javaType());
+        } catch (IllegalArgumentException e) {
+            throw StatusError.badRequest(type.kind() + " in version \"" + type.version() + "\" cannot be handled as a "
+                    + type.kind() + ": " + e.getMessage());
+        }
+    }
+
+    // --- binding: pkg/registry/core/pod/storage/storage.go BindingREST, setPodNodeAndMetadata ---
+
+    private void bind(RegistryState state, BindingRequest req, Effects.Builder out) {
+        Pod pod = existingPod(state, req.namespace(), req.name());
+        if (req.nodeName() == null || req.nodeName().isEmpty()) {
+            throw StatusError.invalid("Binding", "Binding", "", req.name(), List.of(FieldError.required("target.name", "")));
+        }
+        checkUid(pod, req.uid());
+        if (pod.getMetadata().getDeletionTimestamp() != null) {
+            throw StatusError.conflict("pods/binding", req.name(), "pod " + req.name() + " is being deleted, cannot be assigned to a host");
+        }
+        if (pod.getSpec().getNodeName() != null && !pod.getSpec().getNodeName().isEmpty()) {
+            throw StatusError.conflict("pods/binding", req.name(), "pod " + req.name() + " is already assigned to node "
+                    + StatusError.quote(pod.getSpec().getNodeName()));
+        }
+        Pod bound = copy(pod);
+        bound.getSpec().setNodeName(req.nodeName());
+        PodStatus status = bound.getStatus() == null ? new PodStatus() : bound.getStatus();
+        bound.setStatus(status);
+        List<PodCondition> conditions = new ArrayList<>(status.getConditions());
+        conditions.removeIf(c -> "PodScheduled".equals(c.getType()));
+        conditions.add(new PodConditionBuilder().withType("PodScheduled").withStatus("True")
+                .withLastTransitionTime(timestamp(out.now())).build());
+        status.setConditions(conditions);
+        write(state, out, EventTypes.POD_BOUND, ResourceType.PODS, bound);
+    }
+
+    // --- status: the pods/status subresource, podStatusStrategy (status replaced, the rest kept) ---
+
+    private void updateStatus(RegistryState state, StatusUpdateRequest req, Effects.Builder out) {
+        Pod pod = existingPod(state, req.namespace(), req.name());
+        checkUid(pod, req.uid());
+        Pod updated = copy(pod);
+        updated.setStatus(req.status());
+        // etcd3's GuaranteedUpdate skips a write that changes nothing: no new revision, nothing to watch.
+        if (!sameContent(pod, updated)) {
+            write(state, out, EventTypes.POD_STATUS_UPDATED, ResourceType.PODS, updated);
+        }
+    }
+
+    // --- delete: staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go Delete and
+    //     updateForGracefulDeletionAndFinalizers, with staging/.../registry/rest/delete.go BeforeDelete ---
+
+    private void delete(RegistryState state, DeletionRequest req, Effects.Builder out) {
+        ResourceType type = resourceType(req.resource());
+        DeleteOptions options = req.options() == null ? new DeleteOptions() : req.options();
+        if (options.getDryRun() != null && !options.getDryRun().isEmpty()) {
+            // A dry run stores nothing and so has no fact to put on the log; podfall refuses it rather than fake one.
+            throw StatusError.badRequest("dryRun is not supported by this API server");
+        }
+        HasMetadata current = state.get(type, req.namespace(), req.name())
+                .orElseThrow(() -> StatusError.notFound(type, req.name()));
+        validateOptions(options);
+        checkPreconditions(type, current, options);
+        // delete.go: negative values are treated as 1s on the delete path.
+        Long requested = options.getGracePeriodSeconds() != null && options.getGracePeriodSeconds() < 0 ? Long.valueOf(1) : options.getGracePeriodSeconds();
+
+        HasMetadata next = copy(current);
+        ObjectMeta meta = next.getMetadata();
+        boolean wasTerminating = meta.getDeletionTimestamp() != null;
+        boolean graceful;
+        long grace = 0;
+        if (!(next instanceof Pod pod)) {
+            graceful = false; // only pods implement RESTGracefulDeleteStrategy here: other kinds go at once
+        } else if (wasTerminating) {
+            Long recorded = meta.getDeletionGracePeriodSeconds();
+            if (recorded == null || recorded == 0) {
+                // Already at grace 0 (e.g. held by finalizers): nothing graceful left, delete now if nothing holds it.
+                graceful = false;
+            } else if (requested != null && requested < recorded) {
+                // Only a shorter grace period may be given: the deadline moves earlier by the difference.
+                Instant deadline = Instant.parse(meta.getDeletionTimestamp()).minusSeconds(recorded).plusSeconds(requested);
+                meta.setDeletionTimestamp(timestamp(deadline));
+                meta.setDeletionGracePeriodSeconds(requested);
+                graceful = true;
+                grace = requested;
+            } else {
+                // Graceful deletion is pending with an earlier or equal deadline: nothing to write, and the
+                // finalizers cannot be changed by DeleteOptions once deletion has started.
+                return;
+            }
+        } else {
+            grace = PodStrategy.gracePeriod(pod, requested);
+            meta.setDeletionTimestamp(timestamp(out.now().plusSeconds(grace)));
+            meta.setDeletionGracePeriodSeconds(grace);
+            graceful = true;
+        }
+        meta.setFinalizers(deletionFinalizers(meta.getFinalizers(), options));
+        boolean pendingFinalizers = !meta.getFinalizers().isEmpty();
+        if (!graceful && pendingFinalizers) {
+            markAsDeleting(meta, out.now());
+        }
+        boolean remove = !pendingFinalizers && (!graceful || grace == 0);
+        // Upstream writes the update before the removal only for a graceful delete; the podfall protocol folds a
+        // terminating pod's last shortening (the kubelet's final delete with grace 0) into the removal, whose
+        // data carries that last state, so watchers see one fact: the pod is gone.
+        boolean writeUpdate = !sameContent(current, next) && (!remove || (graceful && !wasTerminating));
+        if (writeUpdate) {
+            next = write(state, out, EventTypes.OBJECT_MARKED_TERMINATING, type, next);
+        }
+        if (remove) {
+            HasMetadata last = copy(next);
+            last.getMetadata().setResourceVersion(Long.toString(state.nextResourceVersion()));
+            state.remove(type, last);
+            out.emit(SOURCE, EventTypes.OBJECT_REMOVED, subject(type, last), ObjectChange.of(type, last));
+        }
+    }
+
+    /** {@code ValidateDeleteOptions} ({@code staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/validation/validation.go}). */
+    private static void validateOptions(DeleteOptions options) {
+        List<FieldError> errors = new ArrayList<>();
+        String policy = options.getPropagationPolicy();
+        if (options.getOrphanDependents() != null && policy != null) {
+            errors.add(FieldError.invalid("propagationPolicy", policy, "orphanDependents and deletionPropagation cannot be both set"));
+        }
+        if (policy != null && !PROPAGATION_POLICIES.subList(0, 3).contains(policy)) {
+            errors.add(FieldError.notSupported("propagationPolicy", policy, PROPAGATION_POLICIES));
+        }
+        if (!errors.isEmpty()) {
+            throw StatusError.invalid("DeleteOptions.meta.k8s.io", "DeleteOptions", "meta.k8s.io", "", errors);
+        }
+    }
+
+    /** The preconditions as {@code rest.BeforeDelete} checks them: the conflict names the kind ({@code Pod}). */
+    private static void checkPreconditions(ResourceType type, HasMetadata current, DeleteOptions options) {
+        if (options.getPreconditions() == null) {
+            return;
+        }
+        ObjectMeta meta = current.getMetadata();
+        String uid = options.getPreconditions().getUid();
+        if (uid != null && !uid.equals(meta.getUid())) {
+            throw StatusError.conflict(type.kind(), meta.getName(), "the UID in the precondition (" + uid
+                    + ") does not match the UID in record (" + meta.getUid() + "). The object might have been deleted and then recreated");
+        }
+        String rv = options.getPreconditions().getResourceVersion();
+        if (rv != null && !rv.equals(meta.getResourceVersion())) {
+            throw StatusError.conflict(type.kind(), meta.getName(), "the ResourceVersion in the precondition (" + rv
+                    + ") does not match the ResourceVersion in record (" + meta.getResourceVersion() + "). The object might have been modified");
+        }
+    }
+
+    /**
+     * {@code deletionFinalizersForGarbageCollection} of store.go: the orphan and foreground finalizers follow the
+     * options (Orphan adds {@code orphan}, Foreground adds {@code foregroundDeletion}, Background removes both),
+     * else the finalizers already there; other finalizers are kept. The list is unchanged if the set is.
+     */
+    static List<String> deletionFinalizers(List<String> existing, DeleteOptions options) {
+        String policy = options.getPropagationPolicy();
+        Boolean orphanDependents = options.getOrphanDependents();
+        String firstGc = existing.stream().filter(f -> f.equals(FINALIZER_ORPHAN) || f.equals(FINALIZER_FOREGROUND)).findFirst().orElse("");
+        boolean orphan = orphanDependents != null ? orphanDependents
+                : policy != null ? policy.equals("Orphan") : firstGc.equals(FINALIZER_ORPHAN);
+        boolean foreground = orphanDependents == null
+                && (policy != null ? policy.equals("Foreground") : firstGc.equals(FINALIZER_FOREGROUND));
+        List<String> updated = new ArrayList<>(existing.stream()
+                .filter(f -> !f.equals(FINALIZER_ORPHAN) && !f.equals(FINALIZER_FOREGROUND)).toList());
+        if (orphan) {
+            updated.add(FINALIZER_ORPHAN);
+        }
+        if (foreground) {
+            updated.add(FINALIZER_FOREGROUND);
+        }
+        return new HashSet<>(updated).equals(new HashSet<>(existing)) ? new ArrayList<>(existing) : updated;
+    }
+
+    /** store.go {@code markAsDeleting}: grace 0, and the deletionTimestamp now unless it is already earlier. */
+    private static void markAsDeleting(ObjectMeta meta, Instant now) {
+        if (meta.getDeletionTimestamp() == null || Instant.parse(meta.getDeletionTimestamp()).isAfter(now)) {
+            meta.setDeletionTimestamp(timestamp(now));
+        }
+        meta.setDeletionGracePeriodSeconds(0L);
+    }
+
+    // --- storage ---
+
+    private static <T extends HasMetadata> T write(RegistryState state, Effects.Builder out, String type,
+                                                   ResourceType resource, T object) {
+        object.getMetadata().setResourceVersion(Long.toString(state.nextResourceVersion()));
+        state.put(resource, object);
+        out.emit(SOURCE, type, subject(resource, object), ObjectChange.of(resource, object));
+        return object;
+    }
+
+    private static Pod existingPod(RegistryState state, String namespace, String name) {
+        return (Pod) state.get(ResourceType.PODS, namespace, name).orElseThrow(() -> StatusError.notFound(ResourceType.PODS, name));
+    }
+
+    /** The uid precondition of the binding and status writes, as etcd3's storage reports it. */
+    private static void checkUid(HasMetadata current, String uid) {
+        if (uid != null && !uid.isEmpty() && !uid.equals(current.getMetadata().getUid())) {
+            throw StatusError.conflict("pods", current.getMetadata().getName(), "Precondition failed: UID in precondition: "
+                    + uid + ", UID in object meta: " + current.getMetadata().getUid());
+        }
+    }
+
+    static String subject(ResourceType type, HasMetadata object) {
+        return Subjects.of(type.namespaced() ? object.getMetadata().getNamespace() : "", type.plural(), object.getMetadata().getName());
+    }
+
+    private static ResourceType resourceType(String plural) {
+        try {
+            return ResourceType.byPlural(plural);
+        } catch (IllegalArgumentException e) {
+            throw StatusError.pathNotFound();
+        }
+    }
+
+    private static <T> T payload(Event event, Class<T> type) {
+        try {
+            return event.data(type);
+        } catch (IllegalArgumentException e) {
+            throw StatusError.badRequest("the request could not be read: " + e.getMessage());
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    static <T extends HasMetadata> T copy(T object) {
+        return (T) Json.convert(Json.tree(object), object.getClass());
+    }
+
+    private static boolean sameContent(HasMetadata a, HasMetadata b) {
+        return Objects.equals(Json.tree(a), Json.tree(b));
+    }
+
+    /** metav1.Time: RFC 3339 in whole seconds, as the API server serializes it. */
+    static String timestamp(Instant instant) {
+        return instant.truncatedTo(ChronoUnit.SECONDS).toString();
+    }
+}

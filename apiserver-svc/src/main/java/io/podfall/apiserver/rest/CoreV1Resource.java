@@ -1,0 +1,184 @@
+package io.podfall.apiserver.rest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.podfall.adapter.LogProcessor;
+import io.podfall.apiserver.registry.Outcome;
+import io.podfall.apiserver.registry.RegistryState;
+import io.podfall.apiserver.registry.StatusError;
+import io.podfall.model.Json;
+import io.podfall.model.apiserver.CreationRequest;
+import io.podfall.model.apiserver.DeletionRequest;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.event.Subjects;
+import io.podfall.model.k8s.ResourceType;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Response;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+/**
+ * The core/v1 objects podfall serves: pods and nodes. Writes become requests on the log (see
+ * {@link RequestTracker}); reads copy from the registry's state under the processor's lock. Both are refused
+ * with 503 until the service has rebuilt its state from the log.
+ */
+@Path("/api/v1")
+public class CoreV1Resource {
+    private static final String CONTENT_TYPE = "Content-Type";
+    private static final String TRACEPARENT = "traceparent";
+
+    @Inject
+    LogProcessor processor;
+    @Inject
+    RequestTracker requests;
+
+    @POST
+    @Path("namespaces/{namespace}/pods")
+    public CompletionStage<Response> createPod(@PathParam("namespace") String namespace, @HeaderParam(CONTENT_TYPE) String contentType,
+                                               @HeaderParam(TRACEPARENT) String traceparent, @QueryParam("dryRun") List<String> dryRun,
+                                               byte[] body) {
+        return create(ResourceType.PODS, namespace, contentType, traceparent, dryRun, body);
+    }
+
+    @GET
+    @Path("namespaces/{namespace}/pods")
+    public Response listPods(@PathParam("namespace") String namespace, @QueryParam("fieldSelector") String fieldSelector,
+                             @QueryParam("labelSelector") String labelSelector, @QueryParam("watch") String watch) {
+        return list(ResourceType.PODS, namespace, fieldSelector, labelSelector, watch);
+    }
+
+    @GET
+    @Path("pods")
+    public Response listAllPods(@QueryParam("fieldSelector") String fieldSelector, @QueryParam("labelSelector") String labelSelector,
+                                @QueryParam("watch") String watch) {
+        return list(ResourceType.PODS, null, fieldSelector, labelSelector, watch);
+    }
+
+    @GET
+    @Path("namespaces/{namespace}/pods/{name}")
+    public Response getPod(@PathParam("namespace") String namespace, @PathParam("name") String name) {
+        return get(ResourceType.PODS, namespace, name);
+    }
+
+    @DELETE
+    @Path("namespaces/{namespace}/pods/{name}")
+    public CompletionStage<Response> deletePod(@PathParam("namespace") String namespace, @PathParam("name") String name,
+                                               @HeaderParam(CONTENT_TYPE) String contentType, @HeaderParam(TRACEPARENT) String traceparent,
+                                               @QueryParam("gracePeriodSeconds") String gracePeriodSeconds,
+                                               @QueryParam("propagationPolicy") String propagationPolicy,
+                                               @QueryParam("dryRun") List<String> dryRun, byte[] body) {
+        return delete(ResourceType.PODS, namespace, name, contentType, traceparent, gracePeriodSeconds, propagationPolicy, dryRun, body);
+    }
+
+    @POST
+    @Path("nodes")
+    public CompletionStage<Response> createNode(@HeaderParam(CONTENT_TYPE) String contentType, @HeaderParam(TRACEPARENT) String traceparent,
+                                                @QueryParam("dryRun") List<String> dryRun, byte[] body) {
+        return create(ResourceType.NODES, "", contentType, traceparent, dryRun, body);
+    }
+
+    @GET
+    @Path("nodes")
+    public Response listNodes(@QueryParam("fieldSelector") String fieldSelector, @QueryParam("labelSelector") String labelSelector,
+                              @QueryParam("watch") String watch) {
+        return list(ResourceType.NODES, null, fieldSelector, labelSelector, watch);
+    }
+
+    @GET
+    @Path("nodes/{name}")
+    public Response getNode(@PathParam("name") String name) {
+        return get(ResourceType.NODES, "", name);
+    }
+
+    @DELETE
+    @Path("nodes/{name}")
+    public CompletionStage<Response> deleteNode(@PathParam("name") String name, @HeaderParam(CONTENT_TYPE) String contentType,
+                                                @HeaderParam(TRACEPARENT) String traceparent,
+                                                @QueryParam("gracePeriodSeconds") String gracePeriodSeconds,
+                                                @QueryParam("propagationPolicy") String propagationPolicy,
+                                                @QueryParam("dryRun") List<String> dryRun, byte[] body) {
+        return delete(ResourceType.NODES, "", name, contentType, traceparent, gracePeriodSeconds, propagationPolicy, dryRun, body);
+    }
+
+    private CompletionStage<Response> create(ResourceType type, String namespace, String contentType, String traceparent,
+                                             List<String> dryRun, byte[] body) {
+        return submit(() -> {
+            if (dryRun != null && !dryRun.isEmpty()) {
+                // A dry run stores nothing, so it has no fact for the log; refused rather than answered from a guess.
+                throw StatusError.badRequest("dryRun is not supported by this API server");
+            }
+            ObjectNode object = RequestBodies.objectToCreate(type, contentType, body);
+            String name = object.path("metadata").path("name").asText("");
+            return requests.submit(EventTypes.CREATION_REQUESTED, Subjects.of(namespace, type.plural(), name), traceparent,
+                    new CreationRequest(type.plural(), namespace, object));
+        });
+    }
+
+    private CompletionStage<Response> delete(ResourceType type, String namespace, String name, String contentType, String traceparent,
+                                             String gracePeriodSeconds, String propagationPolicy, List<String> dryRun, byte[] body) {
+        return submit(() -> requests.submit(EventTypes.DELETION_REQUESTED, Subjects.of(namespace, type.plural(), name), traceparent,
+                new DeletionRequest(type.plural(), namespace, name,
+                        RequestBodies.deleteOptions(contentType, body, gracePeriodSeconds, propagationPolicy, dryRun))));
+    }
+
+    private CompletionStage<Response> submit(Supplier<CompletionStage<Outcome>> request) {
+        try {
+            requireLive();
+            return request.get().thenApply(o -> Responses.json(o.code(), o.body()));
+        } catch (StatusError e) {
+            return CompletableFuture.completedFuture(Responses.status(e));
+        }
+    }
+
+    private Response get(ResourceType type, String namespace, String name) {
+        try {
+            requireLive();
+            JsonNode object = processor.read(RegistryState.class, s -> s.get(type, namespace, name).map(Json::tree))
+                    .orElseThrow(() -> StatusError.notFound(type, name));
+            return Responses.json(200, object);
+        } catch (StatusError e) {
+            return Responses.status(e);
+        }
+    }
+
+    /**
+     * LIST. Watches are not served: a watch request gets an empty stream that closes at once, which clients
+     * treat as a watch the server ended, so they list again (kubectl's delete wait then polls until the pod is
+     * gone). {@code limit} is ignored: everything fits in one page, and no {@code continue} token is returned.
+     */
+    private Response list(ResourceType type, String namespace, String fieldSelector, String labelSelector, String watch) {
+        try {
+            requireLive();
+            Selectors selectors = Selectors.parse(type, fieldSelector, labelSelector);
+            if (watch != null && (watch.equalsIgnoreCase("true") || watch.equals("1"))) {
+                return Response.ok(new byte[0], Responses.JSON).build();
+            }
+            ObjectNode list = processor.read(RegistryState.class, s -> {
+                ObjectNode doc = Json.MAPPER.createObjectNode().put("kind", type.kind() + "List").put("apiVersion", type.apiVersion());
+                doc.putObject("metadata").put("resourceVersion", Long.toString(s.resourceVersion()));
+                var items = doc.putArray("items");
+                s.list(type, namespace).stream().map(Json::tree).filter(selectors::matches).forEach(items::add);
+                return doc;
+            });
+            return Responses.json(200, list);
+        } catch (StatusError e) {
+            return Responses.status(e);
+        }
+    }
+
+    private void requireLive() {
+        if (!processor.isLive()) {
+            throw StatusError.serviceUnavailable("the API server is rebuilding its state from the log; try again shortly");
+        }
+    }
+}

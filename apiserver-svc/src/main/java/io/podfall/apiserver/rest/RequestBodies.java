@@ -1,0 +1,104 @@
+package io.podfall.apiserver.rest;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.DeleteOptions;
+import io.podfall.apiserver.registry.StatusError;
+import io.podfall.model.Json;
+import io.podfall.model.k8s.ResourceType;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+
+/** Reading request bodies and query options the way the API server's handlers do, refusing with a Status. */
+final class RequestBodies {
+    private RequestBodies() {
+    }
+
+    /**
+     * JSON only. A missing Content-Type counts as JSON: clients send none on some calls (kubectl's
+     * {@code PUT .../scale}), and the Python client sends {@code application/json} even without a body.
+     */
+    static void requireJson(String contentType) {
+        if (contentType == null || contentType.isBlank()) {
+            return;
+        }
+        String mediaType = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+        if (!mediaType.equals("application/json")) {
+            throw StatusError.unsupportedMediaType(contentType);
+        }
+    }
+
+    /**
+     * The object of a POST, with {@code kind} and {@code apiVersion} taken from the URL when the body lacks them
+     * (the Python client omits them).
+     */
+    static ObjectNode objectToCreate(ResourceType type, String contentType, byte[] body) {
+        requireJson(contentType);
+        JsonNode tree = parse(body);
+        if (!(tree instanceof ObjectNode object)) {
+            throw StatusError.badRequest("the body of the request must be a JSON object");
+        }
+        if (!object.hasNonNull("apiVersion")) {
+            object.put("apiVersion", type.apiVersion());
+        }
+        if (!object.hasNonNull("kind")) {
+            object.put("kind", type.kind());
+        }
+        return object;
+    }
+
+    /**
+     * DeleteOptions of a DELETE: from the body when there is one, else from the query
+     * ({@code staging/src/k8s.io/apiserver/pkg/endpoints/handlers/delete.go} does the same).
+     */
+    static DeleteOptions deleteOptions(String contentType, byte[] body, String gracePeriodSeconds, String propagationPolicy,
+                                       List<String> dryRun) {
+        if (body != null && !new String(body, StandardCharsets.UTF_8).isBlank()) {
+            requireJson(contentType);
+            JsonNode tree = parse(body);
+            if (!tree.isObject()) {
+                throw StatusError.badRequest("the body of the request must be a JSON object (DeleteOptions)");
+            }
+            try {
+                return Json.convert(tree, DeleteOptions.class);
+            } catch (IllegalArgumentException e) {
+                throw StatusError.badRequest("DeleteOptions in version \"v1\" cannot be handled as a DeleteOptions: " + e.getMessage());
+            }
+        }
+        DeleteOptions options = new DeleteOptions();
+        if (gracePeriodSeconds != null && !gracePeriodSeconds.isBlank()) {
+            try {
+                options.setGracePeriodSeconds(Long.parseLong(gracePeriodSeconds.trim()));
+            } catch (NumberFormatException e) {
+                throw StatusError.badRequest("gracePeriodSeconds: invalid value " + gracePeriodSeconds + ": not an integer");
+            }
+        }
+        if (propagationPolicy != null && !propagationPolicy.isBlank()) {
+            options.setPropagationPolicy(propagationPolicy);
+        }
+        if (dryRun != null && !dryRun.isEmpty()) {
+            options.setDryRun(dryRun);
+        }
+        return options;
+    }
+
+    private static JsonNode parse(byte[] body) {
+        if (body == null || body.length == 0) {
+            throw StatusError.badRequest("the body of the request is empty");
+        }
+        try {
+            JsonNode tree = Json.MAPPER.readTree(body);
+            if (tree == null || tree.isMissingNode()) {
+                throw StatusError.badRequest("the body of the request is empty");
+            }
+            return tree;
+        } catch (IOException e) {
+            String why = e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
+            throw StatusError.badRequest("the body of the request is not valid JSON: " + why);
+        }
+    }
+}

@@ -1,0 +1,209 @@
+package io.podfall.apiserver.rest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.DeleteOptions;
+import io.podfall.apiserver.registry.StatusError;
+import io.podfall.model.Json;
+import io.podfall.model.k8s.ResourceType;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import static io.podfall.model.testing.Pods.aPod;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class RestPiecesTest {
+
+    @Nested
+    class FieldAndLabelSelectors {
+        private final JsonNode web1 = Json.tree(aPod("web-1").onNode("node-1").withAnnotation("a", "b").build());
+        private final JsonNode unscheduled = Json.tree(aPod("web-2").build());
+
+        {
+            ((ObjectNode) web1.path("metadata")).putObject("labels").put("app", "web").put("tier", "front");
+        }
+
+        @Test
+        void metadataNameSelectsTheOnePodKubectlWaitsFor() {
+            Selectors s = Selectors.parse(ResourceType.PODS, "metadata.name=web-1", null);
+
+            assertTrue(s.matches(web1));
+            assertFalse(s.matches(unscheduled));
+        }
+
+        @Test
+        void anEmptyNodeNameSelectsUnscheduledPods() {
+            Selectors s = Selectors.parse(ResourceType.PODS, "spec.nodeName=", null);
+
+            assertFalse(s.matches(web1));
+            assertTrue(s.matches(unscheduled));
+        }
+
+        @Test
+        void termsAreAndedAndSupportDoubleEqualsAndNotEquals() {
+            assertTrue(Selectors.parse(ResourceType.PODS, "metadata.namespace==default,spec.nodeName!=node-2", null).matches(web1));
+            assertFalse(Selectors.parse(ResourceType.PODS, "metadata.namespace=default,spec.nodeName!=node-1", null).matches(web1));
+        }
+
+        @Test
+        void labelSelectorsMatchByEqualityAndExistence() {
+            assertTrue(Selectors.parse(ResourceType.PODS, null, "app=web,tier!=back").matches(web1));
+            assertFalse(Selectors.parse(ResourceType.PODS, null, "app=db").matches(web1));
+            assertTrue(Selectors.parse(ResourceType.PODS, null, "app").matches(web1));
+            assertFalse(Selectors.parse(ResourceType.PODS, null, "!app").matches(web1));
+            assertTrue(Selectors.parse(ResourceType.PODS, null, "app!=web").matches(unscheduled), "a missing label is not equal");
+            assertFalse(Selectors.parse(ResourceType.PODS, null, "app=web").matches(unscheduled));
+        }
+
+        @Test
+        void anUnknownFieldIsRefusedAsUpstreamRefusesIt() {
+            StatusError e = assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.PODS, "spec.color=red", null));
+
+            assertEquals(400, e.status().getCode());
+            assertEquals("BadRequest", e.status().getReason());
+            assertEquals("field label not supported: spec.color", e.status().getMessage());
+        }
+
+        @Test
+        void nodesOnlySelectByName() {
+            assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.NODES, "spec.nodeName=x", null));
+            assertTrue(Selectors.parse(ResourceType.NODES, "metadata.name=node-1", null)
+                    .matches(Json.MAPPER.createObjectNode().set("metadata", Json.MAPPER.createObjectNode().put("name", "node-1"))));
+        }
+
+        @Test
+        void setBasedOrMalformedSelectorsAreBadRequests() {
+            assertEquals(400, assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.PODS, null, "app in (a,b)")).status().getCode());
+            assertEquals(400, assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.PODS, "metadata.name", null)).status().getCode());
+        }
+    }
+
+    @Nested
+    class Bodies {
+        @Test
+        void aPostWithoutKindAndApiVersionGetsThemFromTheUrl() {
+            ObjectNode object = RequestBodies.objectToCreate(ResourceType.PODS, "application/json",
+                    "{\"metadata\":{\"name\":\"pyp\"},\"spec\":{}}".getBytes(StandardCharsets.UTF_8));
+
+            assertEquals("Pod", object.path("kind").asText());
+            assertEquals("v1", object.path("apiVersion").asText());
+            assertEquals("pyp", object.path("metadata").path("name").asText());
+        }
+
+        @Test
+        void unreadableJsonIsABadRequest() {
+            StatusError e = assertThrows(StatusError.class, () -> RequestBodies.objectToCreate(ResourceType.PODS, null,
+                    "{\"metadata\":".getBytes(StandardCharsets.UTF_8)));
+
+            assertEquals(400, e.status().getCode());
+            assertEquals("BadRequest", e.status().getReason());
+        }
+
+        @Test
+        void aBodyInAnotherMediaTypeIsUnsupported() {
+            StatusError e = assertThrows(StatusError.class, () -> RequestBodies.objectToCreate(ResourceType.PODS, "application/yaml",
+                    "kind: Pod".getBytes(StandardCharsets.UTF_8)));
+
+            assertEquals(415, e.status().getCode());
+            assertEquals("UnsupportedMediaType", e.status().getReason());
+        }
+
+        @Test
+        void jsonWithACharsetOrNoContentTypeIsAccepted() {
+            RequestBodies.requireJson("application/json; charset=utf-8");
+            RequestBodies.requireJson(null);
+        }
+
+        @Test
+        void deleteOptionsComeFromTheBodyWhenThereIsOne() {
+            DeleteOptions o = RequestBodies.deleteOptions("application/json",
+                    "{\"gracePeriodSeconds\":5,\"propagationPolicy\":\"Background\"}".getBytes(StandardCharsets.UTF_8), "9", "Orphan", List.of());
+
+            assertEquals(5L, o.getGracePeriodSeconds());
+            assertEquals("Background", o.getPropagationPolicy());
+        }
+
+        @Test
+        void deleteOptionsComeFromTheQueryWithoutABody() {
+            DeleteOptions o = RequestBodies.deleteOptions("application/json", new byte[0], "0", "Foreground", List.of("All"));
+
+            assertEquals(0L, o.getGracePeriodSeconds());
+            assertEquals("Foreground", o.getPropagationPolicy());
+            assertEquals(List.of("All"), o.getDryRun());
+        }
+
+        @Test
+        void anEmptyBodyAndQueryGiveEmptyOptions() {
+            DeleteOptions o = RequestBodies.deleteOptions(null, null, null, null, List.of());
+
+            assertNull(o.getGracePeriodSeconds());
+            assertNull(o.getPropagationPolicy());
+        }
+
+        @Test
+        void aGracePeriodThatIsNoNumberIsABadRequest() {
+            assertEquals(400, assertThrows(StatusError.class,
+                    () -> RequestBodies.deleteOptions(null, new byte[0], "soon", null, List.of())).status().getCode());
+        }
+    }
+
+    @Nested
+    class StatusObjects {
+        @Test
+        void aNotFoundStatusRendersAsTheApiServerWritesIt() {
+            JsonNode json = Json.tree(StatusError.notFound(ResourceType.PODS, "x").status());
+
+            assertEquals(Json.read(("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+                    + "\"message\":\"pods \\\"x\\\" not found\",\"reason\":\"NotFound\","
+                    + "\"details\":{\"name\":\"x\",\"group\":\"\",\"kind\":\"pods\"},\"code\":404}").getBytes(StandardCharsets.UTF_8)), json);
+        }
+
+        @Test
+        void unknownPathsTimeoutsAndUnavailabilityHaveTheirCodesAndReasons() {
+            assertEquals("the server could not find the requested resource", StatusError.pathNotFound().status().getMessage());
+            assertEquals(404, StatusError.pathNotFound().status().getCode());
+            assertEquals("Timeout", StatusError.timeout().status().getReason());
+            assertEquals(504, StatusError.timeout().status().getCode());
+            assertEquals("ServiceUnavailable", StatusError.serviceUnavailable("later").status().getReason());
+            assertEquals(503, StatusError.serviceUnavailable("later").status().getCode());
+            assertEquals(405, ErrorResponses.forCode(405, "x").status().getCode());
+        }
+    }
+
+    @Nested
+    class DiscoveryDocuments {
+        @Test
+        void coreV1ListsPodsAndNodesWithWhatKubectlAndThePythonClientNeed() {
+            JsonNode resources = Discovery.coreV1Resources().path("resources");
+
+            JsonNode pods = resources.get(0);
+            assertEquals("pods", pods.path("name").asText());
+            assertEquals("", pods.path("singularName").asText());
+            assertTrue(pods.path("singularName").isTextual());
+            assertTrue(pods.path("namespaced").asBoolean());
+            assertEquals("Pod", pods.path("kind").asText());
+            assertEquals("[\"create\",\"delete\",\"deletecollection\",\"get\",\"list\",\"patch\",\"update\",\"watch\"]",
+                    pods.path("verbs").toString());
+            assertEquals("[\"po\"]", pods.path("shortNames").toString());
+            assertEquals("[\"all\"]", pods.path("categories").toString());
+            JsonNode nodes = resources.get(1);
+            assertEquals("nodes", nodes.path("name").asText());
+            assertFalse(nodes.path("namespaced").asBoolean());
+            assertEquals("[\"no\"]", nodes.path("shortNames").toString());
+        }
+
+        @Test
+        void apiAndApisAnswerTheCoreGroupOnly() {
+            assertEquals("{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],\"serverAddressByClientCIDRs\":[]}", Discovery.apiVersions().toString());
+            assertEquals("[]", Discovery.apiGroupList().path("groups").toString());
+            assertEquals("v1.32.0", Discovery.version().path("gitVersion").asText());
+        }
+    }
+}
