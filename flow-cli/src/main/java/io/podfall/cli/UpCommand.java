@@ -47,9 +47,10 @@ final class UpCommand implements Callable<Integer> {
             stopped.countDown();
         }, "podfall-stop"));
         System.out.printf("All healthy in %.1f s.%n", (System.nanoTime() - t0) / 1e9);
-        System.out.println("  Kafka         " + suite.bootstrapServers() + "  topic " + topic + " (dead letters: " + topic + ".dlq)");
+        System.out.println("  Kafka          " + suite.bootstrapServers() + "  topic " + topic + " (dead letters: " + topic + ".dlq)");
         for (ServiceProcess s : suite.services()) {
-            System.out.printf("  %-13s http://127.0.0.1:%d  (log %s)%n", s.name(), s.port(), s.log());
+            System.out.printf("  %-14s http://127.0.0.1:%d  (log %s)%n", s.name(), s.port(),
+                    Path.of("").toAbsolutePath().relativize(s.log()));
         }
         System.out.println("API server: " + suite.apiserverUrl() + "   e.g. kubectl get pods; ./podfall demo");
         System.out.println("Press Ctrl-C to stop.");

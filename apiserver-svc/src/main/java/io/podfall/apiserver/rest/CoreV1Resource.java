@@ -42,6 +42,12 @@ public class CoreV1Resource {
     @Inject
     RequestTracker requests;
 
+    /** Discovery of the core group: the resources, with the short names and categories kubectl needs. */
+    @GET
+    public Response resources() {
+        return Responses.json(200, Discovery.coreV1Resources());
+    }
+
     @POST
     @Path("namespaces/{namespace}/pods")
     public CompletionStage<Response> createPod(@PathParam("namespace") String namespace, @HeaderParam(CONTENT_TYPE) String contentType,

@@ -4,7 +4,11 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.Response;
 
-/** {@code /api}, {@code /apis}, {@code /api/v1}, {@code /version} and the OpenAPI trick for {@code kubectl create}. */
+/**
+ * {@code /api}, {@code /apis}, {@code /version} and the OpenAPI trick for {@code kubectl create}. ({@code /api/v1}
+ * is served by {@link CoreV1Resource}: JAX-RS picks the root resource with the longest matching path and does not
+ * fall back to another one.)
+ */
 @Path("/")
 public class DiscoveryResource {
 
@@ -18,12 +22,6 @@ public class DiscoveryResource {
     @Path("apis")
     public Response apis() {
         return Responses.json(200, Discovery.apiGroupList());
-    }
-
-    @GET
-    @Path("api/v1")
-    public Response coreV1() {
-        return Responses.json(200, Discovery.coreV1Resources());
     }
 
     @GET

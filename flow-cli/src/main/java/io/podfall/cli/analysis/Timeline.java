@@ -48,14 +48,23 @@ public record Timeline(String correlationId, List<Step> steps) {
         return steps.stream().map(Step::type).toList();
     }
 
+    /** A table, one step a line, columns as wide as their widest cell. */
     public String render() {
+        int component = width(Step::component);
+        int type = width(Step::type);
+        int subject = width(s -> s.subject() == null ? "" : s.subject());
+        String line = "%+8d ms  %-" + component + "s  %-" + type + "s  %-" + subject + "s  %s%n";
         StringBuilder out = new StringBuilder();
         out.append("flow ").append(correlationId).append('\n');
         for (Step s : steps) {
-            out.append(String.format("%+8d ms  %-16s %-36s %-34s %s%n", s.offsetMillis(), s.component(), s.type(),
-                    s.subject() == null ? "" : s.subject(), s.detail()));
+            out.append(String.format(line, s.offsetMillis(), s.component(), s.type(),
+                    s.subject() == null ? "" : s.subject(), s.detail()).stripTrailing()).append('\n');
         }
         return out.toString();
+    }
+
+    private int width(java.util.function.Function<Step, String> column) {
+        return Math.max(1, steps.stream().mapToInt(s -> column.apply(s).length()).max().orElse(1));
     }
 
     private static String component(String source) {
