@@ -98,6 +98,21 @@ class PodDeletionIT {
     }
 
     @Test
+    void aRestartedApiServerRebuildsItsStateFromTheLogAndTheFlowGoesOn() {
+        PodDeletion scenario = new PodDeletion(api, System.out);
+        JsonNode before = scenario.createRunning("default", "survivor", Map.of(), Duration.ofSeconds(60));
+
+        suite.restart("apiserver-svc");
+
+        ApiClient.Response after = api.get("/api/v1/namespaces/default/pods/survivor");
+        assertEquals(200, after.code());
+        assertEquals(before.path("metadata"), after.body().path("metadata"), "same uid, resourceVersion, timestamps");
+        assertEquals(before.path("status"), after.body().path("status"));
+        scenario.deleteAndAwaitGone("default", "survivor", 1, Duration.ofSeconds(60));
+        assertEquals(List.of(DELETION_REQUESTED, OBJECT_MARKED_TERMINATING), deletionOf("default", "survivor").types().subList(0, 2));
+    }
+
+    @Test
     void listingPodsAnswersAKubernetesPodList() {
         ApiClient.Response list = api.get("/api/v1/namespaces/default/pods");
         assertEquals(200, list.code());

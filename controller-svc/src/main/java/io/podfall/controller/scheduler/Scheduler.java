@@ -13,7 +13,6 @@ import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
 
-import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
@@ -143,7 +142,7 @@ public final class Scheduler implements Controller<SchedulerState> {
             CachedPod pod = state.pod(uid).orElseThrow();
             effects.emit(SOURCE, EventTypes.BINDING_REQUESTED, Subjects.of(pod.namespace(), "pods", pod.name()),
                     new BindingRequest(pod.namespace(), pod.name(), uid, node.get()));
-            state.assume(uid, node.get(), lastEmittedId(effects));
+            state.assume(uid, node.get(), effects.lastEventId());
         }
     }
 
@@ -175,14 +174,5 @@ public final class Scheduler implements Controller<SchedulerState> {
         } catch (NumberFormatException e) {
             return false;
         }
-    }
-
-    /**
-     * The id of the event just emitted, to match the API server's answer (whose causationId it is). The builder is
-     * shared with other controllers and numbers events by position, so the id is read back from what it built.
-     */
-    private static String lastEmittedId(Effects.Builder effects) {
-        List<Event> events = effects.build().events();
-        return events.get(events.size() - 1).id();
     }
 }

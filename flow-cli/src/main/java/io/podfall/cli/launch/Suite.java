@@ -18,13 +18,22 @@ public final class Suite implements AutoCloseable {
     /** The services in start order; each consumes the whole log, so the order only matters for readability. */
     public static final List<String> SERVICES = List.of("apiserver-svc", "controller-svc", "kubelet-svc", "runtime-svc");
 
+    private final Options options;
     private final KafkaBroker ownBroker;
     private final String bootstrap;
+    /** What every service is given: the broker, the topic, and one simulated clock. */
+    private final Map<String, String> config = new LinkedHashMap<>();
     private final Map<String, ServiceProcess> services = new LinkedHashMap<>();
 
-    private Suite(KafkaBroker ownBroker, String bootstrap) {
+    private Suite(Options options, KafkaBroker ownBroker, String bootstrap) {
+        this.options = options;
         this.ownBroker = ownBroker;
         this.bootstrap = bootstrap;
+        config.put("kafka.bootstrap.servers", bootstrap);
+        config.put("podfall.topic", options.topic());
+        config.put("podfall.time-scale", Double.toString(options.timeScale()));
+        // Every service must agree on simulated time: one origin for the whole suite.
+        config.put("podfall.time-origin", Instant.now().toString());
     }
 
     /** Settings of one run. {@code apiserverPort} 0 and {@code servicePortBase} 0 mean free ports. */
@@ -39,19 +48,13 @@ public final class Suite implements AutoCloseable {
             broker = KafkaBroker.at(o.workDir().resolve("kafka"), o.brokerPort()).start(o.startTimeout());
             bootstrap = broker.bootstrapServers();
         }
-        Suite suite = new Suite(broker, bootstrap);
+        Suite suite = new Suite(o, broker, bootstrap);
         try {
-            Map<String, String> config = new LinkedHashMap<>();
-            config.put("kafka.bootstrap.servers", bootstrap);
-            config.put("podfall.topic", o.topic());
-            config.put("podfall.time-scale", Double.toString(o.timeScale()));
-            // Every service must agree on simulated time: one origin for the whole suite.
-            config.put("podfall.time-origin", Instant.now().toString());
             Instant deadline = Instant.now().plus(o.startTimeout());
             for (int i = 0; i < SERVICES.size(); i++) {
                 String name = SERVICES.get(i);
                 int port = i == 0 ? portOr(o.apiserverPort()) : o.servicePortBase() == 0 ? KafkaBroker.freePort() : o.servicePortBase() + i - 1;
-                suite.services.put(name, ServiceProcess.start(o.projectRoot(), name, port, config, o.workDir().resolve("logs")));
+                suite.launch(name, port);
             }
             for (ServiceProcess s : suite.services.values()) {
                 s.awaitReady(deadline);
@@ -61,6 +64,24 @@ public final class Suite implements AutoCloseable {
             suite.close();
             throw e;
         }
+    }
+
+    /**
+     * Stops a service and starts it again on the same port; returns once it is ready, that is once it has
+     * rebuilt its state from the log.
+     */
+    public ServiceProcess restart(String name) {
+        ServiceProcess old = services.get(name);
+        old.stop();
+        ServiceProcess fresh = launch(name, old.port());
+        fresh.awaitReady(Instant.now().plus(options.startTimeout()));
+        return fresh;
+    }
+
+    private ServiceProcess launch(String name, int port) {
+        ServiceProcess p = ServiceProcess.start(options.projectRoot(), name, port, config, options.workDir().resolve("logs"));
+        services.put(name, p);
+        return p;
     }
 
     public String bootstrapServers() {

@@ -62,6 +62,17 @@ public record Effects(List<Event> events, List<Timer> timers, List<String> cance
             return now;
         }
 
+        /**
+         * The id of the event emitted last, to recognise the answer to it later (its causationId). A builder may be
+         * shared by several controllers, so this is the only reliable way to learn it.
+         */
+        public String lastEventId() {
+            if (events.isEmpty()) {
+                throw new IllegalStateException("nothing emitted yet");
+            }
+            return events.get(events.size() - 1).id();
+        }
+
         public Effects build() {
             return events.isEmpty() && timers.isEmpty() && cancelled.isEmpty()
                     ? NONE
