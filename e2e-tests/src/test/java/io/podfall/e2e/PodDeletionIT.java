@@ -1,7 +1,7 @@
 package io.podfall.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.podfall.broker.KafkaBroker;
+import io.podfall.broker.Broker;
 import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.analysis.Timeline;
 import io.podfall.cli.launch.Suite;
@@ -41,7 +41,7 @@ class PodDeletionIT {
     private static List<Event> log;
 
     @BeforeAll
-    static void startSuite(KafkaBroker broker, @TempDir Path work) {
+    static void startSuite(Broker broker, @TempDir Path work) {
         suite = Suite.start(new Suite.Options(Path.of(System.getProperty("podfall.project.root", "..")), work,
                 broker.bootstrapServers(), 0, 0, 0, TOPIC, 1.0, Duration.ofSeconds(120)));
         api = new ApiClient(suite.apiserverUrl());

@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  * Docker. The broker's data and log stay in {@code dataDir}, so it can be stopped and started again on the
  * same data (a broker restart).
  */
-public final class KafkaBroker implements AutoCloseable {
+public final class KafkaBroker implements Broker, AutoCloseable {
     private static final String CLASSPATH_RESOURCE = "/META-INF/podfall/broker.classpath";
 
     private final Path dataDir;
@@ -46,6 +46,7 @@ public final class KafkaBroker implements AutoCloseable {
         return new KafkaBroker(dataDir, port == 0 ? freePort() : port, freePort());
     }
 
+    @Override
     public String bootstrapServers() {
         return "127.0.0.1:" + port;
     }

@@ -11,9 +11,11 @@ import java.nio.file.Files;
 import java.time.Duration;
 
 /**
- * JUnit 5 extension every end-to-end test uses for its broker: one real Kafka broker per test run (random
- * ports, fresh data), shared by all test classes and stopped when the run ends. Test methods and constructors
- * get it as a {@link KafkaBroker} parameter.
+ * JUnit 5 extension every end-to-end test uses for its broker: one real Kafka broker per test run, shared by all
+ * test classes and stopped when the run ends. Test methods and constructors get it as a {@link Broker}
+ * parameter. By default it is Apache Kafka's broker from the Maven Central jars in a JVM of its own (random
+ * ports, fresh data); with {@code -Dpodfall.kafka.image=IMAGE} (or {@code PODFALL_KAFKA_IMAGE}) and a Docker
+ * engine, it is that image through Testcontainers' Kafka module.
  */
 public class KafkaBrokerExtension implements BeforeAllCallback, ParameterResolver {
 
@@ -24,7 +26,7 @@ public class KafkaBrokerExtension implements BeforeAllCallback, ParameterResolve
 
     @Override
     public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
-        return parameter.getParameter().getType() == KafkaBroker.class;
+        return parameter.getParameter().getType() == Broker.class;
     }
 
     @Override
@@ -32,16 +34,21 @@ public class KafkaBrokerExtension implements BeforeAllCallback, ParameterResolve
         return broker(context);
     }
 
-    private static KafkaBroker broker(ExtensionContext context) {
+    private static Broker broker(ExtensionContext context) {
         return context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
                 .getOrComputeIfAbsent(Running.class, k -> new Running(), Running.class).broker;
     }
 
     /** Closed by JUnit with the root context, at the end of the run. */
     private static final class Running implements ExtensionContext.Store.CloseableResource, AutoCloseable {
-        final KafkaBroker broker;
+        final Broker broker;
 
         Running() {
+            String image = firstSet(System.getProperty("podfall.kafka.image"), System.getenv("PODFALL_KAFKA_IMAGE"));
+            if (image != null) {
+                broker = ContainerBroker.start(image);
+                return;
+            }
             try {
                 broker = KafkaBroker.at(Files.createTempDirectory("podfall-kafka-"), 0).start(Duration.ofSeconds(60));
             } catch (IOException e) {
@@ -49,9 +56,18 @@ public class KafkaBrokerExtension implements BeforeAllCallback, ParameterResolve
             }
         }
 
+        private static String firstSet(String... values) {
+            for (String v : values) {
+                if (v != null && !v.isBlank()) {
+                    return v;
+                }
+            }
+            return null;
+        }
+
         @Override
-        public void close() {
-            broker.stop();
+        public void close() throws Exception {
+            ((AutoCloseable) broker).close();
         }
     }
 }

@@ -1,0 +1,19 @@
+# One image per podfall service, all from this file: the compose file passes SERVICE (apiserver-svc, …).
+# The build stage compiles the whole reactor once; Docker reuses that stage for the four images, since only
+# the last stage depends on SERVICE. BUILD_IMAGE needs a JDK 17, JRE_IMAGE a JRE 17 and curl (health checks).
+ARG BUILD_IMAGE=eclipse-temurin:17-jdk
+ARG JRE_IMAGE=eclipse-temurin:17-jre
+
+FROM ${BUILD_IMAGE} AS build
+WORKDIR /src
+COPY . .
+RUN ./mvnw -B -q package -DskipTests -pl apiserver-svc,controller-svc,kubelet-svc,runtime-svc -am
+
+FROM ${JRE_IMAGE}
+ARG SERVICE
+COPY --from=build /src/${SERVICE}/target/quarkus-app/ /deployments/
+ENV QUARKUS_HTTP_PORT=8080 \
+    JAVA_OPTS="-Xmx256m -XX:+UseSerialGC"
+EXPOSE 8080
+# exec: the JVM is PID 1's only child under `init: true` and gets SIGTERM directly, so Quarkus stops gracefully.
+CMD ["sh", "-c", "exec java $JAVA_OPTS -jar /deployments/quarkus-run.jar"]
