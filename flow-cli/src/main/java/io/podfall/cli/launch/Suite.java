@@ -34,6 +34,8 @@ public final class Suite implements AutoCloseable {
         config.put("podfall.time-scale", Double.toString(options.timeScale()));
         // Every service must agree on simulated time: one origin for the whole suite.
         config.put("podfall.time-origin", Instant.now().toString());
+        // One kubelet with one node of a fixed name, whatever this machine is called.
+        config.put("podfall.kubelet.nodes", "node-1");
     }
 
     /** Settings of one run. {@code apiserverPort} 0 and {@code servicePortBase} 0 mean free ports. */
