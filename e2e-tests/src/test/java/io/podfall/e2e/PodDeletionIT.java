@@ -1,7 +1,6 @@
 package io.podfall.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.podfall.broker.Broker;
 import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.analysis.Timeline;
 import io.podfall.cli.launch.Suite;
@@ -11,13 +10,10 @@ import io.podfall.cli.scenario.PodDeletion;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -32,26 +28,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The walking skeleton end to end: a real Kafka broker and the four services as separate processes; a pod is
  * created and deleted over HTTP, and the deletion is read back from the topic as one causal chain.
  */
-@ExtendWith(KafkaBrokerExtension.class)
+@ExtendWith({KafkaBrokerExtension.class, SuiteExtension.class})
 class PodDeletionIT {
-    private static final String TOPIC = "podfall.events";
+    private static final String TOPIC = SuiteExtension.TOPIC;
     private static Suite suite;
     private static ApiClient api;
     /** The log as last read by {@link #deletionOf}. */
     private static List<Event> log;
 
     @BeforeAll
-    static void startSuite(Broker broker, @TempDir Path work) {
-        suite = Suite.start(new Suite.Options(Path.of(System.getProperty("podfall.project.root", "..")), work,
-                broker.bootstrapServers(), 0, 0, 0, TOPIC, 1.0, Duration.ofSeconds(120)));
+    static void clients(Suite running) {
+        suite = running;
         api = new ApiClient(suite.apiserverUrl());
-    }
-
-    @AfterAll
-    static void stopSuite() {
-        if (suite != null) {
-            suite.close();
-        }
     }
 
     @Test

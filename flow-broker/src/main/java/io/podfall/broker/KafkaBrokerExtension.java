@@ -34,7 +34,8 @@ public class KafkaBrokerExtension implements BeforeAllCallback, ParameterResolve
         return broker(context);
     }
 
-    private static Broker broker(ExtensionContext context) {
+    /** The run's broker, started on first use; for other extensions that build on it. */
+    public static Broker broker(ExtensionContext context) {
         return context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
                 .getOrComputeIfAbsent(Running.class, k -> new Running(), Running.class).broker;
     }

@@ -1,0 +1,157 @@
+package io.podfall.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.podfall.broker.KafkaBrokerExtension;
+import io.podfall.cli.launch.Suite;
+import io.podfall.cli.log.EventLog;
+import io.podfall.cli.scenario.ApiClient;
+import io.podfall.e2e.clients.Command;
+import io.podfall.e2e.clients.Kubectl;
+import io.podfall.model.Json;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.event.Subjects;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * A real kubectl against the suite, unchanged: what it prints and what it leaves behind. One subclass per
+ * kubectl version; each names its pods with its own prefix, since they share one suite.
+ */
+@ExtendWith({KafkaBrokerExtension.class, SuiteExtension.class})
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class KubectlTests {
+    private Suite suite;
+    private Kubectl kubectl;
+    private ApiClient api;
+
+    /** The kubectl binary to run, or null when this machine does not have it. */
+    abstract String binary();
+
+    /** Prefix of the pods this class creates. */
+    abstract String prefix();
+
+    @BeforeAll
+    void clients(Suite running) {
+        assumeTrue(binary() != null, "this kubectl is not on this machine");
+        suite = running;
+        kubectl = new Kubectl(binary(), suite.apiserverUrl());
+        api = new ApiClient(suite.apiserverUrl());
+    }
+
+    private static String manifest(String name, String onSigterm) {
+        return """
+                apiVersion: v1
+                kind: Pod
+                metadata:
+                  name: %s
+                  annotations:
+                    podfall.io/on-sigterm: %s
+                spec:
+                  containers:
+                  - name: app
+                    image: nginx:1.27
+                """.formatted(name, onSigterm);
+    }
+
+    /** kubectl create -f -, then wait until the pod runs. */
+    private void createRunning(String name, String onSigterm) {
+        Command.Result created = kubectl.runWithInput(manifest(name, onSigterm), "create", "-f", "-");
+        assertEquals(0, created.exitCode(), created.toString());
+        assertEquals("pod/" + name + " created", created.stdout().trim());
+        api.await("/api/v1/namespaces/default/pods/" + name,
+                r -> r.code() == 200 && "Running".equals(r.body().path("status").path("phase").asText()),
+                Duration.ofSeconds(60), name + " Running");
+    }
+
+    private JsonNode pod(String name) {
+        ApiClient.Response r = api.get("/api/v1/namespaces/default/pods/" + name);
+        assertEquals(200, r.code(), name + ": " + r.body());
+        return r.body();
+    }
+
+    @Test
+    void getListsThePodsAndPrintsOneAsJson() {
+        createRunning(prefix() + "get", "exit");
+        Command.Result list = kubectl.run("get", "pods");
+        assertEquals(0, list.exitCode(), list.toString());
+        assertTrue(list.stdout().lines().anyMatch(l -> l.startsWith(prefix() + "get ")), list.stdout());
+
+        Command.Result json = kubectl.run("get", "pod", prefix() + "get", "-o", "json");
+        assertEquals(0, json.exitCode(), json.toString());
+        JsonNode printed = Json.read(json.stdout().getBytes(StandardCharsets.UTF_8));
+        assertEquals("Pod", printed.path("kind").asText());
+        assertEquals(pod(prefix() + "get").path("metadata").path("uid"), printed.path("metadata").path("uid"));
+    }
+
+    @Test
+    void deleteReturnsOnceThePodIsGone() {
+        createRunning(prefix() + "del", "exit");
+        Command.Result deleted = kubectl.run("delete", "pod", prefix() + "del");
+        assertEquals(0, deleted.exitCode(), deleted.toString());
+        assertEquals("pod \"" + prefix() + "del\" deleted", deleted.stdout().trim());
+        assertEquals(404, api.get("/api/v1/namespaces/default/pods/" + prefix() + "del").code(), "kubectl waited for the removal");
+    }
+
+    @Test
+    void gracePeriodFlagBecomesTheDeletionGracePeriod() {
+        createRunning(prefix() + "grace", "ignore");
+        Command.Result deleted = kubectl.run("delete", "pod", prefix() + "grace", "--grace-period=3", "--wait=false");
+        assertEquals(0, deleted.exitCode(), deleted.toString());
+        JsonNode terminating = pod(prefix() + "grace").path("metadata");
+        assertEquals(3, terminating.path("deletionGracePeriodSeconds").asInt());
+        assertTrue(terminating.path("deletionTimestamp").isTextual());
+
+        List<Event> flow = flowOf(prefix() + "grace", EventTypes.SANDBOX_REMOVED);
+        assertTrue(flow.stream().anyMatch(e -> e.is(EventTypes.CONTAINER_EXITED) && e.data().path("exitCode").asInt() == 137),
+                "a process that ignores SIGTERM is killed when the 3 s run out");
+    }
+
+    @Test
+    void nowMeansAGracePeriodOfOneSecond() {
+        createRunning(prefix() + "now", "ignore");
+        Command.Result deleted = kubectl.run("delete", "pod", prefix() + "now", "--now", "--wait=false");
+        assertEquals(0, deleted.exitCode(), deleted.toString());
+        assertEquals(1, pod(prefix() + "now").path("metadata").path("deletionGracePeriodSeconds").asInt());
+    }
+
+    @Test
+    void forceDeleteRemovesThePodAtOnceWhileTheNodeStillStopsItsContainers() {
+        createRunning(prefix() + "force", "exit");
+        Command.Result deleted = kubectl.run("delete", "pod", prefix() + "force", "--force", "--grace-period=0");
+        assertEquals(0, deleted.exitCode(), deleted.toString());
+        assertTrue(deleted.stdout().contains("pod \"" + prefix() + "force\" force deleted"), deleted.toString());
+        assertEquals(404, api.get("/api/v1/namespaces/default/pods/" + prefix() + "force").code(), "gone without waiting for the node");
+
+        List<Event> flow = flowOf(prefix() + "force", EventTypes.CONTAINER_EXITED);
+        assertTrue(flow.stream().anyMatch(e -> e.is(EventTypes.CONTAINER_SIGNALLED)),
+                "the kubelet still stops what runs on the node");
+    }
+
+    @Test
+    void deletingAPodThatDoesNotExistIsNotFound() {
+        Command.Result deleted = kubectl.run("delete", "pod", "nope");
+        assertEquals(1, deleted.exitCode(), deleted.toString());
+        assertTrue(deleted.stderr().contains("Error from server (NotFound): pods \"nope\" not found"), deleted.toString());
+    }
+
+    /** The events of the latest deletion of a pod, read until one of type {@code last} is there. */
+    private List<Event> flowOf(String pod, String last) {
+        String subject = Subjects.of("default", "pods", pod);
+        try (EventLog log = new EventLog(suite.bootstrapServers(), SuiteExtension.TOPIC)) {
+            List<Event> read = log.readUntil(all -> all.stream().anyMatch(e -> e.is(last) && subject.equals(e.subject())),
+                    Duration.ofSeconds(60));
+            return read.stream().filter(e -> subject.equals(e.subject())).toList();
+        }
+    }
+}
