@@ -1,5 +1,6 @@
 package io.podfall.kubelet;
 
+import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.PodWorkers;
 import io.podfall.model.core.Core;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -11,15 +12,20 @@ import java.util.List;
 
 /**
  * The kubelet's core for the nodes it simulates: once as the raw {@link Core} the log processor runs, and once
- * as itself for {@link NodeRegistration}. Both are the same instance.
+ * as itself for {@link NodeRegistration}. Both are the same instance. The compatibility switches ({@link Compat})
+ * are off unless configured.
  */
 @ApplicationScoped
 public class CoreProducer {
 
     @Produces
     @Singleton
-    PodWorkers podWorkers(@ConfigProperty(name = "podfall.kubelet.nodes") List<String> nodes) {
-        return new PodWorkers(nodes);
+    PodWorkers podWorkers(@ConfigProperty(name = "podfall.kubelet.nodes") List<String> nodes,
+                          @ConfigProperty(name = "podfall.kubelet.compat.shortened-grace-ignored",
+                                  defaultValue = "false") boolean shortenedGraceIgnored,
+                          @ConfigProperty(name = "podfall.kubelet.compat.force-delete-uses-spec-grace",
+                                  defaultValue = "false") boolean forceDeleteUsesSpecGrace) {
+        return new PodWorkers(nodes, new Compat(shortenedGraceIgnored, forceDeleteUsesSpecGrace));
     }
 
     @Produces

@@ -41,6 +41,15 @@ public final class EventTypes {
     public static final String POD_TERMINATION_STARTED = "kubelet.PodTerminationStarted";
     /** Every container and the sandbox of a pod are stopped (TerminatedPod). Data: {@link io.podfall.model.kubelet.PodTermination}. */
     public static final String POD_TERMINATED = "kubelet.PodTerminated";
+    /**
+     * A terminating pod's grace period got shorter; the kill in flight is re-issued with the new deadline.
+     * Data: {@link io.podfall.model.kubelet.GracePeriodShortened}.
+     */
+    public static final String GRACE_PERIOD_SHORTENED = "kubelet.GracePeriodShortened";
+    /** A container's preStop hook began. Data: {@link io.podfall.model.kubelet.PreStopHookStart}. */
+    public static final String PRE_STOP_HOOK_STARTED = "kubelet.PreStopHookStarted";
+    /** A container's preStop hook ended, or its grace period ran out. Data: {@link io.podfall.model.kubelet.PreStopHookResult}. */
+    public static final String PRE_STOP_HOOK_FINISHED = "kubelet.PreStopHookFinished";
 
     // --- runtime: CRI requests (sent by a kubelet) ---
     /** CRI RunPodSandbox. Data: {@link io.podfall.model.runtime.RunPodSandbox}. */

@@ -24,6 +24,11 @@ public final class PodSyncStatus {
     boolean deleted;
     /** gracePeriod is the effective grace period in seconds once terminatingAt is set; it only ever decreases. */
     long gracePeriod;
+    /**
+     * killDeadline is the deadline the kill in flight works toward: {@link #deadline()} once termination started,
+     * moved with every shortening, unless the shortened-grace-ignored switch keeps the original one.
+     */
+    Instant killDeadline;
 
     PodSyncStatus(Instant syncedAt) {
         this.syncedAt = syncedAt;
@@ -60,6 +65,10 @@ public final class PodSyncStatus {
     /** When the containers must be gone: terminatingAt plus the grace period (the API server's deletionTimestamp). */
     public Instant deadline() {
         return terminatingAt.plusSeconds(gracePeriod);
+    }
+
+    public Instant killDeadline() {
+        return killDeadline;
     }
 
     public PodWorkerState workType() {

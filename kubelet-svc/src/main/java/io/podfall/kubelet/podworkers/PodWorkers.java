@@ -18,7 +18,11 @@ import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Ids;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
+import io.podfall.model.kubelet.GracePeriodShortened;
 import io.podfall.model.kubelet.PodTermination;
+import io.podfall.model.kubelet.PodTerminationStart;
+import io.podfall.model.kubelet.PreStopHookResult;
+import io.podfall.model.kubelet.PreStopHookStart;
 import io.podfall.model.runtime.ContainerRef;
 import io.podfall.model.runtime.ContainerState;
 import io.podfall.model.runtime.RunPodSandbox;
@@ -31,6 +35,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The pod workers of a kubelet that runs one or many simulated nodes (pkg/kubelet/pod_workers.go).
@@ -45,12 +50,17 @@ import java.util.Map;
  *       ({@code RunPodSandboxRequested}), then, once the sandbox runs, starts each container in spec order
  *       ({@code StartContainerRequested}), and once all of them run, the status manager reports the pod Running
  *       ({@code StatusUpdateRequested}).</li>
- *   <li><b>TerminatingPod</b>: the pod has a deletionTimestamp, or left the API server. The worker computes the
- *       effective grace period ({@link #calculateEffectiveGracePeriod}), announces it
- *       ({@code kubelet.PodTerminationStarted}, with the deadline {@code terminatingAt + gracePeriod}) and asks
- *       the runtime to stop every running container with what is left of that time
+ *   <li><b>TerminatingPod</b>: the pod has a deletionTimestamp, left the API server, or is in phase Succeeded or
+ *       Failed. The worker computes the effective grace period ({@link #calculateEffectiveGracePeriod}),
+ *       announces it ({@code kubelet.PodTerminationStarted}, with the deadline
+ *       {@code terminatingAt + gracePeriod}) and kills every running container as killContainer does
+ *       (pkg/kubelet/kuberuntime/kuberuntime_container.go): a container with a preStop hook runs it first
+ *       ({@code kubelet.PreStopHookStarted}; a timer wakes the worker when the hook ends or the deadline comes,
+ *       whichever is first: {@code kubelet.PreStopHookFinished}); then the runtime is asked to stop it with what
+ *       is left until the deadline, never less than {@link #MINIMUM_GRACE_PERIOD_SECONDS}
  *       ({@code StopContainerRequested}). Once every container has exited, it stops the sandbox
- *       ({@code StopPodSandboxRequested}).</li>
+ *       ({@code StopPodSandboxRequested}). A pod in which nothing runs any more (a pod already Succeeded or
+ *       Failed) thus goes straight on to its sandbox: there is nothing to wait for.</li>
  *   <li><b>TerminatedPod</b>: the runtime reports the sandbox stopped. The worker records it
  *       ({@code kubelet.PodTerminated}); the status manager writes the final status (Succeeded if every
  *       container exited 0, else Failed) and then sends its own DELETE with grace period 0 and a UID
@@ -64,9 +74,14 @@ import java.util.Map;
  *   <li><i>Once terminating, every update is a kill.</i> An update of a terminating pod never starts anything;
  *       it can only shorten the grace period. A container whose start was asked for before the kill and that
  *       reports running after it is stopped at once.</li>
- *   <li><i>The grace period may only decrease.</i> A later deletion with a shorter grace period re-issues the
- *       kill with the shorter deadline, still counted from terminatingAt; a longer or equal one changes
- *       nothing.</li>
+ *   <li><i>The grace period may only decrease.</i> A later deletion with a shorter grace period is recorded as
+ *       {@code kubelet.GracePeriodShortened}, not as a second PodTerminationStarted: the termination began once
+ *       (terminatingAt does not move) and only its deadline moved, so a reader counting terminations counts each
+ *       once and still sees the old and the new grace period side by side. The kill in flight is then re-issued
+ *       with the shorter deadline, still counted from terminatingAt, as the API server moves deletionTimestamp
+ *       earlier by the difference (upstream cancels the sync in flight and kills again); a running preStop hook
+ *       gets the shorter deadline too. A longer or equal grace period changes nothing.</li>
+ *   <li><i>Each container's preStop hook runs at most once</i>, and its time counts against the grace period.</li>
  *   <li><i>A terminated pod is never restarted.</i> A finished or forgotten UID takes no more updates.</li>
  *   <li><i>Only the API server's pods are deleted.</i> A pod that left the API server while its containers ran
  *       (a force delete) is still torn down on the node, but gets no final status and no final delete: there is
@@ -78,20 +93,43 @@ import java.util.Map;
  * ({@code SandboxStarted}, {@code ContainerStarted}, {@code ContainerExited}, {@code SandboxStopped}) are its
  * PLEG. The worker reacts within the same step, so upstream's pending update and cancellation of a sync in
  * flight collapse into the order of the log. Every fact is applied only if it changes what the worker knows, so
- * a repeated fact emits nothing. Node registration is the one action without a fact to react to: the wiring
- * asks {@link #registerNodes} once the kubelet has caught up with the log.
+ * a repeated fact emits nothing. The one timer is the end of a preStop hook, keyed
+ * {@code prestop/<node>/<podUid>/<container>}; a timer that no longer matches the container's hook is stale and
+ * does nothing. Node registration is the one action without a fact to react to: the wiring asks
+ * {@link #registerNodes} once the kubelet has caught up with the log.
+ *
+ * <p>{@link Compat} switches reproduce two defects of older kubelets (a shortened grace period ignored by the
+ * kill in flight; a force delete given the spec's grace period); the event carrying a decision a switch changed
+ * names the switch in its {@code compat} field.
  */
 public final class PodWorkers implements Core<PodWorkersState> {
     /** The default of pod.spec.terminationGracePeriodSeconds (pkg/apis/core/v1/defaults.go). */
     static final long DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30;
+    /**
+     * The least time StopContainer ever gets (pkg/kubelet/kuberuntime/kuberuntime_container.go
+     * minimumGracePeriodInSeconds): "always give containers a minimal shutdown window to avoid unnecessary
+     * SIGKILLs", also after a preStop hook used up the grace period, and also for a force delete's 1 s.
+     */
+    static final long MINIMUM_GRACE_PERIOD_SECONDS = 2;
+    private static final String PRESTOP_TIMER = "prestop";
 
     private final List<String> nodeNames;
+    private final Compat compat;
 
     public PodWorkers(Collection<String> nodeNames) {
+        this(nodeNames, Compat.NONE);
+    }
+
+    public PodWorkers(Collection<String> nodeNames, Compat compat) {
         this.nodeNames = nodeNames.stream().map(String::trim).filter(n -> !n.isEmpty()).distinct().toList();
         if (this.nodeNames.isEmpty()) {
             throw new IllegalArgumentException("a kubelet needs at least one node name");
         }
+        this.compat = compat;
+    }
+
+    public Compat compat() {
+        return compat;
     }
 
     public List<String> nodeNames() {
@@ -117,10 +155,25 @@ public final class PodWorkers implements Core<PodWorkersState> {
         };
     }
 
-    /** The pod workers set no timers: the runtime keeps the kill deadline of each container it stops. */
+    /**
+     * The end of a preStop hook, or the deadline that cuts it short: the hook is finished and the container
+     * stopped. The runtime keeps the kill deadline of each container it stops; this is the kubelet's only timer.
+     */
     @Override
     public Effects fire(PodWorkersState state, Timer timer, Instant now) {
-        return Effects.NONE;
+        String[] key = timer.key().split("/", -1);
+        if (key.length != 4 || !key[0].equals(PRESTOP_TIMER)) {
+            return Effects.NONE;
+        }
+        PodWorker w = worker(state, key[1], key[2]);
+        RuntimeContainer c = w == null ? null : w.containers.get(key[3]);
+        if (c == null || c.state != RuntimeContainer.State.RUNNING || !c.isInPreStop()
+                || !timer.at().equals(c.preStopDueAt)) {
+            return Effects.NONE;
+        }
+        Effects.Builder out = Effects.of(timer, now);
+        finishPreStopHook(w, c, out);
+        return out.build();
     }
 
     /**
@@ -142,8 +195,26 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * deletionGracePeriodSeconds is "bedrock truth" and taken when smaller (an explicit 0, a force delete, is an
      * override, not "unset"); without either, the pod's own spec.terminationGracePeriodSeconds; never below 1.
      * The kubelet's own override (eviction) has no source in podfall yet.
+     *
+     * <p>With {@link Compat#forceDeleteUsesSpecGrace()} it is the version before the {@code overridden} guard
+     * (upstream issue #120449): a grace period of 0 is taken for "unset" and replaced by the spec's, so a force
+     * delete gets 30 s at the node. The result names the switch when it changed the value.
      */
-    static EffectiveGracePeriod calculateEffectiveGracePeriod(PodSyncStatus status, Pod pod) {
+    static EffectiveGracePeriod calculateEffectiveGracePeriod(PodSyncStatus status, Pod pod, Compat compat) {
+        long gracePeriod = effectiveGracePeriod(status, pod, false);
+        String changedBy = null;
+        if (compat.forceDeleteUsesSpecGrace()) {
+            long old = effectiveGracePeriod(status, pod, true);
+            if (old != gracePeriod) {
+                gracePeriod = old;
+                changedBy = Compat.FORCE_DELETE_USES_SPEC_GRACE;
+            }
+        }
+        return new EffectiveGracePeriod(gracePeriod, status.gracePeriod != 0 && status.gracePeriod != gracePeriod,
+                changedBy);
+    }
+
+    private static long effectiveGracePeriod(PodSyncStatus status, Pod pod, boolean zeroIsUnset) {
         long gracePeriod = status.gracePeriod;
         boolean overridden = false;
         Long override = pod.getMetadata().getDeletionGracePeriodSeconds();
@@ -151,15 +222,15 @@ public final class PodWorkers implements Core<PodWorkersState> {
             gracePeriod = override;
             overridden = true;
         }
-        if (!overridden && gracePeriod == 0) {
+        if ((zeroIsUnset || !overridden) && gracePeriod == 0) {
             Long spec = pod.getSpec().getTerminationGracePeriodSeconds();
             gracePeriod = spec != null ? spec : DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
         }
-        gracePeriod = Math.max(gracePeriod, 1);
-        return new EffectiveGracePeriod(gracePeriod, status.gracePeriod != 0 && status.gracePeriod != gracePeriod);
+        return Math.max(gracePeriod, 1);
     }
 
-    record EffectiveGracePeriod(long seconds, boolean shortened) {
+    /** The grace period, whether it shortened the recorded one, and the compatibility switch that changed it. */
+    record EffectiveGracePeriod(long seconds, boolean shortened, String compat) {
     }
 
     // --- the API server's facts: the kubelet's config source ---
@@ -244,8 +315,11 @@ public final class PodWorkers implements Core<PodWorkersState> {
             return Effects.NONE;
         }
         boolean becameTerminating = false;
-        if (!status.isTerminationRequested() && pod.getMetadata().getDeletionTimestamp() != null) {
+        if (pod.getMetadata().getDeletionTimestamp() != null) {
             status.deleted = true;
+        }
+        // pod_workers.go UpdatePod: a pod marked for deletion, or in a terminal phase, begins teardown.
+        if (!status.isTerminationRequested() && (status.deleted || isTerminalPhase(pod))) {
             status.terminatingAt = out.now();
             becameTerminating = true;
         }
@@ -264,46 +338,139 @@ public final class PodWorkers implements Core<PodWorkersState> {
     }
 
     /**
-     * A kill of a terminating pod: records the effective grace period and, the first time or when it got
-     * shorter, (re)starts the termination; any other kill changes nothing.
+     * A kill of a terminating pod: records the effective grace period and, the first time, starts the
+     * termination; when the grace period got shorter, moves the kill in flight to the new deadline; any other
+     * kill changes nothing.
      */
     private Effects kill(PodWorkersState state, PodWorker w, boolean becameTerminating, Effects.Builder out) {
-        EffectiveGracePeriod grace = calculateEffectiveGracePeriod(w.status, w.pod);
+        long previous = w.status.gracePeriod;
+        EffectiveGracePeriod grace = calculateEffectiveGracePeriod(w.status, w.pod, compat);
         w.status.gracePeriod = grace.seconds();
-        if (becameTerminating || grace.shortened()) {
-            syncTerminatingPod(state, w, out);
+        if (becameTerminating) {
+            syncTerminatingPod(state, w, grace.compat(), out);
+        } else if (grace.shortened()) {
+            gracePeriodShortened(w, previous, out);
         }
         return out.build();
     }
 
-    /**
-     * Announces the termination with its deadline and stops every running container with the time left until
-     * it. After a shortened grace period the kill in flight is replaced: the runtime gets a new StopContainer with
-     * the shorter timeout.
-     */
-    private void syncTerminatingPod(PodWorkersState state, PodWorker w, Effects.Builder out) {
+    /** Announces the termination with its deadline and kills every running container. */
+    private void syncTerminatingPod(PodWorkersState state, PodWorker w, String changedBy, Effects.Builder out) {
         w.status.startedTerminating = true;
-        out.emit(source(w), EventTypes.POD_TERMINATION_STARTED, subject(w), termination(w));
+        w.status.killDeadline = w.status.deadline();
+        out.emit(source(w), EventTypes.POD_TERMINATION_STARTED, subject(w), new PodTerminationStart(w.node, w.uid,
+                w.namespace(), w.name(), w.status.gracePeriod, w.status.deadline(), changedBy));
         w.containers.values().stream().filter(c -> c.state == RuntimeContainer.State.RUNNING)
-                .forEach(c -> stopContainer(w, c, out));
+                .forEach(c -> killContainer(w, c, out));
         stopPodSandboxOnceContainersExited(state, w, out);
     }
 
-    private void stopContainer(PodWorker w, RuntimeContainer c, Effects.Builder out) {
-        out.emit(source(w), EventTypes.STOP_CONTAINER_REQUESTED, subject(w),
-                new StopContainer(w.node, w.uid, c.containerId, c.name, remainingSeconds(w.status, out.now())));
+    /**
+     * The grace period got shorter while the pod terminates (upstream: UpdatePod cancels the sync in flight and
+     * syncTerminatingPod runs again with the shorter grace period). Every container already asked to stop gets a
+     * new StopContainer with what is left until the new deadline (the runtime moves its kill earlier); a running
+     * preStop hook is cut short at the new deadline. Under {@link Compat#shortenedGraceIgnored()} the kill in
+     * flight never hears of it: it keeps the original deadline, and the event says so.
+     */
+    private void gracePeriodShortened(PodWorker w, long previous, Effects.Builder out) {
+        boolean ignored = compat.shortenedGraceIgnored();
+        out.emit(source(w), EventTypes.GRACE_PERIOD_SHORTENED, subject(w), new GracePeriodShortened(w.node, w.uid,
+                w.namespace(), w.name(), previous, w.status.gracePeriod, w.status.deadline(),
+                ignored ? Compat.SHORTENED_GRACE_IGNORED : null));
+        if (ignored) {
+            return;
+        }
+        w.status.killDeadline = w.status.deadline();
+        for (RuntimeContainer c : w.containers.values()) {
+            if (c.state != RuntimeContainer.State.RUNNING) {
+                continue;
+            }
+            if (c.isInPreStop()) {
+                awaitPreStopHook(w, c, out);
+            } else if (c.stopRequested) {
+                stopContainer(w, c, out);
+            }
+        }
     }
 
     /**
-     * The CRI timeout for a stop now: the whole seconds left until the deadline, rounded up so that no container
-     * is killed before the deadline the API server announced, and at least 1, because the kubelet never hands the
-     * runtime less than one second of grace (calculateEffectiveGracePeriod) and a timeout of 0 would skip the
-     * SIGTERM altogether. At the start of a termination this is exactly the grace period.
+     * killContainer (pkg/kubelet/kuberuntime/kuberuntime_container.go): the preStop hook first, if the container
+     * has one and there is time left for it; then StopContainer.
+     */
+    private void killContainer(PodWorker w, RuntimeContainer c, Effects.Builder out) {
+        Optional<PreStopHook> hook = c.preStopDone ? Optional.empty() : PreStopHook.of(w.pod, c.name);
+        c.preStopDone = true;
+        Instant now = out.now();
+        if (hook.isEmpty() || !w.status.killDeadline.isAfter(now)) {
+            stopContainer(w, c, out);
+            return;
+        }
+        c.preStop = hook.get();
+        c.preStopStartedAt = now;
+        out.emit(source(w), EventTypes.PRE_STOP_HOOK_STARTED, subject(w), new PreStopHookStart(w.node, w.uid,
+                w.namespace(), w.name(), c.containerId, c.name, c.preStop.handler(),
+                remainingSeconds(w.status, now), now));
+        awaitPreStopHook(w, c, out);
+    }
+
+    /**
+     * executePreStopHook waits for the hook, but no longer than the grace period: the timer is due at the hook's
+     * end or at the kill deadline, whichever comes first. Due already (a hook of no time, a deadline passed):
+     * finished at once.
+     */
+    private void awaitPreStopHook(PodWorker w, RuntimeContainer c, Effects.Builder out) {
+        Instant end = c.preStopStartedAt.plus(c.preStop.duration());
+        Instant due = end.isBefore(w.status.killDeadline) ? end : w.status.killDeadline;
+        if (!due.isAfter(out.now())) {
+            c.preStopDueAt = out.now();
+            finishPreStopHook(w, c, out);
+        } else if (!due.equals(c.preStopDueAt)) {
+            c.preStopDueAt = due;
+            out.timer(preStopTimerKey(w, c), due);
+        }
+    }
+
+    /**
+     * The hook ended, or the kubelet stopped waiting for it: the time it took counts against the grace period,
+     * and the container is stopped with what is left (at least the minimum). A hook cut short is not killed; it
+     * ends with its container.
+     */
+    private void finishPreStopHook(PodWorker w, RuntimeContainer c, Effects.Builder out) {
+        Instant finishedAt = c.preStopDueAt;
+        boolean exhausted = c.preStopStartedAt.plus(c.preStop.duration()).isAfter(finishedAt);
+        out.emit(source(w), EventTypes.PRE_STOP_HOOK_FINISHED, subject(w), new PreStopHookResult(w.node, w.uid,
+                w.namespace(), w.name(), c.containerId, c.name, c.preStop.handler(),
+                Duration.between(c.preStopStartedAt, finishedAt).getSeconds(), exhausted, c.preStopStartedAt,
+                finishedAt));
+        c.preStop = null;
+        c.preStopDueAt = null;
+        stopContainer(w, c, out);
+    }
+
+    private void stopContainer(PodWorker w, RuntimeContainer c, Effects.Builder out) {
+        c.stopRequested = true;
+        out.emit(source(w), EventTypes.STOP_CONTAINER_REQUESTED, subject(w), new StopContainer(w.node, w.uid,
+                c.containerId, c.name, Math.max(remainingSeconds(w.status, out.now()), MINIMUM_GRACE_PERIOD_SECONDS)));
+    }
+
+    /**
+     * The whole seconds left now until the kill deadline, rounded up so that no container is killed before the
+     * deadline the API server announced; 0 once it has passed. At the start of a termination this is exactly the
+     * grace period.
      */
     static long remainingSeconds(PodSyncStatus status, Instant now) {
-        Duration left = Duration.between(now, status.deadline());
+        Duration left = Duration.between(now, status.killDeadline);
         long seconds = left.getSeconds() + (left.getNano() > 0 ? 1 : 0);
-        return Math.max(seconds, 1);
+        return Math.max(seconds, 0);
+    }
+
+    private static String preStopTimerKey(PodWorker w, RuntimeContainer c) {
+        return String.join("/", PRESTOP_TIMER, w.node, w.uid, c.name);
+    }
+
+    private static boolean isTerminalPhase(Pod pod) {
+        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        return "Succeeded".equals(phase) || "Failed".equals(phase);
     }
 
     /**
@@ -326,14 +493,18 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * Every container and the sandbox are stopped: the pod is terminated. The status manager writes the final
      * status and then deletes the pod for good, grace 0, only for this UID (pkg/kubelet/status/status_manager.go:
      * a pod with a deletionTimestamp is deleted once its resources are reclaimed, and the UID precondition keeps
-     * a new pod of the same name safe). An orphan has neither: it is forgotten at once.
+     * a new pod of the same name safe). An orphan has neither: it is forgotten at once. A pod the kubelet never
+     * started whose phase is terminal already has nothing new to report; one not marked for deletion (torn down
+     * because its phase is terminal) is not deleted by the kubelet.
      */
     private void syncTerminatedPod(PodWorkersState state, PodWorker w, Effects.Builder out) {
         w.status.terminatedAt = out.now();
         out.emit(source(w), EventTypes.POD_TERMINATED, subject(w), termination(w));
-        if (!w.orphan) {
+        if (!w.orphan && (w.status.isStarted() || !isTerminalPhase(w.pod))) {
             out.emit(source(w), EventTypes.STATUS_UPDATE_REQUESTED, subject(w),
                     new StatusUpdateRequest(w.namespace(), w.name(), w.uid, PodStatuses.terminal(w, out.now())));
+        }
+        if (!w.orphan && w.status.isDeleted()) {
             out.emit(source(w), EventTypes.DELETION_REQUESTED, subject(w),
                     new DeletionRequest(ResourceType.PODS.plural(), w.namespace(), w.name(),
                             new DeleteOptionsBuilder().withGracePeriodSeconds(0L)
@@ -392,7 +563,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
         Effects.Builder out = Effects.of(event, now);
         if (w.status.isTerminationStarted()) {
             // Its start was asked for before the kill: once terminating, every update is a kill.
-            stopContainer(w, c, out);
+            killContainer(w, c, out);
         } else if (w.containers.values().stream().allMatch(x -> x.state == RuntimeContainer.State.RUNNING)) {
             out.emit(source(w), EventTypes.STATUS_UPDATE_REQUESTED, subject(w),
                     new StatusUpdateRequest(w.namespace(), w.name(), w.uid, PodStatuses.running(w, now)));
@@ -417,6 +588,12 @@ public final class PodWorkers implements Core<PodWorkersState> {
             return Effects.NONE;
         }
         Effects.Builder out = Effects.of(event, now);
+        if (c.isInPreStop()) {
+            // The hook ends with its container: nothing is left to wait for.
+            out.cancelTimer(preStopTimerKey(w, c));
+            c.preStop = null;
+            c.preStopDueAt = null;
+        }
         stopPodSandboxOnceContainersExited(state, w, out);
         return out.build();
     }

@@ -16,6 +16,16 @@ public final class RuntimeContainer {
     String reason;
     Instant startedAt;
     Instant finishedAt;
+    /** The preStop hook while it runs (null before and after): its handler and how long it would run. */
+    PreStopHook preStop;
+    /** When the running preStop hook began. */
+    Instant preStopStartedAt;
+    /** When the kubelet stops waiting for the running hook: its end, or the kill deadline if that comes first. */
+    Instant preStopDueAt;
+    /** The hook ran (or was skipped): it runs at most once per container, as killContainer runs it once. */
+    boolean preStopDone;
+    /** StopContainer was asked for: from then on a shortened grace period re-issues it. */
+    boolean stopRequested;
 
     RuntimeContainer(String name, String image) {
         this.name = name;
@@ -25,6 +35,10 @@ public final class RuntimeContainer {
     /** Whether the container may still run: asked to start and not seen to exit. */
     boolean couldBeRunning() {
         return state != State.EXITED;
+    }
+
+    boolean isInPreStop() {
+        return preStop != null;
     }
 
     public State state() {

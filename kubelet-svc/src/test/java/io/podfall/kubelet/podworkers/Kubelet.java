@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.core.Effects;
+import io.podfall.model.core.Timer;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Ids;
@@ -31,7 +32,11 @@ final class Kubelet {
     Instant now = T0;
 
     Kubelet(String... nodes) {
-        core = new PodWorkers(List.of(nodes.length == 0 ? new String[]{NODE} : nodes));
+        this(Compat.NONE, nodes);
+    }
+
+    Kubelet(Compat compat, String... nodes) {
+        core = new PodWorkers(List.of(nodes.length == 0 ? new String[]{NODE} : nodes), compat);
         state = core.newState();
     }
 
@@ -70,6 +75,12 @@ final class Kubelet {
         return runtime(pod, EventTypes.CONTAINER_EXITED, new ContainerState(node(pod), uid(pod),
                 containerId(pod, container), container, "nginx:1.27", ContainerState.State.EXITED, exitCode,
                 exitCode == 0 ? "Completed" : "Error", T0, now));
+    }
+
+    /** Moves the clock to the timer and fires it, as the adapter does when it falls due. */
+    Effects fire(Timer timer) {
+        now = timer.at();
+        return core.fire(state, timer, now);
     }
 
     /** Delivers an event again, as a redelivery or a duplicate on the log would. */

@@ -11,6 +11,7 @@ import io.podfall.model.apiserver.StatusUpdateRequest;
 import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
+import io.podfall.model.kubelet.GracePeriodShortened;
 import io.podfall.model.kubelet.PodTermination;
 import io.podfall.model.runtime.ContainerRef;
 import io.podfall.model.runtime.RunPodSandbox;
@@ -25,6 +26,7 @@ import static io.podfall.kubelet.podworkers.Kubelet.NODE;
 import static io.podfall.kubelet.podworkers.Kubelet.T0;
 import static io.podfall.model.event.EventTypes.CONTAINER_STARTED;
 import static io.podfall.model.event.EventTypes.DELETION_REQUESTED;
+import static io.podfall.model.event.EventTypes.GRACE_PERIOD_SHORTENED;
 import static io.podfall.model.event.EventTypes.OBJECT_CREATED;
 import static io.podfall.model.event.EventTypes.OBJECT_MARKED_TERMINATING;
 import static io.podfall.model.event.EventTypes.OBJECT_REMOVED;
@@ -138,7 +140,7 @@ class PodWorkersTest {
             if (deletion != null) {
                 b.terminating(T0, deletion);
             }
-            return PodWorkers.calculateEffectiveGracePeriod(status, b.build());
+            return PodWorkers.calculateEffectiveGracePeriod(status, b.build(), Compat.NONE);
         }
 
         @Test
@@ -170,9 +172,9 @@ class PodWorkersTest {
         void onlyDecreases() {
             PodSyncStatus recorded = new PodSyncStatus(T0);
             recorded.gracePeriod = 10;
-            assertEquals(new PodWorkers.EffectiveGracePeriod(10, false), grace(recorded, 30L, 20L));
-            assertEquals(new PodWorkers.EffectiveGracePeriod(10, false), grace(recorded, 30L, 10L));
-            assertEquals(new PodWorkers.EffectiveGracePeriod(3, true), grace(recorded, 30L, 3L));
+            assertEquals(new PodWorkers.EffectiveGracePeriod(10, false, null), grace(recorded, 30L, 20L));
+            assertEquals(new PodWorkers.EffectiveGracePeriod(10, false, null), grace(recorded, 30L, 10L));
+            assertEquals(new PodWorkers.EffectiveGracePeriod(3, true, null), grace(recorded, 30L, 3L));
         }
 
         @Test
@@ -202,11 +204,13 @@ class PodWorkersTest {
         void aShorterGracePeriodReissuesTheStopWithTheShorterDeadline() {
             Effects shortened = kubelet.after(10).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 15));
 
-            assertEquals(List.of(POD_TERMINATION_STARTED, STOP_CONTAINER_REQUESTED, STOP_CONTAINER_REQUESTED),
+            assertEquals(List.of(GRACE_PERIOD_SHORTENED, STOP_CONTAINER_REQUESTED, STOP_CONTAINER_REQUESTED),
                     types(shortened));
-            PodTermination termination = only(shortened, POD_TERMINATION_STARTED, PodTermination.class);
-            assertEquals(15, termination.gracePeriodSeconds());
-            assertEquals(T0.plusSeconds(15), termination.deadline(), "counted from when termination began");
+            GracePeriodShortened event = only(shortened, GRACE_PERIOD_SHORTENED, GracePeriodShortened.class);
+            assertEquals(30, event.previousGracePeriodSeconds());
+            assertEquals(15, event.gracePeriodSeconds());
+            assertEquals(T0.plusSeconds(15), event.deadline(), "counted from when termination began");
+            assertNull(event.compat());
             assertEquals(List.of(5L, 5L), data(shortened, STOP_CONTAINER_REQUESTED, StopContainer.class).stream()
                     .map(StopContainer::timeoutSeconds).toList());
             assertEquals(15, kubelet.worker(pod).status().gracePeriod());
@@ -220,9 +224,9 @@ class PodWorkersTest {
         }
 
         @Test
-        void aDeadlineAlreadyPastStillGivesOneSecond() {
+        void aDeadlineAlreadyPastStillGivesTheMinimumOfTwoSeconds() {
             Effects shortened = kubelet.after(20).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 2));
-            assertEquals(1, data(shortened, STOP_CONTAINER_REQUESTED, StopContainer.class).get(0).timeoutSeconds());
+            assertEquals(2, data(shortened, STOP_CONTAINER_REQUESTED, StopContainer.class).get(0).timeoutSeconds());
         }
 
         @Test
@@ -387,8 +391,8 @@ class PodWorkersTest {
             Pod forced = kubelet.markedTerminating(pod, 0);
             Effects marked = kubelet.apiserver(OBJECT_MARKED_TERMINATING, forced);
             assertEquals(1, only(marked, POD_TERMINATION_STARTED, PodTermination.class).gracePeriodSeconds());
-            assertEquals(List.of(1L, 1L), data(marked, STOP_CONTAINER_REQUESTED, StopContainer.class).stream()
-                    .map(StopContainer::timeoutSeconds).toList());
+            assertEquals(List.of(2L, 2L), data(marked, STOP_CONTAINER_REQUESTED, StopContainer.class).stream()
+                    .map(StopContainer::timeoutSeconds).toList(), "killContainer's minimum shutdown window");
             assertTrue(kubelet.apiserver(OBJECT_REMOVED, forced).isEmpty(), "the kill is in flight already");
             assertTrue(kubelet.worker(pod).isOrphan());
 

@@ -1,0 +1,340 @@
+package io.podfall.kubelet.podworkers;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.podfall.model.core.Effects;
+import io.podfall.model.core.Timer;
+import io.podfall.model.event.Event;
+import io.podfall.model.kubelet.GracePeriodShortened;
+import io.podfall.model.kubelet.PodTerminationStart;
+import io.podfall.model.kubelet.PreStopHookResult;
+import io.podfall.model.kubelet.PreStopHookStart;
+import io.podfall.model.runtime.StopContainer;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static io.podfall.kubelet.podworkers.Kubelet.NODE;
+import static io.podfall.kubelet.podworkers.Kubelet.T0;
+import static io.podfall.model.event.EventTypes.DELETION_REQUESTED;
+import static io.podfall.model.event.EventTypes.GRACE_PERIOD_SHORTENED;
+import static io.podfall.model.event.EventTypes.OBJECT_MARKED_TERMINATING;
+import static io.podfall.model.event.EventTypes.OBJECT_REMOVED;
+import static io.podfall.model.event.EventTypes.POD_BOUND;
+import static io.podfall.model.event.EventTypes.POD_STATUS_UPDATED;
+import static io.podfall.model.event.EventTypes.POD_TERMINATED;
+import static io.podfall.model.event.EventTypes.POD_TERMINATION_STARTED;
+import static io.podfall.model.event.EventTypes.PRE_STOP_HOOK_FINISHED;
+import static io.podfall.model.event.EventTypes.PRE_STOP_HOOK_STARTED;
+import static io.podfall.model.event.EventTypes.STATUS_UPDATE_REQUESTED;
+import static io.podfall.model.event.EventTypes.STOP_CONTAINER_REQUESTED;
+import static io.podfall.model.event.EventTypes.STOP_POD_SANDBOX_REQUESTED;
+import static io.podfall.model.testing.Pods.aPod;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The termination rules of killContainer and calculateEffectiveGracePeriod: preStop hooks against the grace
+ * period, a grace period shortened while terminating, the compatibility switches, and pods already finished.
+ */
+class TerminationTest {
+    private static final String UID = "uid-db-0";
+    private static final String HOOK_TIMER = "prestop/node-1/" + UID + "/app";
+
+    private static Pod pod(long grace) {
+        return aPod("db-0").withUid(UID).onNode(NODE).withGrace(grace).build();
+    }
+
+    private static Pod withSleepHook(Pod pod, String container, long seconds) {
+        return new PodBuilder(pod).editSpec().editMatchingContainer(c -> c.getName().equals(container))
+                .withNewLifecycle().withNewPreStop().withNewSleep().withSeconds(seconds).endSleep().endPreStop()
+                .endLifecycle().endContainer().endSpec().build();
+    }
+
+    private static Pod withExecHook(Pod pod, String annotatedSeconds) {
+        PodBuilder b = new PodBuilder(pod).editSpec().editMatchingContainer(c -> c.getName().equals("app"))
+                .withNewLifecycle().withNewPreStop().withNewExec().withCommand("sh", "-c", "drain").endExec()
+                .endPreStop().endLifecycle().endContainer().endSpec();
+        if (annotatedSeconds != null) {
+            b.editMetadata().addToAnnotations(PreStopHook.PRESTOP_SECONDS, annotatedSeconds).endMetadata();
+        }
+        return b.build();
+    }
+
+    private static Pod inPhase(Pod pod, String phase) {
+        return new PodBuilder(pod).editOrNewStatus().withPhase(phase).endStatus().build();
+    }
+
+    private static List<String> types(Effects effects) {
+        return effects.events().stream().map(Event::type).toList();
+    }
+
+    private static <T> T only(Effects effects, String type, Class<T> payload) {
+        List<T> all = effects.events().stream().filter(e -> e.is(type)).map(e -> e.data(payload)).toList();
+        assertEquals(1, all.size(), () -> "one " + type + " in " + types(effects));
+        return all.get(0);
+    }
+
+    private static List<Long> timeouts(Effects effects) {
+        return effects.events().stream().filter(e -> e.is(STOP_CONTAINER_REQUESTED))
+                .map(e -> e.data(StopContainer.class).timeoutSeconds()).toList();
+    }
+
+    private static Timer hookTimer(Effects effects) {
+        return effects.timers().stream().filter(t -> t.key().equals(HOOK_TIMER)).findFirst().orElseThrow();
+    }
+
+    @Nested
+    class PreStopHooks {
+        private final Kubelet kubelet = new Kubelet();
+
+        @Test
+        void aHookShorterThanTheGracePeriodLeavesTheRemainderToStopContainer() {
+            Pod pod = kubelet.running(withSleepHook(pod(30), "app", 10));
+            Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 30));
+
+            assertEquals(List.of(POD_TERMINATION_STARTED, PRE_STOP_HOOK_STARTED), types(kill));
+            PreStopHookStart started = only(kill, PRE_STOP_HOOK_STARTED, PreStopHookStart.class);
+            assertEquals("sleep", started.handler());
+            assertEquals(30, started.gracePeriodSeconds());
+            assertEquals(Kubelet.containerId(pod, "app"), started.containerId());
+            assertEquals(T0.plusSeconds(10), hookTimer(kill).at());
+
+            Effects done = kubelet.fire(hookTimer(kill));
+            assertEquals(List.of(PRE_STOP_HOOK_FINISHED, STOP_CONTAINER_REQUESTED), types(done));
+            PreStopHookResult result = only(done, PRE_STOP_HOOK_FINISHED, PreStopHookResult.class);
+            assertEquals(10, result.durationSeconds());
+            assertFalse(result.gracePeriodExhausted());
+            assertEquals(List.of(20L), timeouts(done), "30 s grace less the hook's 10 s");
+        }
+
+        @Test
+        void aHookLongerThanTheGracePeriodIsCutShortAndStopContainerGetsTheTwoSecondFloor() {
+            Pod pod = kubelet.running(withSleepHook(pod(30), "app", 60));
+            Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 30));
+            assertEquals(T0.plusSeconds(30), hookTimer(kill).at(), "executePreStopHook waits at most the grace period");
+
+            Effects done = kubelet.fire(hookTimer(kill));
+            PreStopHookResult result = only(done, PRE_STOP_HOOK_FINISHED, PreStopHookResult.class);
+            assertEquals(30, result.durationSeconds());
+            assertTrue(result.gracePeriodExhausted());
+            assertEquals(List.of(PodWorkers.MINIMUM_GRACE_PERIOD_SECONDS), timeouts(done));
+        }
+
+        @Test
+        void anExecHookRunsForTheAnnotatedSecondsAndItsTimeIsTruncatedAsUpstream() {
+            Pod pod = kubelet.running(withExecHook(pod(30), "4.5"));
+            Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 30));
+            assertEquals("exec", only(kill, PRE_STOP_HOOK_STARTED, PreStopHookStart.class).handler());
+            assertEquals(T0.plusMillis(4_500), hookTimer(kill).at());
+
+            Effects done = kubelet.fire(hookTimer(kill));
+            assertEquals(4, only(done, PRE_STOP_HOOK_FINISHED, PreStopHookResult.class).durationSeconds());
+            assertEquals(List.of(26L), timeouts(done), "no container is killed before the deadline");
+        }
+
+        @Test
+        void aHookOfNoTimeFinishesInTheSameStep() {
+            Pod pod = kubelet.running(withExecHook(pod(30), null));
+            Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 30));
+            assertEquals(List.of(POD_TERMINATION_STARTED, PRE_STOP_HOOK_STARTED, PRE_STOP_HOOK_FINISHED,
+                    STOP_CONTAINER_REQUESTED), types(kill));
+            assertEquals(List.of(30L), timeouts(kill));
+            assertTrue(kill.timers().isEmpty());
+        }
+
+        @Test
+        void onlyTheContainerWithAHookWaitsForIt() {
+            Pod pod = kubelet.running(withSleepHook(
+                    aPod("db-0").withUid(UID).onNode(NODE).withGrace(30).withContainer("sidecar").build(), "app", 10));
+            Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 30));
+            assertEquals(List.of(POD_TERMINATION_STARTED, PRE_STOP_HOOK_STARTED, STOP_CONTAINER_REQUESTED), types(kill));
+            assertEquals("sidecar", only(kill, STOP_CONTAINER_REQUESTED, StopContainer.class).containerName());
+        }
+
+        @Test
+        void aShortenedGracePeriodCutsARunningHookShort() {
+            Pod pod = kubelet.running(withSleepHook(pod(60), "app", 60));
+            Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 60));
+            Timer original = hookTimer(kill);
+
+            Effects shortened = kubelet.after(1).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5));
+            assertEquals(List.of(GRACE_PERIOD_SHORTENED), types(shortened), "the hook still runs: no stop yet");
+            Timer moved = hookTimer(shortened);
+            assertEquals(T0.plusSeconds(5), moved.at());
+
+            assertTrue(kubelet.core.fire(kubelet.state, original, T0.plusSeconds(60)).isEmpty(), "a stale timer");
+            Effects done = kubelet.fire(moved);
+            assertTrue(only(done, PRE_STOP_HOOK_FINISHED, PreStopHookResult.class).gracePeriodExhausted());
+            assertEquals(List.of(2L), timeouts(done));
+        }
+
+        @Test
+        void aContainerThatExitsDuringItsHookCancelsTheHooksTimer() {
+            Pod pod = kubelet.running(withSleepHook(pod(30), "app", 10));
+            Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 30));
+
+            Effects exited = kubelet.after(3).containerExited(pod, "app", 0);
+            assertEquals(List.of(HOOK_TIMER), exited.cancelledTimers());
+            assertEquals(List.of(STOP_POD_SANDBOX_REQUESTED), types(exited));
+            assertTrue(kubelet.fire(hookTimer(kill)).isEmpty());
+        }
+
+        @Test
+        void theHookRunsOnceAndARepeatedTimerOrFactEmitsNothing() {
+            Pod pod = kubelet.running(withSleepHook(pod(30), "app", 10));
+            Pod terminating = kubelet.markedTerminating(pod, 30);
+            Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, terminating);
+            assertTrue(kubelet.apiserver(OBJECT_MARKED_TERMINATING, terminating).isEmpty());
+            kubelet.fire(hookTimer(kill));
+            assertTrue(kubelet.fire(hookTimer(kill)).isEmpty());
+            assertTrue(kubelet.apiserver(POD_STATUS_UPDATED, terminating).isEmpty());
+        }
+    }
+
+    @Nested
+    class ShortenedGracePeriod {
+        @Test
+        void shortenedFrom60To5ReissuesTheStopWithTheDeadlineCountedFromTerminatingAt() {
+            Kubelet kubelet = new Kubelet();
+            Pod pod = kubelet.running(pod(60));
+            kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 60));
+
+            Effects shortened = kubelet.after(1).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5));
+
+            assertEquals(List.of(GRACE_PERIOD_SHORTENED, STOP_CONTAINER_REQUESTED), types(shortened),
+                    "recorded as a shortening, not as a second PodTerminationStarted");
+            GracePeriodShortened event = only(shortened, GRACE_PERIOD_SHORTENED, GracePeriodShortened.class);
+            assertEquals(60, event.previousGracePeriodSeconds());
+            assertEquals(5, event.gracePeriodSeconds());
+            assertEquals(T0.plusSeconds(5), event.deadline());
+            assertNull(event.compat());
+            assertEquals(List.of(4L), timeouts(shortened), "the kill falls due at terminatingAt + 5 s");
+            assertEquals(T0.plusSeconds(5), kubelet.worker(pod).status().killDeadline());
+        }
+
+        @Test
+        void withShortenedGraceIgnoredNothingIsReissuedAndTheKillStaysAtTheOriginalDeadline() {
+            Kubelet kubelet = new Kubelet(new Compat(true, false));
+            Pod pod = kubelet.running(pod(60));
+            Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 60));
+            assertEquals(List.of(60L), timeouts(kill));
+
+            Effects shortened = kubelet.after(1).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5));
+
+            assertEquals(List.of(GRACE_PERIOD_SHORTENED), types(shortened), "no re-issued StopContainer");
+            GracePeriodShortened event = only(shortened, GRACE_PERIOD_SHORTENED, GracePeriodShortened.class);
+            assertEquals(Compat.SHORTENED_GRACE_IGNORED, event.compat());
+            assertEquals(5, event.gracePeriodSeconds());
+            assertEquals(T0.plusSeconds(60), kubelet.worker(pod).status().killDeadline());
+            assertTrue(kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5)).isEmpty());
+        }
+
+        @Test
+        void withShortenedGraceIgnoredARunningHookKeepsItsOriginalDeadline() {
+            Kubelet kubelet = new Kubelet(new Compat(true, false));
+            Pod pod = kubelet.running(withSleepHook(pod(60), "app", 120));
+            Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 60));
+
+            Effects shortened = kubelet.after(1).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5));
+            assertTrue(shortened.timers().isEmpty());
+
+            Effects done = kubelet.fire(hookTimer(kill));
+            assertEquals(T0.plusSeconds(60), kubelet.now);
+            assertEquals(List.of(2L), timeouts(done));
+        }
+    }
+
+    @Nested
+    class ForceDelete {
+        @Test
+        void getsOneSecondAtTheNodeByDefault() {
+            Kubelet kubelet = new Kubelet();
+            Pod pod = kubelet.running(pod(30));
+            Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 0));
+            PodTerminationStart started = only(kill, POD_TERMINATION_STARTED, PodTerminationStart.class);
+            assertEquals(1, started.gracePeriodSeconds());
+            assertNull(started.compat());
+        }
+
+        @Test
+        void withForceDeleteUsesSpecGraceGetsTheSpecsGracePeriodAndSaysSo() {
+            Kubelet kubelet = new Kubelet(new Compat(false, true));
+            Pod pod = kubelet.running(pod(30));
+            Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 0));
+            PodTerminationStart started = only(kill, POD_TERMINATION_STARTED, PodTerminationStart.class);
+            assertEquals(30, started.gracePeriodSeconds());
+            assertEquals(T0.plusSeconds(30), started.deadline());
+            assertEquals(Compat.FORCE_DELETE_USES_SPEC_GRACE, started.compat());
+            assertEquals(List.of(30L), timeouts(kill));
+        }
+
+        @Test
+        void withForceDeleteUsesSpecGraceAPodRemovedFromTheApiGetsTheSpecsGracePeriod() {
+            Kubelet kubelet = new Kubelet(new Compat(false, true));
+            Pod pod = kubelet.running(pod(30));
+            Effects removed = kubelet.apiserver(OBJECT_REMOVED, kubelet.markedTerminating(pod, 0));
+            PodTerminationStart started = only(removed, POD_TERMINATION_STARTED, PodTerminationStart.class);
+            assertEquals(30, started.gracePeriodSeconds());
+            assertEquals(Compat.FORCE_DELETE_USES_SPEC_GRACE, started.compat());
+        }
+
+        @Test
+        void withForceDeleteUsesSpecGraceAGracefulDeleteIsUnchangedAndNamesNoSwitch() {
+            Kubelet kubelet = new Kubelet(new Compat(false, true));
+            Pod pod = kubelet.running(pod(30));
+            Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5));
+            PodTerminationStart started = only(kill, POD_TERMINATION_STARTED, PodTerminationStart.class);
+            assertEquals(5, started.gracePeriodSeconds());
+            assertNull(started.compat());
+        }
+
+        @Test
+        void calculateEffectiveGracePeriodUnderTheSwitchTakesZeroForUnset() {
+            Pod forced = aPod("p").withUid("u").onNode(NODE).withGrace(30).terminating(T0, 0).build();
+            assertEquals(new PodWorkers.EffectiveGracePeriod(30, false, Compat.FORCE_DELETE_USES_SPEC_GRACE),
+                    PodWorkers.calculateEffectiveGracePeriod(new PodSyncStatus(T0), forced, new Compat(false, true)));
+            assertEquals(new PodWorkers.EffectiveGracePeriod(1, false, null),
+                    PodWorkers.calculateEffectiveGracePeriod(new PodSyncStatus(T0), forced, Compat.NONE));
+        }
+    }
+
+    @Nested
+    class PodAlreadyFinished {
+        private final Kubelet kubelet = new Kubelet();
+
+        @Test
+        void aFailedPodWhoseContainersExitedIsTornDownAtOnceWithoutAGraceWait() {
+            Pod pod = kubelet.running(pod(30));
+            kubelet.containerExited(pod, "app", 1);
+
+            Effects failed = kubelet.apiserver(POD_STATUS_UPDATED, inPhase(pod, "Failed"));
+
+            assertEquals(List.of(POD_TERMINATION_STARTED, STOP_POD_SANDBOX_REQUESTED), types(failed),
+                    "nothing runs, so nothing is stopped or waited for");
+            assertEquals(List.of(POD_TERMINATED, STATUS_UPDATE_REQUESTED), types(kubelet.sandboxStopped(pod)),
+                    "not marked for deletion: the kubelet does not delete it");
+        }
+
+        @Test
+        void aSucceededPodDeletedIsTornDownAtOnceAndDeleted() {
+            Pod pod = kubelet.running(pod(30));
+            kubelet.containerExited(pod, "app", 0);
+            Effects deleted = kubelet.apiserver(OBJECT_MARKED_TERMINATING,
+                    inPhase(kubelet.markedTerminating(pod, 0), "Succeeded"));
+            assertEquals(List.of(POD_TERMINATION_STARTED, STOP_POD_SANDBOX_REQUESTED), types(deleted));
+            assertEquals(List.of(POD_TERMINATED, STATUS_UPDATE_REQUESTED, DELETION_REQUESTED),
+                    types(kubelet.sandboxStopped(pod)));
+        }
+
+        @Test
+        void aFinishedPodTheKubeletNeverStartedIsTerminatedWithoutTouchingTheRuntimeOrItsStatus() {
+            Effects bound = kubelet.apiserver(POD_BOUND, inPhase(pod(30), "Succeeded"));
+            assertEquals(List.of(POD_TERMINATION_STARTED, POD_TERMINATED), types(bound));
+            assertTrue(kubelet.worker(pod(30)).status().isFinished());
+        }
+    }
+}
