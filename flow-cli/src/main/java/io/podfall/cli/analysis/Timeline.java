@@ -86,7 +86,11 @@ public record Timeline(String correlationId, List<Step> steps) {
         add(j, "node=", d.path("nodeName"), "");
         add(j, "phase=", d.path("status").path("phase"), "");
         add(j, "phase=", d.path("object").path("status").path("phase"), "");
+        add(j, "previousGrace=", d.path("previousGracePeriodSeconds"), "s");
         add(j, "grace=", d.path("gracePeriodSeconds"), "s");
+        add(j, "hook=", d.path("handler"), "");
+        add(j, "hookDuration=", d.path("durationSeconds"), "s");
+        add(j, "compat=", d.path("compat"), "");
         add(j, "container=", d.path("containerName"), "");
         add(j, "timeout=", d.path("timeoutSeconds"), "s");
         add(j, "signal=", d.path("signal"), "");
