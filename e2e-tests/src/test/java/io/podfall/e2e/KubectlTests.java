@@ -85,7 +85,9 @@ abstract class KubectlTests {
         createRunning(prefix() + "get", "exit");
         Command.Result list = kubectl.run("get", "pods");
         assertEquals(0, list.exitCode(), list.toString());
-        assertTrue(list.stdout().lines().anyMatch(l -> l.startsWith(prefix() + "get ")), list.stdout());
+        assertTrue(list.stdout().lines().findFirst().orElse("").matches("NAME +READY +STATUS +RESTARTS +AGE"),
+                "the server's Table columns: " + list.stdout());
+        assertTrue(list.stdout().lines().anyMatch(l -> l.matches(prefix() + "get +1/1 +Running +0 +\\S+")), list.stdout());
 
         Command.Result json = kubectl.run("get", "pod", prefix() + "get", "-o", "json");
         assertEquals(0, json.exitCode(), json.toString());
@@ -100,6 +102,7 @@ abstract class KubectlTests {
         Command.Result deleted = kubectl.run("delete", "pod", prefix() + "del");
         assertEquals(0, deleted.exitCode(), deleted.toString());
         assertEquals("pod \"" + prefix() + "del\" deleted", deleted.stdout().trim());
+        assertTrue(!deleted.stderr().contains("watch"), "kubectl waited on a real watch: " + deleted.stderr());
         assertEquals(404, api.get("/api/v1/namespaces/default/pods/" + prefix() + "del").code(), "kubectl waited for the removal");
     }
 

@@ -122,6 +122,34 @@ class PythonClientIT {
     }
 
     @Test
+    void aWatchShowsThePodAddedThenTerminatingThenDeleted() {
+        python("""
+                v1.create_namespaced_pod("default", pod("py-watch"))
+                print("{}")
+                """);
+        awaitRunning("py-watch");
+        JsonNode out = python("""
+                from kubernetes import watch
+                w = watch.Watch()
+                seen = []
+                for ev in w.stream(v1.list_namespaced_pod, "default", field_selector="metadata.name=py-watch",
+                                   timeout_seconds=60):
+                    p = ev["object"]
+                    seen.append({"type": ev["type"], "terminating": p.metadata.deletion_timestamp is not None})
+                    if len(seen) == 1:
+                        v1.delete_namespaced_pod("py-watch", "default", grace_period_seconds=1)
+                    if ev["type"] == "DELETED":
+                        w.stop()
+                print(json.dumps(seen))
+                """);
+        assertEquals("ADDED", out.get(0).path("type").asText(), "the existing pod first: " + out);
+        assertTrue(!out.get(0).path("terminating").asBoolean());
+        assertTrue(java.util.stream.StreamSupport.stream(out.spliterator(), false)
+                .anyMatch(e -> e.path("type").asText().equals("MODIFIED") && e.path("terminating").asBoolean()), out.toString());
+        assertEquals("DELETED", out.get(out.size() - 1).path("type").asText(), out.toString());
+    }
+
+    @Test
     void aMissingPodIsNotFound() {
         JsonNode out = python("""
                 try:

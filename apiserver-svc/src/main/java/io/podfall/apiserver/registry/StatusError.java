@@ -89,6 +89,14 @@ public final class StatusError extends RuntimeException {
                 + "types include: application/json (got " + contentType + ")", null);
     }
 
+    /**
+     * {@code NewResourceExpired}, what a watch from a resourceVersion older than the retained history gets (as a
+     * watch ERROR event): {@code too old resource version: 5 (120)}, the requested and the oldest one served.
+     */
+    public static StatusError expired(long requested, long oldest) {
+        return failure(410, "Expired", "too old resource version: " + requested + " (" + oldest + ")", null);
+    }
+
     /** {@code NewServiceUnavailable}. */
     public static StatusError serviceUnavailable(String message) {
         return failure(503, "ServiceUnavailable", message, null);

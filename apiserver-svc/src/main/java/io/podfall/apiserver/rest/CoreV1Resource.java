@@ -3,6 +3,7 @@ package io.podfall.apiserver.rest;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podfall.adapter.LogProcessor;
+import io.podfall.adapter.SimulatedClock;
 import io.podfall.apiserver.registry.Outcome;
 import io.podfall.apiserver.registry.RegistryState;
 import io.podfall.apiserver.registry.StatusError;
@@ -23,6 +24,7 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Response;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
@@ -36,11 +38,15 @@ import java.util.function.Supplier;
 public class CoreV1Resource {
     private static final String CONTENT_TYPE = "Content-Type";
     private static final String TRACEPARENT = "traceparent";
+    private static final String ACCEPT = "Accept";
+    private static final String INCLUDE_OBJECT = "includeObject";
 
     @Inject
     LogProcessor processor;
     @Inject
     RequestTracker requests;
+    @Inject
+    SimulatedClock clock;
 
     /** Discovery of the core group: the resources, with the short names and categories kubectl needs. */
     @GET
@@ -59,21 +65,23 @@ public class CoreV1Resource {
     @GET
     @Path("namespaces/{namespace}/pods")
     public Response listPods(@PathParam("namespace") String namespace, @QueryParam("fieldSelector") String fieldSelector,
-                             @QueryParam("labelSelector") String labelSelector, @QueryParam("watch") String watch) {
-        return list(ResourceType.PODS, namespace, fieldSelector, labelSelector, watch);
+                             @QueryParam("labelSelector") String labelSelector, @HeaderParam(ACCEPT) String accept,
+                             @QueryParam(INCLUDE_OBJECT) String includeObject) {
+        return list(ResourceType.PODS, namespace, fieldSelector, labelSelector, accept, includeObject);
     }
 
     @GET
     @Path("pods")
     public Response listAllPods(@QueryParam("fieldSelector") String fieldSelector, @QueryParam("labelSelector") String labelSelector,
-                                @QueryParam("watch") String watch) {
-        return list(ResourceType.PODS, null, fieldSelector, labelSelector, watch);
+                                @HeaderParam(ACCEPT) String accept, @QueryParam(INCLUDE_OBJECT) String includeObject) {
+        return list(ResourceType.PODS, null, fieldSelector, labelSelector, accept, includeObject);
     }
 
     @GET
     @Path("namespaces/{namespace}/pods/{name}")
-    public Response getPod(@PathParam("namespace") String namespace, @PathParam("name") String name) {
-        return get(ResourceType.PODS, namespace, name);
+    public Response getPod(@PathParam("namespace") String namespace, @PathParam("name") String name,
+                           @HeaderParam(ACCEPT) String accept, @QueryParam(INCLUDE_OBJECT) String includeObject) {
+        return get(ResourceType.PODS, namespace, name, accept, includeObject);
     }
 
     @DELETE
@@ -96,14 +104,15 @@ public class CoreV1Resource {
     @GET
     @Path("nodes")
     public Response listNodes(@QueryParam("fieldSelector") String fieldSelector, @QueryParam("labelSelector") String labelSelector,
-                              @QueryParam("watch") String watch) {
-        return list(ResourceType.NODES, null, fieldSelector, labelSelector, watch);
+                              @HeaderParam(ACCEPT) String accept, @QueryParam(INCLUDE_OBJECT) String includeObject) {
+        return list(ResourceType.NODES, null, fieldSelector, labelSelector, accept, includeObject);
     }
 
     @GET
     @Path("nodes/{name}")
-    public Response getNode(@PathParam("name") String name) {
-        return get(ResourceType.NODES, "", name);
+    public Response getNode(@PathParam("name") String name, @HeaderParam(ACCEPT) String accept,
+                            @QueryParam(INCLUDE_OBJECT) String includeObject) {
+        return get(ResourceType.NODES, "", name, accept, includeObject);
     }
 
     @DELETE
@@ -146,11 +155,17 @@ public class CoreV1Resource {
         }
     }
 
-    private Response get(ResourceType type, String namespace, String name) {
+    /** GET of one object; with a Table Accept header, a one-row Table (what {@code kubectl get pod NAME} prints). */
+    private Response get(ResourceType type, String namespace, String name, String accept, String includeObject) {
         try {
             requireLive();
+            Optional<Tables.Format> table = tableFormat(accept, includeObject);
             JsonNode object = processor.read(RegistryState.class, s -> s.get(type, namespace, name).map(Json::tree))
                     .orElseThrow(() -> StatusError.notFound(type, name));
+            if (table.isPresent()) {
+                return Responses.json(200, Tables.table(type, List.of(object),
+                        object.path("metadata").path("resourceVersion").asText(""), clock.now(), table.get()));
+            }
             return Responses.json(200, object);
         } catch (StatusError e) {
             return Responses.status(e);
@@ -158,28 +173,36 @@ public class CoreV1Resource {
     }
 
     /**
-     * LIST. Watches are not served: a watch request gets an empty stream that closes at once, which clients
-     * treat as a watch the server ended, so they list again (kubectl's delete wait then polls until the pod is
-     * gone). {@code limit} is ignored: everything fits in one page, and no {@code continue} token is returned.
+     * LIST, as a {@code <Kind>List} or, with a Table Accept header, a Table. Its resourceVersion is the registry's
+     * current one, which a watch can always start from (see {@link WatchHistory}); watches themselves are served
+     * by {@link WatchRoute} before they reach this resource. {@code limit} is ignored: everything fits in one
+     * page, and no {@code continue} token is returned.
      */
-    private Response list(ResourceType type, String namespace, String fieldSelector, String labelSelector, String watch) {
+    private Response list(ResourceType type, String namespace, String fieldSelector, String labelSelector, String accept,
+                          String includeObject) {
         try {
             requireLive();
             Selectors selectors = Selectors.parse(type, fieldSelector, labelSelector);
-            if (watch != null && (watch.equalsIgnoreCase("true") || watch.equals("1"))) {
-                return Response.ok(new byte[0], Responses.JSON).build();
-            }
+            Optional<Tables.Format> table = tableFormat(accept, includeObject);
             ObjectNode list = processor.read(RegistryState.class, s -> {
+                String resourceVersion = Long.toString(s.resourceVersion());
+                List<JsonNode> items = s.list(type, namespace).stream().map(Json::tree).filter(selectors::matches).toList();
+                if (table.isPresent()) {
+                    return Tables.table(type, items, resourceVersion, clock.now(), table.get());
+                }
                 ObjectNode doc = Json.MAPPER.createObjectNode().put("kind", type.kind() + "List").put("apiVersion", type.apiVersion());
-                doc.putObject("metadata").put("resourceVersion", Long.toString(s.resourceVersion()));
-                var items = doc.putArray("items");
-                s.list(type, namespace).stream().map(Json::tree).filter(selectors::matches).forEach(items::add);
+                doc.putObject("metadata").put("resourceVersion", resourceVersion);
+                doc.putArray("items").addAll(items);
                 return doc;
             });
             return Responses.json(200, list);
         } catch (StatusError e) {
             return Responses.status(e);
         }
+    }
+
+    private static Optional<Tables.Format> tableFormat(String accept, String includeObject) {
+        return Tables.requestedVersion(accept).map(v -> new Tables.Format(v, Tables.IncludeObject.parse(includeObject)));
     }
 
     private void requireLive() {

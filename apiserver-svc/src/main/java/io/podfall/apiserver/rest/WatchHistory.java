@@ -1,0 +1,75 @@
+package io.podfall.apiserver.rest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.podfall.apiserver.registry.StatusError;
+import io.podfall.model.event.Event;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The recent changes a watch can start from, like the watch cache's ring of events
+ * ({@code staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go}): the last {@code capacity} watch
+ * events in resourceVersion order, plus the current content of every stored object (so a change knows the
+ * object it replaces). Built from the registry's facts in log order, so it is rebuilt with the registry when the
+ * service reads the log again on start.
+ *
+ * <p>A watch from resourceVersion {@code rv} gets every retained event after {@code rv}. Every write of the
+ * registry takes the next resourceVersion and is one fact, so the ring holds every change after the newest one
+ * it has dropped ({@code compactedThrough}): any {@code rv} at or after that is served completely, including the
+ * resourceVersion of a list just returned (it is at least the newest event's). An older one is refused with
+ * 410 Expired, as the watch cache does, and the client lists again.
+ *
+ * <p>Not thread-safe: {@link WatchHub} guards it.
+ */
+final class WatchHistory {
+    private final int capacity;
+    private final ArrayDeque<WatchEvent> events = new ArrayDeque<>();
+    /** The current content of every stored object, by {@link WatchEvent#key()}. */
+    private final Map<String, JsonNode> current = new HashMap<>();
+    /** The resourceVersion of the newest event dropped from the ring; 0 while none has been. */
+    private long compactedThrough;
+
+    WatchHistory(int capacity) {
+        this.capacity = capacity;
+    }
+
+    /** Records a fact of the registry; empty for any event that is not a change of a stored object. */
+    Optional<WatchEvent> record(Event fact) {
+        Optional<WatchEvent> event = WatchEvent.of(fact, current::get);
+        event.ifPresent(e -> {
+            if (e.type().equals(WatchEvent.DELETED)) {
+                current.remove(e.key());
+            } else {
+                current.put(e.key(), e.object());
+            }
+            events.addLast(e);
+            if (events.size() > capacity) {
+                compactedThrough = events.removeFirst().resourceVersion();
+            }
+        });
+        return event;
+    }
+
+    /**
+     * The retained events after {@code resourceVersion}, oldest first.
+     *
+     * @throws StatusError 410 Expired when events after {@code resourceVersion} have been dropped
+     */
+    List<WatchEvent> since(long resourceVersion) {
+        if (resourceVersion < compactedThrough) {
+            throw StatusError.expired(resourceVersion, compactedThrough);
+        }
+        List<WatchEvent> out = new ArrayList<>();
+        for (WatchEvent e : events) {
+            if (e.resourceVersion() > resourceVersion) {
+                out.add(e);
+            }
+        }
+        return out;
+    }
+}
