@@ -56,7 +56,9 @@ class PythonClientIT {
         return Json.read(r.stdout().getBytes(StandardCharsets.UTF_8));
     }
 
-    private static void awaitRunning(String name) {
+    /** Creates the pod with the Python client, then waits until it runs. */
+    private static void createRunning(String name) {
+        python("v1.create_namespaced_pod(\"default\", pod(\"" + name + "\"))\nprint(\"{}\")\n");
         api.await("/api/v1/namespaces/default/pods/" + name,
                 r -> r.code() == 200 && "Running".equals(r.body().path("status").path("phase").asText()),
                 Duration.ofSeconds(60), name + " Running");
@@ -76,11 +78,7 @@ class PythonClientIT {
 
     @Test
     void deleteOptionsInTheBodySetTheGracePeriod() {
-        python("""
-                v1.create_namespaced_pod("default", pod("py-body"))
-                print("{}")
-                """);
-        awaitRunning("py-body");
+        createRunning("py-body");
         JsonNode out = python("""
                 p = v1.delete_namespaced_pod("py-body", "default",
                     body=client.V1DeleteOptions(grace_period_seconds=5, propagation_policy="Background"))
@@ -93,11 +91,7 @@ class PythonClientIT {
 
     @Test
     void deleteOptionsInTheQueryForceTheDeletion() {
-        python("""
-                v1.create_namespaced_pod("default", pod("py-query"))
-                print("{}")
-                """);
-        awaitRunning("py-query");
+        createRunning("py-query");
         python("""
                 v1.delete_namespaced_pod("py-query", "default", grace_period_seconds=0)
                 print("{}")
@@ -123,11 +117,7 @@ class PythonClientIT {
 
     @Test
     void aWatchShowsThePodAddedThenTerminatingThenDeleted() {
-        python("""
-                v1.create_namespaced_pod("default", pod("py-watch"))
-                print("{}")
-                """);
-        awaitRunning("py-watch");
+        createRunning("py-watch");
         JsonNode out = python("""
                 from kubernetes import watch
                 w = watch.Watch()
