@@ -8,7 +8,7 @@ import org.testcontainers.utility.DockerImageName;
  * image may be a locally built stand-in for apache/kafka (configured the same way), declared a compatible
  * substitute. Only loaded when asked for, so code that never uses it needs no Testcontainers on its classpath.
  */
-final class ContainerBroker implements Broker, AutoCloseable {
+final class ContainerBroker implements Broker {
     private final KafkaContainer container;
 
     private ContainerBroker(KafkaContainer container) {

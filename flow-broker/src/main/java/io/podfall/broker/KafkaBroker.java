@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  * Docker. The broker's data and log stay in {@code dataDir}, so it can be stopped and started again on the
  * same data (a broker restart).
  */
-public final class KafkaBroker implements Broker, AutoCloseable {
+public final class KafkaBroker implements Broker {
     private static final String CLASSPATH_RESOURCE = "/META-INF/podfall/broker.classpath";
 
     private final Path dataDir;

@@ -67,8 +67,8 @@ public class KafkaBrokerExtension implements BeforeAllCallback, ParameterResolve
         }
 
         @Override
-        public void close() throws Exception {
-            ((AutoCloseable) broker).close();
+        public void close() {
+            broker.close();
         }
     }
 }
