@@ -142,6 +142,26 @@ abstract class KubectlTests {
     }
 
     @Test
+    void aFinalizerKeepsADeletedPodUntilAPatchRemovesIt() {
+        String name = prefix() + "final";
+        Command.Result created = kubectl.runWithInput(manifest(name, "exit").replace("metadata:\n",
+                "metadata:\n  finalizers:\n  - example.com/block\n"), "create", "-f", "-");
+        assertEquals(0, created.exitCode(), created.toString());
+        api.await("/api/v1/namespaces/default/pods/" + name,
+                r -> "Running".equals(r.body().path("status").path("phase").asText()), Duration.ofSeconds(60), name + " Running");
+        assertEquals(0, kubectl.run("delete", "pod", name, "--wait=false").exitCode());
+
+        JsonNode kept = api.await("/api/v1/namespaces/default/pods/" + name,
+                r -> r.body().path("metadata").path("deletionGracePeriodSeconds").asInt(-1) == 0,
+                Duration.ofSeconds(60), "the kubelet's final delete").body().path("metadata");
+        assertEquals("example.com/block", kept.path("finalizers").path(0).asText());
+
+        Command.Result patched = kubectl.run("patch", "pod", name, "--type=merge", "-p", "{\"metadata\":{\"finalizers\":null}}");
+        assertEquals(0, patched.exitCode(), patched.toString());
+        assertEquals(404, api.get("/api/v1/namespaces/default/pods/" + name).code(), "removing the last finalizer removed it");
+    }
+
+    @Test
     void deletingAPodThatDoesNotExistIsNotFound() {
         Command.Result deleted = kubectl.run("delete", "pod", "nope");
         assertEquals(1, deleted.exitCode(), deleted.toString());

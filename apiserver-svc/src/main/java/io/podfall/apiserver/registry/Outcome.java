@@ -20,8 +20,8 @@ import java.util.Optional;
 /**
  * The answer to a request, read from what the {@link Registry} did with it: the Status of its rejection, else
  * the object of the last fact it caused, else (a delete that found deletion pending with an earlier deadline,
- * or a status write that changed nothing) the object as stored. Pure: the HTTP layer calls it with the effects
- * of the request, under the log processor's lock, so "as stored" is the state right after the request.
+ * or a status write, update or patch that changed nothing) the object as stored. Pure: the HTTP layer calls it
+ * with the effects of the request, under the log processor's lock, so "as stored" is the state right after it.
  *
  * @param code the HTTP status code
  * @param body the object, or a Kubernetes Status
@@ -46,7 +46,7 @@ public record Outcome(int code, JsonNode body) {
             if (request.is(EventTypes.CREATION_REQUESTED)) {
                 return Optional.of(new Outcome(201, change.object()));
             }
-            if (last.is(EventTypes.OBJECT_REMOVED) && change.resourceType() == ResourceType.NODES) {
+            if (request.is(EventTypes.DELETION_REQUESTED) && last.is(EventTypes.OBJECT_REMOVED) && change.resourceType() == ResourceType.NODES) {
                 return Optional.of(new Outcome(200, Json.tree(removedStatus(change))));
             }
             return Optional.of(new Outcome(200, change.object()));
@@ -80,8 +80,9 @@ public record Outcome(int code, JsonNode body) {
             namespace = r.namespace();
             name = r.object().path("metadata").path("name").asText();
         } else {
+            // Binding and status requests are about pods; updates and patches name their resource.
             JsonNode data = request.data();
-            type = ResourceType.PODS;
+            type = data.hasNonNull("resource") ? ResourceType.byPlural(data.path("resource").asText()) : ResourceType.PODS;
             namespace = data.path("namespace").asText();
             name = data.path("name").asText();
         }

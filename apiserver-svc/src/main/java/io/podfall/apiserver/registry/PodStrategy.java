@@ -23,6 +23,14 @@ final class PodStrategy {
      * replaced by {@code Pending}.
      */
     static void prepareForCreate(Pod pod) {
+        applyDefaults(pod);
+        PodStatus status = new PodStatus();
+        status.setPhase("Pending");
+        pod.setStatus(status);
+    }
+
+    /** The spec defaults alone: also applied to the object of an update, as upstream decodes every body with them. */
+    static void applyDefaults(Pod pod) {
         PodSpec spec = pod.getSpec() == null ? new PodSpec() : pod.getSpec();
         pod.setSpec(spec);
         if (spec.getTerminationGracePeriodSeconds() == null) {
@@ -51,9 +59,6 @@ final class PodStrategy {
                 c.setImagePullPolicy(isLatest(c.getImage()) ? "Always" : "IfNotPresent");
             }
         }
-        PodStatus status = new PodStatus();
-        status.setPhase("Pending");
-        pod.setStatus(status);
     }
 
     /** The spec part of {@code ValidatePodCreate} ({@code pkg/apis/core/validation/validation.go}) that matters here. */

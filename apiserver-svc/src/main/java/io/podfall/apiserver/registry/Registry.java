@@ -3,6 +3,7 @@ package io.podfall.apiserver.registry;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
@@ -14,8 +15,10 @@ import io.podfall.model.apiserver.BindingRequest;
 import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.DeletionRequest;
 import io.podfall.model.apiserver.ObjectChange;
+import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.apiserver.RequestRejection;
 import io.podfall.model.apiserver.StatusUpdateRequest;
+import io.podfall.model.apiserver.UpdateRequest;
 import io.podfall.model.core.Core;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
@@ -45,7 +48,10 @@ import java.util.Set;
  * <ul>
  *   <li><b>created</b> ({@code ObjectCreated}): uid, resourceVersion, creationTimestamp and defaults assigned.
  *       A pod starts {@code Pending} and unbound; {@code PodBound} sets {@code spec.nodeName} once, only while it
- *       is not being deleted; {@code PodStatusUpdated} replaces its status.</li>
+ *       is not being deleted; {@code PodStatusUpdated} replaces its status. A client's update or patch
+ *       ({@code UpdateRequested}, {@code PatchRequested}, the patch applied here to the object as stored) is
+ *       {@code ObjectUpdated}: on a pod it may change labels, annotations and finalizers, and through the status
+ *       subresource the status; a stale resourceVersion in it is a 409 Conflict.</li>
  *   <li><b>terminating</b> ({@code ObjectMarkedTerminating}): {@code deletionTimestamp} and
  *       {@code deletionGracePeriodSeconds} set. Only pods are deleted gracefully ({@code CheckGracefulDelete}):
  *       grace = the request's, else {@code spec.terminationGracePeriodSeconds}; 0 for an unscheduled or
@@ -53,7 +59,8 @@ import java.util.Set;
  *       difference); a longer or equal one writes nothing ({@code rest.BeforeDelete}).</li>
  *   <li><b>removed</b> ({@code ObjectRemoved}, the last state): when a delete finds grace 0 (or the kind has no
  *       graceful deletion) and no finalizers. The kubelet's final delete (grace 0, uid precondition) does this
- *       for a pod whose containers have stopped.</li>
+ *       for a pod whose containers have stopped. An object held by finalizers at grace 0 is removed by the
+ *       update that takes its last finalizer away.</li>
  * </ul>
  *
  * <p>Invariants: an object with finalizers is never removed, it stays terminating; the deletionTimestamp of a
@@ -69,7 +76,12 @@ public final class Registry implements Core<RegistryState> {
     static final String FINALIZER_FOREGROUND = "foregroundDeletion";
     private static final List<String> PROPAGATION_POLICIES = List.of("Foreground", "Background", "Orphan", "nil");
     private static final Set<String> REQUESTS = Set.of(EventTypes.CREATION_REQUESTED, EventTypes.BINDING_REQUESTED,
-            EventTypes.STATUS_UPDATE_REQUESTED, EventTypes.DELETION_REQUESTED);
+            EventTypes.STATUS_UPDATE_REQUESTED, EventTypes.DELETION_REQUESTED, EventTypes.UPDATE_REQUESTED,
+            EventTypes.PATCH_REQUESTED);
+    private static final String STATUS = "status";
+    /** What podfall lets a pod update change; upstream's list also has a few spec fields podfall does not run. */
+    private static final String POD_UPDATABLE_FIELDS = "`metadata.labels`,`metadata.annotations`,`metadata.finalizers`"
+            + " (and `status` through pods/status)";
 
     @Override
     public RegistryState newState() {
@@ -87,6 +99,8 @@ public final class Registry implements Core<RegistryState> {
                 case EventTypes.CREATION_REQUESTED -> create(state, event, payload(event, CreationRequest.class), out);
                 case EventTypes.BINDING_REQUESTED -> bind(state, payload(event, BindingRequest.class), out);
                 case EventTypes.STATUS_UPDATE_REQUESTED -> updateStatus(state, payload(event, StatusUpdateRequest.class), out);
+                case EventTypes.UPDATE_REQUESTED -> update(state, payload(event, UpdateRequest.class), out);
+                case EventTypes.PATCH_REQUESTED -> patch(state, payload(event, PatchRequest.class), out);
                 default -> delete(state, payload(event, DeletionRequest.class), out);
             }
         } catch (StatusError refused) {
@@ -210,6 +224,165 @@ public final class Registry implements Core<RegistryState> {
         if (!sameContent(pod, updated)) {
             write(state, out, EventTypes.POD_STATUS_UPDATED, ResourceType.PODS, updated);
         }
+    }
+
+    // --- update and patch: store.go Update with staging/.../registry/rest/update.go BeforeUpdate; a patch is
+    //     applied first to the object as stored (staging/.../endpoints/handlers/patch.go), then updated alike ---
+
+    private void update(RegistryState state, UpdateRequest req, Effects.Builder out) {
+        ResourceType type = resourceType(req.resource());
+        String subresource = subresource(req.subresource());
+        HasMetadata current = state.get(type, req.namespace(), req.name()).orElseThrow(() -> StatusError.notFound(type, req.name()));
+        store(state, type, current, decode(type, req.object()), req.namespace(), req.name(), subresource, out);
+    }
+
+    private void patch(RegistryState state, PatchRequest req, Effects.Builder out) {
+        ResourceType type = resourceType(req.resource());
+        String subresource = subresource(req.subresource());
+        HasMetadata current = state.get(type, req.namespace(), req.name()).orElseThrow(() -> StatusError.notFound(type, req.name()));
+        if (req.patch() == null) {
+            throw StatusError.badRequest("the body of the request is empty");
+        }
+        JsonNode patched = Patches.apply(req.patchType() == null ? "" : req.patchType(), type, Json.tree(current), req.patch());
+        store(state, type, current, decode(type, patched), req.namespace(), req.name(), subresource, out);
+    }
+
+    private static String subresource(String subresource) {
+        if (subresource != null && !subresource.isEmpty() && !subresource.equals(STATUS)) {
+            throw StatusError.pathNotFound();
+        }
+        return subresource == null || subresource.isEmpty() ? null : subresource;
+    }
+
+    /**
+     * Stores {@code next} in place of {@code current}: the resourceVersion precondition, the fields an update
+     * never changes, the strategy's {@code PrepareForUpdate} and validation, then one write
+     * ({@code ObjectUpdated}), none if nothing changed, or the removal of an object whose last finalizer this
+     * update took away while it waits at grace 0 (store.go {@code shouldDeleteDuringUpdate}: no finalizers left
+     * and {@code deletionGracePeriodSeconds == 0}; a pod still within its grace period stays, and the kubelet's
+     * final delete removes it).
+     */
+    private static void store(RegistryState state, ResourceType type, HasMetadata current, HasMetadata next, String namespace,
+                              String name, String subresource, Effects.Builder out) {
+        ObjectMeta old = current.getMetadata();
+        ObjectMeta meta = next.getMetadata() == null ? new ObjectMeta() : next.getMetadata();
+        next.setMetadata(meta);
+        // staging/.../endpoints/handlers/rest.go checkName and the namespace check of the update handler.
+        if (meta.getName() != null && !meta.getName().equals(name)) {
+            throw StatusError.badRequest("the name of the object (" + meta.getName() + ") does not match the name on the URL (" + name + ")");
+        }
+        meta.setName(name);
+        if (type.namespaced()) {
+            if (meta.getNamespace() != null && !meta.getNamespace().isEmpty() && !meta.getNamespace().equals(namespace)) {
+                throw StatusError.badRequest("the namespace of the provided object does not match the namespace sent on the request");
+            }
+            meta.setNamespace(namespace);
+        } else {
+            meta.setNamespace(null);
+        }
+        // etcd3's GuaranteedUpdate with the object's resourceVersion as precondition; none given means unconditional.
+        if (meta.getResourceVersion() != null && !meta.getResourceVersion().isEmpty() && !meta.getResourceVersion().equals(old.getResourceVersion())) {
+            throw StatusError.conflict(type.qualifiedName(), name,
+                    "the object has been modified; please apply your changes to the latest version and try again");
+        }
+        meta.setResourceVersion(old.getResourceVersion());
+        // rest.BeforeUpdate: generation and creationTimestamp are the server's, a missing uid is the stored one, and an
+        // update never removes or changes a deletionTimestamp, nor drops the grace period recorded with it.
+        meta.setGeneration(old.getGeneration());
+        meta.setCreationTimestamp(old.getCreationTimestamp());
+        if (meta.getUid() == null || meta.getUid().isEmpty()) {
+            meta.setUid(old.getUid());
+        }
+        if (old.getDeletionTimestamp() != null) {
+            meta.setDeletionTimestamp(old.getDeletionTimestamp());
+        }
+        if (meta.getDeletionGracePeriodSeconds() == null) {
+            meta.setDeletionGracePeriodSeconds(old.getDeletionGracePeriodSeconds());
+        }
+        prepareForUpdate(current, next, subresource);
+
+        List<FieldError> errors = new ArrayList<>();
+        // ValidateObjectMetaUpdate (staging/.../apimachinery/pkg/api/validation/objectmeta.go).
+        if (!meta.getUid().equals(old.getUid())) {
+            errors.add(FieldError.immutable("metadata.uid", meta.getUid()));
+        }
+        if (!Objects.equals(meta.getDeletionTimestamp(), old.getDeletionTimestamp())) {
+            errors.add(FieldError.immutable("metadata.deletionTimestamp", meta.getDeletionTimestamp()));
+        }
+        if (!Objects.equals(meta.getDeletionGracePeriodSeconds(), old.getDeletionGracePeriodSeconds())) {
+            errors.add(FieldError.immutable("metadata.deletionGracePeriodSeconds", meta.getDeletionGracePeriodSeconds()));
+        }
+        if (old.getDeletionTimestamp() != null) {
+            List<String> added = meta.getFinalizers().stream().filter(f -> !old.getFinalizers().contains(f)).distinct().toList();
+            if (!added.isEmpty()) {
+                errors.add(FieldError.forbidden("metadata.finalizers", "no new finalizers can be added if the object is being deleted, "
+                        + "found new finalizers []string{" + String.join(", ", added.stream().map(StatusError::quote).toList()) + "}"));
+            }
+        }
+        if (next instanceof Pod) {
+            errors.addAll(validatePodUpdate((Pod) current, (Pod) next));
+        }
+        if (!errors.isEmpty()) {
+            throw StatusError.invalid(type, name, errors);
+        }
+
+        Long grace = old.getDeletionGracePeriodSeconds();
+        if (meta.getFinalizers().isEmpty() && grace != null && grace == 0) {
+            // The removal carries the object as this update left it (no finalizers), with the removal's resourceVersion.
+            meta.setResourceVersion(Long.toString(state.nextResourceVersion()));
+            state.remove(type, next);
+            out.emit(SOURCE, EventTypes.OBJECT_REMOVED, subject(type, next), ObjectChange.of(type, next));
+        } else if (!sameContent(current, next)) {
+            write(state, out, EventTypes.OBJECT_UPDATED, type, next);
+        }
+    }
+
+    /**
+     * {@code PrepareForUpdate} of the pod and node strategies ({@code pkg/registry/core/pod/strategy.go},
+     * {@code pkg/registry/core/node/strategy.go}): the main resource keeps the stored status, the status
+     * subresource the stored spec (and, for pods, the owner references); a pod body gets the spec defaults.
+     */
+    private static void prepareForUpdate(HasMetadata current, HasMetadata next, String subresource) {
+        boolean status = STATUS.equals(subresource);
+        if (next instanceof Pod pod) {
+            Pod old = (Pod) current;
+            if (status) {
+                pod.setSpec(copy(old).getSpec());
+                pod.getMetadata().setOwnerReferences(old.getMetadata().getOwnerReferences());
+            } else {
+                pod.setStatus(copy(old).getStatus());
+            }
+            PodStrategy.applyDefaults(pod);
+        } else if (next instanceof Node node) {
+            Node old = (Node) current;
+            if (status) {
+                node.setSpec(copy(old).getSpec());
+            } else {
+                node.setStatus(copy(old).getStatus());
+            }
+        }
+    }
+
+    /**
+     * {@code ValidatePodUpdate} ({@code pkg/apis/core/validation/validation.go}), narrowed: podfall runs no
+     * in-place change of a pod, so besides its status only labels, annotations and finalizers may change.
+     */
+    private static List<FieldError> validatePodUpdate(Pod current, Pod next) {
+        Pod munged = copy(next);
+        ObjectMeta meta = munged.getMetadata();
+        meta.setLabels(current.getMetadata().getLabels());
+        meta.setAnnotations(current.getMetadata().getAnnotations());
+        meta.setFinalizers(current.getMetadata().getFinalizers());
+        // Checked on their own by the metadata rules above.
+        meta.setUid(current.getMetadata().getUid());
+        meta.setDeletionTimestamp(current.getMetadata().getDeletionTimestamp());
+        meta.setDeletionGracePeriodSeconds(current.getMetadata().getDeletionGracePeriodSeconds());
+        munged.setStatus(current.getStatus());
+        if (sameContent(current, munged)) {
+            return List.of();
+        }
+        String field = Objects.equals(Json.tree(current.getSpec()), Json.tree(munged.getSpec())) ? "metadata" : "spec";
+        return List.of(FieldError.forbidden(field, "pod updates may not change fields other than " + POD_UPDATABLE_FIELDS));
     }
 
     // --- delete: staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go Delete and

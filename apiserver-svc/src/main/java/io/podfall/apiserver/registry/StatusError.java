@@ -90,6 +90,23 @@ public final class StatusError extends RuntimeException {
     }
 
     /**
+     * {@code NewUnsupportedMediaTypeError} of a PATCH, which names the patch types the resource accepts
+     * ({@code staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go}).
+     */
+    public static StatusError unsupportedMediaType(List<String> accepted) {
+        return failure(415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media "
+                + "types include: " + String.join(", ", accepted), null);
+    }
+
+    /**
+     * {@code NewGenericServerResponse(422, ...)}, what a JSON patch that cannot be applied gets: reason Invalid, the
+     * patch library's message.
+     */
+    public static StatusError unprocessable(String message) {
+        return failure(422, "Invalid", message, new StatusDetails());
+    }
+
+    /**
      * {@code NewResourceExpired}, what a watch from a resourceVersion older than the retained history gets (as a
      * watch ERROR event): {@code too old resource version: 5 (120)}, the requested and the oldest one served.
      */
@@ -140,6 +157,15 @@ public final class StatusError extends RuntimeException {
 
         public static FieldError invalid(String field, Object value, String detail) {
             return new FieldError("FieldValueInvalid", field, "Invalid value: " + quote(value) + ": " + detail);
+        }
+
+        public static FieldError forbidden(String field, String detail) {
+            return new FieldError("FieldValueForbidden", field, "Forbidden: " + detail);
+        }
+
+        /** {@code ValidateImmutableField}. */
+        public static FieldError immutable(String field, Object value) {
+            return invalid(field, value, "field is immutable");
         }
 
         public static FieldError notSupported(String field, Object value, List<String> supported) {

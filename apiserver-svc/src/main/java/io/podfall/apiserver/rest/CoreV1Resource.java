@@ -10,6 +10,8 @@ import io.podfall.apiserver.registry.StatusError;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.DeletionRequest;
+import io.podfall.model.apiserver.PatchRequest;
+import io.podfall.model.apiserver.UpdateRequest;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
@@ -17,7 +19,9 @@ import jakarta.inject.Inject;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.PATCH;
 import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.QueryParam;
@@ -94,6 +98,26 @@ public class CoreV1Resource {
         return delete(ResourceType.PODS, namespace, name, contentType, traceparent, gracePeriodSeconds, propagationPolicy, dryRun, body);
     }
 
+    /** PUT of a pod, or with {@code /status} of its status: {@code apiserver.UpdateRequested}. */
+    @PUT
+    @Path("namespaces/{namespace}/pods/{name}{subresource: (/status)?}")
+    public CompletionStage<Response> updatePod(@PathParam("namespace") String namespace, @PathParam("name") String name,
+                                               @PathParam("subresource") String subresource, @HeaderParam(CONTENT_TYPE) String contentType,
+                                               @HeaderParam(TRACEPARENT) String traceparent, @QueryParam("dryRun") List<String> dryRun,
+                                               byte[] body) {
+        return update(ResourceType.PODS, namespace, name, subresource, contentType, traceparent, dryRun, body);
+    }
+
+    /** PATCH of a pod or its status: {@code apiserver.PatchRequested}, applied by the registry to the stored pod. */
+    @PATCH
+    @Path("namespaces/{namespace}/pods/{name}{subresource: (/status)?}")
+    public CompletionStage<Response> patchPod(@PathParam("namespace") String namespace, @PathParam("name") String name,
+                                              @PathParam("subresource") String subresource, @HeaderParam(CONTENT_TYPE) String contentType,
+                                              @HeaderParam(TRACEPARENT) String traceparent, @QueryParam("dryRun") List<String> dryRun,
+                                              byte[] body) {
+        return patch(ResourceType.PODS, namespace, name, subresource, contentType, traceparent, dryRun, body);
+    }
+
     @POST
     @Path("nodes")
     public CompletionStage<Response> createNode(@HeaderParam(CONTENT_TYPE) String contentType, @HeaderParam(TRACEPARENT) String traceparent,
@@ -125,18 +149,63 @@ public class CoreV1Resource {
         return delete(ResourceType.NODES, "", name, contentType, traceparent, gracePeriodSeconds, propagationPolicy, dryRun, body);
     }
 
+    @PUT
+    @Path("nodes/{name}{subresource: (/status)?}")
+    public CompletionStage<Response> updateNode(@PathParam("name") String name, @PathParam("subresource") String subresource,
+                                                @HeaderParam(CONTENT_TYPE) String contentType, @HeaderParam(TRACEPARENT) String traceparent,
+                                                @QueryParam("dryRun") List<String> dryRun, byte[] body) {
+        return update(ResourceType.NODES, "", name, subresource, contentType, traceparent, dryRun, body);
+    }
+
+    @PATCH
+    @Path("nodes/{name}{subresource: (/status)?}")
+    public CompletionStage<Response> patchNode(@PathParam("name") String name, @PathParam("subresource") String subresource,
+                                               @HeaderParam(CONTENT_TYPE) String contentType, @HeaderParam(TRACEPARENT) String traceparent,
+                                               @QueryParam("dryRun") List<String> dryRun, byte[] body) {
+        return patch(ResourceType.NODES, "", name, subresource, contentType, traceparent, dryRun, body);
+    }
+
     private CompletionStage<Response> create(ResourceType type, String namespace, String contentType, String traceparent,
                                              List<String> dryRun, byte[] body) {
         return submit(() -> {
-            if (dryRun != null && !dryRun.isEmpty()) {
-                // A dry run stores nothing, so it has no fact for the log; refused rather than answered from a guess.
-                throw StatusError.badRequest("dryRun is not supported by this API server");
-            }
-            ObjectNode object = RequestBodies.objectToCreate(type, contentType, body);
+            refuseDryRun(dryRun);
+            ObjectNode object = RequestBodies.object(type, contentType, body);
             String name = object.path("metadata").path("name").asText("");
             return requests.submit(EventTypes.CREATION_REQUESTED, Subjects.of(namespace, type.plural(), name), traceparent,
                     new CreationRequest(type.plural(), namespace, object));
         });
+    }
+
+    private CompletionStage<Response> update(ResourceType type, String namespace, String name, String subresource, String contentType,
+                                             String traceparent, List<String> dryRun, byte[] body) {
+        return submit(() -> {
+            refuseDryRun(dryRun);
+            ObjectNode object = RequestBodies.object(type, contentType, body);
+            return requests.submit(EventTypes.UPDATE_REQUESTED, Subjects.of(namespace, type.plural(), name), traceparent,
+                    new UpdateRequest(type.plural(), namespace, name, subresourceName(subresource), object));
+        });
+    }
+
+    private CompletionStage<Response> patch(ResourceType type, String namespace, String name, String subresource, String contentType,
+                                            String traceparent, List<String> dryRun, byte[] body) {
+        return submit(() -> {
+            refuseDryRun(dryRun);
+            String patchType = RequestBodies.patchType(contentType);
+            return requests.submit(EventTypes.PATCH_REQUESTED, Subjects.of(namespace, type.plural(), name), traceparent,
+                    new PatchRequest(type.plural(), namespace, name, subresourceName(subresource), patchType, RequestBodies.patch(body)));
+        });
+    }
+
+    /** The optional {@code /status} path segment as the subresource's name, null for the object itself. */
+    private static String subresourceName(String segment) {
+        return segment == null || segment.isEmpty() ? null : segment.substring(1);
+    }
+
+    private static void refuseDryRun(List<String> dryRun) {
+        if (dryRun != null && !dryRun.isEmpty()) {
+            // A dry run stores nothing, so it has no fact for the log; refused rather than answered from a guess.
+            throw StatusError.badRequest("dryRun is not supported by this API server");
+        }
     }
 
     private CompletionStage<Response> delete(ResourceType type, String namespace, String name, String contentType, String traceparent,

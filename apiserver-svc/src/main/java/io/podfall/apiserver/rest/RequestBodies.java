@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.podfall.apiserver.registry.StatusError;
 import io.podfall.model.Json;
+import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.k8s.ResourceType;
 
 import java.io.IOException;
@@ -33,10 +34,10 @@ final class RequestBodies {
     }
 
     /**
-     * The object of a POST, with {@code kind} and {@code apiVersion} taken from the URL when the body lacks them
+     * The object of a POST or PUT, with {@code kind} and {@code apiVersion} taken from the URL when the body lacks them
      * (the Python client omits them).
      */
-    static ObjectNode objectToCreate(ResourceType type, String contentType, byte[] body) {
+    static ObjectNode object(ResourceType type, String contentType, byte[] body) {
         requireJson(contentType);
         JsonNode tree = parse(body);
         if (!(tree instanceof ObjectNode object)) {
@@ -49,6 +50,20 @@ final class RequestBodies {
             object.put("kind", type.kind());
         }
         return object;
+    }
+
+    /** The patch type of a PATCH: its media type, one of {@link PatchRequest}'s; any other is 415. */
+    static String patchType(String contentType) {
+        String mediaType = contentType == null ? "" : contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+        if (!PatchRequest.TYPES.contains(mediaType)) {
+            throw StatusError.unsupportedMediaType(PatchRequest.TYPES);
+        }
+        return mediaType;
+    }
+
+    /** The body of a PATCH, kept as the client sent it: the registry applies it when it reads the request back. */
+    static JsonNode patch(byte[] body) {
+        return parse(body);
     }
 
     /**

@@ -32,7 +32,8 @@ record WatchEvent(String type, ResourceType resource, String namespace, String n
     static Optional<WatchEvent> of(Event fact, Function<String, JsonNode> currentByKey) {
         String type = switch (fact.type()) {
             case EventTypes.OBJECT_CREATED -> ADDED;
-            case EventTypes.POD_BOUND, EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_MARKED_TERMINATING -> MODIFIED;
+            case EventTypes.POD_BOUND, EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_UPDATED, EventTypes.OBJECT_MARKED_TERMINATING ->
+                    MODIFIED;
             case EventTypes.OBJECT_REMOVED -> DELETED;
             default -> null;
         };

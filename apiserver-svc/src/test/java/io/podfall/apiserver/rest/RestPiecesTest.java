@@ -89,7 +89,7 @@ class RestPiecesTest {
     class Bodies {
         @Test
         void aPostWithoutKindAndApiVersionGetsThemFromTheUrl() {
-            ObjectNode object = RequestBodies.objectToCreate(ResourceType.PODS, "application/json",
+            ObjectNode object = RequestBodies.object(ResourceType.PODS, "application/json",
                     "{\"metadata\":{\"name\":\"pyp\"},\"spec\":{}}".getBytes(StandardCharsets.UTF_8));
 
             assertEquals("Pod", object.path("kind").asText());
@@ -99,7 +99,7 @@ class RestPiecesTest {
 
         @Test
         void unreadableJsonIsABadRequest() {
-            StatusError e = assertThrows(StatusError.class, () -> RequestBodies.objectToCreate(ResourceType.PODS, null,
+            StatusError e = assertThrows(StatusError.class, () -> RequestBodies.object(ResourceType.PODS, null,
                     "{\"metadata\":".getBytes(StandardCharsets.UTF_8)));
 
             assertEquals(400, e.status().getCode());
@@ -108,11 +108,23 @@ class RestPiecesTest {
 
         @Test
         void aBodyInAnotherMediaTypeIsUnsupported() {
-            StatusError e = assertThrows(StatusError.class, () -> RequestBodies.objectToCreate(ResourceType.PODS, "application/yaml",
+            StatusError e = assertThrows(StatusError.class, () -> RequestBodies.object(ResourceType.PODS, "application/yaml",
                     "kind: Pod".getBytes(StandardCharsets.UTF_8)));
 
             assertEquals(415, e.status().getCode());
             assertEquals("UnsupportedMediaType", e.status().getReason());
+        }
+
+        @Test
+        void aPatchIsOneOfTheThreePatchTypesElse415() {
+            assertEquals("application/strategic-merge-patch+json", RequestBodies.patchType("application/strategic-merge-patch+json"));
+            assertEquals("application/merge-patch+json", RequestBodies.patchType("application/merge-patch+json; charset=utf-8"));
+            assertEquals("application/json-patch+json", RequestBodies.patchType("application/json-patch+json"));
+            for (String other : new String[] {"application/json", "application/apply-patch+yaml", null}) {
+                StatusError e = assertThrows(StatusError.class, () -> RequestBodies.patchType(other));
+                assertEquals(415, e.status().getCode());
+                assertEquals("UnsupportedMediaType", e.status().getReason());
+            }
         }
 
         @Test

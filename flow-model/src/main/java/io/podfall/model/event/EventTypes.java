@@ -21,6 +21,10 @@ public final class EventTypes {
     public static final String BINDING_REQUESTED = "apiserver.BindingRequested";
     /** A kubelet's status manager asked to write a pod's status. Data: {@link io.podfall.model.apiserver.StatusUpdateRequest}. */
     public static final String STATUS_UPDATE_REQUESTED = "apiserver.StatusUpdateRequested";
+    /** A client replaced an object, or its status (PUT). Data: {@link io.podfall.model.apiserver.UpdateRequest}. */
+    public static final String UPDATE_REQUESTED = "apiserver.UpdateRequested";
+    /** A client patched an object, or its status (PATCH). Data: {@link io.podfall.model.apiserver.PatchRequest}. */
+    public static final String PATCH_REQUESTED = "apiserver.PatchRequested";
 
     // --- apiserver: what it stored (what a watch shows). Data: {@link io.podfall.model.apiserver.ObjectChange} ---
     /** An object was stored (watch ADDED). */
@@ -29,6 +33,8 @@ public final class EventTypes {
     public static final String POD_BOUND = "apiserver.PodBound";
     /** A pod's status was written (watch MODIFIED). */
     public static final String POD_STATUS_UPDATED = "apiserver.PodStatusUpdated";
+    /** An update or patch was stored: labels, annotations, finalizers, or a status (watch MODIFIED). */
+    public static final String OBJECT_UPDATED = "apiserver.ObjectUpdated";
     /** Graceful deletion began, or its grace period was shortened: deletionTimestamp set (watch MODIFIED). */
     public static final String OBJECT_MARKED_TERMINATING = "apiserver.ObjectMarkedTerminating";
     /** The object left storage (watch DELETED); the data holds its last state. */
