@@ -58,7 +58,8 @@ public final class Scheduler implements Controller<SchedulerState> {
     public static final String SCHEDULER_NAME = "default-scheduler";
 
     private static final Set<String> STORED_FACTS = Set.of(EventTypes.OBJECT_CREATED, EventTypes.POD_BOUND,
-            EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_MARKED_TERMINATING, EventTypes.OBJECT_REMOVED);
+            EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_UPDATED, EventTypes.OBJECT_MARKED_TERMINATING,
+            EventTypes.OBJECT_REMOVED);
 
     @Override
     public SchedulerState newState() {

@@ -144,7 +144,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
     @Override
     public Effects handle(PodWorkersState state, Event event, Instant now) {
         return switch (event.type()) {
-            case EventTypes.OBJECT_CREATED, EventTypes.POD_BOUND, EventTypes.POD_STATUS_UPDATED,
+            case EventTypes.OBJECT_CREATED, EventTypes.POD_BOUND, EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_UPDATED,
                     EventTypes.OBJECT_MARKED_TERMINATING -> objectChanged(state, event, now);
             case EventTypes.OBJECT_REMOVED -> objectRemoved(state, event, now);
             case EventTypes.SANDBOX_STARTED -> sandboxStarted(state, event, now);

@@ -511,4 +511,15 @@ class PodWorkersTest {
             assertFalse(two.state.isRegistered("node-9"));
         }
     }
+
+    @Test
+    void anUpdatedPodKeepsTheKubeletsViewCurrentAndStartsNothing() {
+        Kubelet kubelet = new Kubelet();
+        Pod pod = kubelet.running(web1());
+        Pod labelled = new io.fabric8.kubernetes.api.model.PodBuilder(pod).editMetadata().addToLabels("tier", "web")
+                .endMetadata().build();
+
+        assertTrue(kubelet.apiserver(EventTypes.OBJECT_UPDATED, labelled).events().isEmpty(), "a label is no reason to act");
+        assertEquals("web", kubelet.worker(pod).pod.getMetadata().getLabels().get("tier"));
+    }
 }
