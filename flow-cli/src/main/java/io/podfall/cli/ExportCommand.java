@@ -1,0 +1,93 @@
+package io.podfall.cli;
+
+import io.podfall.cli.log.EventFile;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.Subjects;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+@Command(name = "export", mixinStandardHelpOptions = true,
+        description = {"Write the log as JSON Lines: one CloudEvent a line in structured JSON form, in log order.",
+                "Times are RFC 3339 (2026-11-29T10:27:00Z) or an age before now (90s, 15m, 2h, 1d); --since is "
+                        + "inclusive, --until exclusive."},
+        exitCodeListHeading = "Exit codes:%n",
+        exitCodeList = {"0:written", "2:bad options", "3:the log could not be read or the file not written"})
+final class ExportCommand implements Callable<Integer> {
+    private static final Pattern AGE = Pattern.compile("(\\d+)([smhd])");
+
+    @Mixin
+    LogSource source;
+
+    @Option(names = "--since", paramLabel = "T", description = "events at or after T")
+    String since;
+
+    @Option(names = "--until", paramLabel = "T", description = "events before T")
+    String until;
+
+    @Option(names = "--namespace", paramLabel = "NS", description = "events about objects in this namespace")
+    String namespace;
+
+    @Option(names = "--correlation", paramLabel = "ID", description = "the events of one flow")
+    String correlation;
+
+    @Option(names = "--output", paramLabel = "FILE|-", defaultValue = "-", description = "where to write (default: standard output)")
+    String output;
+
+    @Override
+    public Integer call() throws IOException {
+        Predicate<Event> keep = filter(since == null ? null : instant(since, Instant.now()),
+                until == null ? null : instant(until, Instant.now()), namespace, correlation);
+        List<Event> events = source.read(System.err).stream().filter(keep).toList();
+        if (output.equals("-")) {
+            Writer out = new OutputStreamWriter(System.out, StandardCharsets.UTF_8);
+            EventFile.write(out, events);
+        } else {
+            try (Writer out = Files.newBufferedWriter(java.nio.file.Path.of(output))) {
+                EventFile.write(out, events);
+            }
+            System.err.println("podfall: wrote " + events.size() + " events to " + output);
+        }
+        return 0;
+    }
+
+    static Predicate<Event> filter(Instant since, Instant until, String namespace, String correlation) {
+        return e -> (since == null || !e.time().isBefore(since))
+                && (until == null || e.time().isBefore(until))
+                && (namespace == null || namespace.equals(Subjects.namespaceOf(e.subject())))
+                && (correlation == null || correlation.equals(e.correlationId()));
+    }
+
+    /** An RFC 3339 instant, or an age before {@code now}. */
+    static Instant instant(String t, Instant now) {
+        Matcher age = AGE.matcher(t);
+        if (age.matches()) {
+            long n = Long.parseLong(age.group(1));
+            return now.minus(switch (age.group(2)) {
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                case "h" -> Duration.ofHours(n);
+                default -> Duration.ofDays(n);
+            });
+        }
+        try {
+            return Instant.parse(t);
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException("not a time: " + t + " (RFC 3339, or an age such as 15m)");
+        }
+    }
+}

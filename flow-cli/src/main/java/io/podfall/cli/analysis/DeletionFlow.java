@@ -1,0 +1,129 @@
+package io.podfall.cli.analysis;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+/**
+ * One pod deletion a client asked for, and every event of its correlation in log order. The kubelet's final
+ * delete carries the same correlation, so the flow runs from the request to the sandbox's removal.
+ */
+public record DeletionFlow(Event request, List<Event> events) {
+
+    /** The order of a graceful deletion, as the end-to-end test asserts it; the second delete is the kubelet's. */
+    public static final List<String> GRACEFUL_ORDER = List.of(
+            EventTypes.DELETION_REQUESTED, EventTypes.OBJECT_MARKED_TERMINATING, EventTypes.POD_TERMINATION_STARTED,
+            EventTypes.STOP_CONTAINER_REQUESTED, EventTypes.CONTAINER_SIGNALLED, EventTypes.CONTAINER_EXITED,
+            EventTypes.STOP_POD_SANDBOX_REQUESTED, EventTypes.POD_IP_RELEASED, EventTypes.SANDBOX_STOPPED,
+            EventTypes.POD_TERMINATED, EventTypes.STATUS_UPDATE_REQUESTED, EventTypes.DELETION_REQUESTED,
+            EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_REMOVED, EventTypes.REMOVE_POD_SANDBOX_REQUESTED,
+            EventTypes.CONTAINER_REMOVED, EventTypes.SANDBOX_REMOVED);
+    private static final int KUBELET_DELETE = 11;
+
+    /**
+     * Every pod deletion in the log, in the order they were requested. A deletion's root is a
+     * {@code DeletionRequested} that starts its own correlation (a request from outside).
+     */
+    public static List<DeletionFlow> all(List<Event> log) {
+        Map<String, List<Event>> byCorrelation = new LinkedHashMap<>();
+        for (Event e : log) {
+            byCorrelation.computeIfAbsent(e.correlationId(), k -> new ArrayList<>()).add(e);
+        }
+        List<DeletionFlow> flows = new ArrayList<>();
+        for (Event e : log) {
+            if (e.is(EventTypes.DELETION_REQUESTED) && e.id().equals(e.correlationId()) && isPod(e.subject())) {
+                flows.add(new DeletionFlow(e, List.copyOf(byCorrelation.get(e.id()))));
+            }
+        }
+        return flows;
+    }
+
+    static boolean isPod(String subject) {
+        return subject != null && subject.startsWith("namespaces/") && subject.contains("/pods/");
+    }
+
+    public String subject() {
+        return request.subject();
+    }
+
+    public String correlationId() {
+        return request.id();
+    }
+
+    public Optional<Event> first(String type) {
+        return first(type, e -> true);
+    }
+
+    public Optional<Event> first(String type, Predicate<Event> where) {
+        return events.stream().filter(e -> e.is(type) && where.test(e)).findFirst();
+    }
+
+    public Optional<Event> last(String type) {
+        return events.stream().filter(e -> e.is(type)).reduce((a, b) -> b);
+    }
+
+    public Optional<Event> removed() {
+        return first(EventTypes.OBJECT_REMOVED);
+    }
+
+    public boolean rejected() {
+        return first(EventTypes.REQUEST_REJECTED, e -> request.id().equals(e.causationId())).isPresent();
+    }
+
+    public Optional<Event> signal(String signal) {
+        return first(EventTypes.CONTAINER_SIGNALLED, e -> signal.equals(e.data().path("signal").asText()));
+    }
+
+    /** The grace period the client asked for, else the one the API server set; empty when neither says. */
+    public Optional<Long> requestedGraceSeconds() {
+        JsonNode asked = request.data().path("options").path("gracePeriodSeconds");
+        if (asked.isNumber()) {
+            return Optional.of(asked.asLong());
+        }
+        return first(EventTypes.OBJECT_MARKED_TERMINATING)
+                .map(e -> e.data().path("object").path("metadata").path("deletionGracePeriodSeconds"))
+                .filter(JsonNode::isNumber).map(JsonNode::asLong);
+    }
+
+    /** A force deletion: grace 0 asked by the client, so the API server removes the pod without waiting. */
+    public boolean forced() {
+        return request.data().path("options").path("gracePeriodSeconds").isNumber()
+                && request.data().path("options").path("gracePeriodSeconds").asLong() == 0;
+    }
+
+    /** The grace the containers got: first SIGTERM to the first SIGKILL, or else to the last exit. */
+    public Optional<Duration> honouredGrace() {
+        Optional<Event> term = signal("SIGTERM");
+        Optional<Event> end = signal("SIGKILL").or(() -> last(EventTypes.CONTAINER_EXITED));
+        return term.isPresent() && end.isPresent() ? Optional.of(between(term.get(), end.get())) : Optional.empty();
+    }
+
+    /** The furthest step of {@link #GRACEFUL_ORDER} the flow reached, as an index into it; -1 for none. */
+    public int progress() {
+        int max = -1;
+        for (Event e : events) {
+            int i = e.is(EventTypes.DELETION_REQUESTED)
+                    ? (e.id().equals(correlationId()) ? 0 : KUBELET_DELETE)
+                    : GRACEFUL_ORDER.indexOf(e.type());
+            max = Math.max(max, i);
+        }
+        return max;
+    }
+
+    public Instant requestedAt() {
+        return request.time();
+    }
+
+    static Duration between(Event from, Event to) {
+        return Duration.between(from.time(), to.time());
+    }
+}

@@ -1,0 +1,69 @@
+package io.podfall.cli.log;
+
+import io.podfall.model.event.Event;
+import io.podfall.model.event.UnreadableEventException;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The log as a file: JSON Lines, one structured CloudEvent a line, in log order ({@code podfall export}). */
+public final class EventFile {
+    private EventFile() {
+    }
+
+    /** What a file held: its events, and the lines that were not readable events (with the first reason). */
+    public record Contents(List<Event> events, int unreadable, String firstProblem) {
+    }
+
+    public static Contents read(Path file) {
+        try (InputStream in = Files.newInputStream(file)) {
+            return read(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Blank lines are skipped; an unreadable line is counted and skipped, as a service skips a bad record. */
+    public static Contents read(InputStream in) {
+        List<Event> events = new ArrayList<>();
+        int unreadable = 0;
+        String first = null;
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+            int n = 0;
+            for (String line = r.readLine(); line != null; line = r.readLine()) {
+                n++;
+                if (line.isBlank()) {
+                    continue;
+                }
+                try {
+                    events.add(StructuredCloudEvents.decode(line));
+                } catch (UnreadableEventException e) {
+                    unreadable++;
+                    if (first == null) {
+                        first = "line " + n + ": " + e.getMessage();
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new Contents(List.copyOf(events), unreadable, first);
+    }
+
+    public static void write(Writer out, List<Event> events) throws IOException {
+        for (Event e : events) {
+            out.write(StructuredCloudEvents.line(e));
+            out.write('\n');
+        }
+        out.flush();
+    }
+}

@@ -1,0 +1,96 @@
+package io.podfall.cli;
+
+import io.podfall.cli.analysis.PodLog;
+import io.podfall.cli.log.EventFile;
+import io.podfall.model.event.Event;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The commands over an exported file: options, exit codes, filters. No broker. */
+class CommandsTest {
+    @TempDir
+    Path dir;
+
+    private Path file(List<Event> events) throws IOException {
+        Path f = dir.resolve("in.jsonl");
+        try (Writer w = Files.newBufferedWriter(f)) {
+            EventFile.write(w, events);
+        }
+        return f;
+    }
+
+    private static int run(String... args) {
+        return Podfall.commandLine().execute(args);
+    }
+
+    @Test
+    void checkExitsWithOneOnAnErrorAndZeroOnACleanLog() throws IOException {
+        PodLog clean = new PodLog("a").created(0).deleted(1_000, 5, 1_000, false);
+        assertEquals(0, run("check", "--file", file(clean.events).toString()));
+        PodLog twice = new PodLog("b").created(0);
+        twice.delete(1_000, 5);
+        twice.ipReleased(1_100);
+        twice.ipReleased(1_200);
+        assertEquals(1, run("check", "--json", "--file", file(twice.events).toString()));
+    }
+
+    @Test
+    void analysisCommandsReadAFile() throws IOException {
+        Path f = file(new PodLog("a").created(0).deleted(1_000, 5, 1_000, false).events);
+        assertEquals(0, run("timeline", "--file", f.toString(), "--pod", "default/a"));
+        assertEquals(0, run("stats", "--json", "--file", f.toString()));
+        Path html = dir.resolve("flow.html");
+        assertEquals(0, run("diagram", "--file", f.toString(), "--html", html.toString()));
+        assertTrue(Files.readString(html).contains("ContainerSignalled container=app signal=SIGTERM"));
+    }
+
+    @Test
+    void aFlowThatIsNotThereOrAFileThatIsNotThereIsAFailure() throws IOException {
+        Path f = file(new PodLog("a").created(0).events);
+        assertEquals(Podfall.FAILED, run("timeline", "--file", f.toString()));
+        assertEquals(Podfall.FAILED, run("diagram", "--file", f.toString(), "--correlation", "nope"));
+        assertEquals(Podfall.FAILED, run("stats", "--file", dir.resolve("missing").toString()));
+        assertEquals(2, run("diagram", "--correlation", "x", "--pod", "default/a"));
+    }
+
+    @Test
+    void importRefusesTheLiveTopic() throws IOException {
+        Path f = file(new PodLog("a").created(0).events);
+        assertEquals(2, run("import", "--file", f.toString(), "--topic", "podfall.events"));
+        assertEquals(2, run("import", "--file", f.toString()));
+    }
+
+    @Test
+    void exportFiltersByTimeNamespaceAndFlow() throws IOException {
+        List<Event> log = new ArrayList<>(new PodLog("a").created(0).deleted(1_000, 5, 1_000, false).events);
+        Path out = dir.resolve("out.jsonl");
+        assertEquals(0, run("export", "--file", file(log).toString(), "--correlation", "del-a",
+                "--since", "2026-11-29T10:00:01Z", "--until", "2026-11-29T10:00:02.100Z", "--output", out.toString()));
+        List<Event> exported = EventFile.read(out).events();
+        assertEquals(log.stream().filter(e -> e.correlationId().equals("del-a")
+                && !e.time().isAfter(Instant.parse("2026-11-29T10:00:02.099Z"))).toList(), exported);
+        assertTrue(exported.size() > 3);
+        assertEquals(List.of(), log.stream().filter(ExportCommand.filter(null, null, "other", null)).toList());
+    }
+
+    @Test
+    void timesAreInstantsOrAges() {
+        Instant now = Instant.parse("2026-11-29T10:00:00Z");
+        assertEquals(Instant.parse("2026-11-29T09:45:00Z"), ExportCommand.instant("15m", now));
+        assertEquals(Instant.parse("2026-11-28T10:00:00Z"), ExportCommand.instant("1d", now));
+        assertEquals(Instant.parse("2026-11-29T08:00:00Z"), ExportCommand.instant("2026-11-29T08:00:00Z", now));
+        assertThrows(IllegalArgumentException.class, () -> ExportCommand.instant("yesterday", now));
+    }
+}

@@ -1,0 +1,167 @@
+package io.podfall.cli.analysis;
+
+import io.podfall.model.Json;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.event.Subjects;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Synthetic logs for the analysis tests: one pod's creation and deletion, event by event, at explicit times in
+ * milliseconds after {@link #T0}. Each event is caused by the one before it in its flow.
+ */
+public final class PodLog {
+    public static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
+
+    public final String name;
+    public final String subject;
+    public final String uid;
+    public final String sandbox;
+    public final String container;
+    public final List<Event> events = new ArrayList<>();
+    private Event last;
+    private Event request;
+    private int seq;
+
+    public PodLog(String name) {
+        this.name = name;
+        this.subject = Subjects.of("default", "pods", name);
+        this.uid = "uid-" + name;
+        this.sandbox = "sb-" + name;
+        this.container = "ctr-" + name;
+    }
+
+    public static Map<String, Object> data(Object... kv) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            m.put((String) kv[i], kv[i + 1]);
+        }
+        return m;
+    }
+
+    public static Instant at(long ms) {
+        return T0.plusMillis(ms);
+    }
+
+    /** Starts a flow with a request from outside at {@code ms}. */
+    public Event request(String id, long ms, String type, Map<String, Object> data) {
+        request = asRead(Event.request(id, "/apiserver", type, subject, at(ms), null, data));
+        last = request;
+        events.add(request);
+        return request;
+    }
+
+    /** The next event of the current flow, caused by the previous one. */
+    public Event then(long ms, String source, String type, Map<String, Object> data) {
+        last = asRead(Event.causedBy(last.asCause(), request.id(), seq++, source, type, subject, at(ms), data));
+        events.add(last);
+        return last;
+    }
+
+    /** Created at {@code ms}: the sandbox gets 10.244.1.2, the container runs 100 ms later. */
+    public PodLog created(long ms) {
+        request("create-" + name, ms, EventTypes.CREATION_REQUESTED, data("resource", "pods", "namespace", "default"));
+        then(ms + 50, "/runtime/node-1", EventTypes.POD_IP_ALLOCATED, sandbox());
+        then(ms + 100, "/runtime/node-1", EventTypes.CONTAINER_STARTED, container());
+        return this;
+    }
+
+    /** A client's delete with a grace period at {@code ms}; its id is "del-NAME". */
+    public Event delete(long ms, long grace) {
+        return request("del-" + name, ms, EventTypes.DELETION_REQUESTED, data("resource", "pods", "namespace", "default",
+                "name", name, "options", data("gracePeriodSeconds", grace)));
+    }
+
+    public Event markedTerminating(long ms, long grace) {
+        return then(ms, "/apiserver", EventTypes.OBJECT_MARKED_TERMINATING, data("resource", "pods", "object",
+                data("metadata", data("uid", uid, "deletionGracePeriodSeconds", grace,
+                        "deletionTimestamp", at(ms).plusSeconds(grace).toString()), "status", data("phase", "Running"))));
+    }
+
+    public Event terminationStarted(long ms, long grace) {
+        return then(ms, "/kubelet/node-1", EventTypes.POD_TERMINATION_STARTED, data("node", "node-1", "podUid", uid,
+                "namespace", "default", "name", name, "gracePeriodSeconds", grace, "deadline", at(ms).plusSeconds(grace).toString()));
+    }
+
+    public Event stopRequested(long ms, long timeout) {
+        return then(ms, "/kubelet/node-1", EventTypes.STOP_CONTAINER_REQUESTED, data("node", "node-1", "podUid", uid,
+                "containerId", container, "containerName", "app", "timeoutSeconds", timeout));
+    }
+
+    public Event signalled(long ms, String signal) {
+        return then(ms, "/runtime/node-1", EventTypes.CONTAINER_SIGNALLED, data("node", "node-1", "podUid", uid,
+                "containerId", container, "containerName", "app", "signal", signal));
+    }
+
+    public Event exited(long ms, int code) {
+        Map<String, Object> d = container();
+        d.put("state", "EXITED");
+        d.put("exitCode", code);
+        d.put("reason", "Error");
+        return then(ms, "/runtime/node-1", EventTypes.CONTAINER_EXITED, d);
+    }
+
+    public Event ipReleased(long ms) {
+        return then(ms, "/runtime/node-1", EventTypes.POD_IP_RELEASED, sandbox());
+    }
+
+    public Event sandboxStopped(long ms) {
+        return then(ms, "/runtime/node-1", EventTypes.SANDBOX_STOPPED, sandbox());
+    }
+
+    public Event removed(long ms) {
+        return then(ms, "/apiserver", EventTypes.OBJECT_REMOVED, data("resource", "pods", "object",
+                data("metadata", data("uid", uid), "status", data("phase", "Failed"))));
+    }
+
+    /**
+     * The whole graceful deletion at {@code start}: terminating +17, kubelet +51, SIGTERM +76, exit after
+     * {@code exitMs} more (or SIGKILL at the deadline when the process ignores SIGTERM), sandbox stopped +36
+     * later, removed +89 after that.
+     */
+    public PodLog deleted(long start, long grace, long exitMs, boolean ignoresSigterm) {
+        delete(start, grace);
+        markedTerminating(start + 17, grace);
+        terminationStarted(start + 51, grace);
+        stopRequested(start + 51, grace);
+        signalled(start + 76, "SIGTERM");
+        long exit;
+        if (ignoresSigterm) {
+            exit = start + 51 + grace * 1000 + 25;
+            signalled(exit, "SIGKILL");
+            exited(exit, 137);
+        } else {
+            exit = start + 76 + exitMs;
+            exited(exit, 143);
+        }
+        then(exit + 22, "/kubelet/node-1", EventTypes.STOP_POD_SANDBOX_REQUESTED, data("node", "node-1", "podUid", uid));
+        ipReleased(exit + 36);
+        sandboxStopped(exit + 36);
+        then(exit + 72, "/kubelet/node-1", EventTypes.POD_TERMINATED, data("node", "node-1", "podUid", uid,
+                "gracePeriodSeconds", grace));
+        then(exit + 72, "/kubelet/node-1", EventTypes.DELETION_REQUESTED, data("resource", "pods", "namespace", "default",
+                "name", name, "options", data("gracePeriodSeconds", 0, "preconditions", data("uid", uid))));
+        removed(exit + 125);
+        return this;
+    }
+
+    /** The event as a reader gets it: its data parsed from JSON, so numbers are the nodes a parser makes. */
+    private static Event asRead(Event e) {
+        return new Event(e.id(), e.source(), e.type(), e.subject(), e.time(), e.correlationId(), e.causationId(),
+                e.traceparent(), Json.read(Json.bytes(e.data())));
+    }
+
+    private Map<String, Object> sandbox() {
+        return data("node", "node-1", "podUid", uid, "sandboxId", sandbox, "ip", "10.244.1.2");
+    }
+
+    private Map<String, Object> container() {
+        return data("node", "node-1", "podUid", uid, "containerId", container, "containerName", "app",
+                "image", "nginx", "state", "RUNNING");
+    }
+}

@@ -1,0 +1,60 @@
+package io.podfall.cli.analysis;
+
+import io.podfall.model.event.EventTypes;
+import org.junit.jupiter.api.Test;
+
+import static io.podfall.cli.analysis.PodLog.data;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SequenceDiagramTest {
+
+    @Test
+    void oneArrowAnEventFromSenderToWhoActsOnIt() {
+        PodLog p = new PodLog("web-1").created(0);
+        p.delete(1_000, 5);
+        p.markedTerminating(1_017, 5);
+        p.stopRequested(1_051, 5);
+        p.signalled(1_076, "SIGTERM");
+        p.exited(2_076, 143);
+        p.ipReleased(2_112);
+        p.then(2_150, "/kubelet/node-1", EventTypes.POD_TERMINATED, data("gracePeriodSeconds", 5));
+        p.removed(2_201);
+        assertEquals("""
+                sequenceDiagram
+                    title apiserver.DeletionRequested namespaces/default/pods/web-1
+                    participant User as User/kubectl
+                    participant API as API server
+                    participant Etcd as etcd (the log)
+                    participant CM as Controller manager
+                    participant Kubelet as Kubelet
+                    participant Runtime as Runtime (CRI)
+                    participant CNI as CNI
+                    User->>API: +0 ms DeletionRequested grace=5s
+                    API-->>Etcd: +17 ms ObjectMarkedTerminating deletionGracePeriodSeconds=5 deletionTimestamp=2026-11-29T10:00:06.017Z phase=Running
+                    Kubelet->>Runtime: +51 ms StopContainerRequested container=app timeout=5s
+                    Runtime-->>Kubelet: +76 ms ContainerSignalled container=app signal=SIGTERM
+                    Runtime-->>Kubelet: +1076 ms ContainerExited container=app exitCode=143 reason=Error
+                    CNI-->>Kubelet: +1112 ms PodIPReleased ip=10.244.1.2
+                    Kubelet-->>Kubelet: +1150 ms PodTerminated grace=5s
+                    API-->>Etcd: +1201 ms ObjectRemoved phase=Failed
+                """, SequenceDiagram.of(p.events, "del-web-1"));
+    }
+
+    @Test
+    void aRejectionGoesBackToWhoAskedAndTextIsEscaped() {
+        PodLog p = new PodLog("web-1");
+        p.delete(0, 5);
+        p.then(3, "/apiserver", EventTypes.REQUEST_REJECTED, data("status", data("reason", "NotFound; #1")));
+        assertTrue(SequenceDiagram.of(p.events, "del-web-1").endsWith("    API-->>User: +3 ms RequestRejected status=NotFound, #35;1\n"));
+    }
+
+    @Test
+    void theHtmlPageInlinesTheRenderer() {
+        String page = MermaidPage.html("flow d1", "sequenceDiagram\n    User->>API: +0 ms x\n");
+        assertTrue(page.contains("<pre class=\"mermaid\">\nsequenceDiagram\n    User-&gt;&gt;API: +0 ms x\n</pre>"));
+        assertTrue(page.contains("mermaid.initialize("));
+        assertTrue(page.length() > 1_000_000, "the renderer is inlined");
+        assertTrue(!page.contains("src=\"http") && !page.contains("<script src"), "nothing is fetched");
+    }
+}

@@ -1,0 +1,98 @@
+package io.podfall.cli.analysis;
+
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.podfall.cli.analysis.PodLog.data;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class StatsTest {
+
+    /**
+     * a: grace 5, exits 1 s after SIGTERM; b: grace 5, exits after 3 s; c: grace 2, ignores SIGTERM and is
+     * killed; d: never gets past terminating; e: a delete the API server rejected.
+     */
+    static List<Event> log() {
+        List<Event> log = new ArrayList<>();
+        log.addAll(new PodLog("a").deleted(1_000, 5, 1_000, false).events);
+        log.addAll(new PodLog("b").deleted(10_000, 5, 3_000, false).events);
+        log.addAll(new PodLog("c").deleted(20_000, 2, 0, true).events);
+        PodLog d = new PodLog("d");
+        d.delete(30_000, 30);
+        d.markedTerminating(30_017, 30);
+        log.addAll(d.events);
+        PodLog e = new PodLog("e");
+        e.delete(40_000, 5);
+        e.then(40_003, "/apiserver", EventTypes.REQUEST_REJECTED, data("status", data("reason", "NotFound")));
+        log.addAll(e.events);
+        return log;
+    }
+
+    @Test
+    void measuresEveryDeletionAndItsPhasesWithNearestRankPercentiles() {
+        Stats s = Stats.of(log());
+        assertEquals(4, s.flows());
+        assertEquals(3, s.completed());
+        assertEquals(1, s.rejected());
+        assertEquals(1, s.killed());
+        assertEquals(0.25, s.sigkillRate());
+        // totals 1201, 3201 and 2201 (c: killed at 51 + 2000 + 25 ms, removed 125 ms later)
+        assertEquals(new Stats.Summary(3, 2201, 3201, 3201, 3201), s.durations().get(Stats.TOTAL));
+        assertEquals(new Stats.Summary(4, 17, 17, 17, 17), s.durations().get(Stats.TO_TERMINATING));
+        assertEquals(new Stats.Summary(3, 59, 59, 59, 59), s.durations().get(Stats.TO_SIGTERM));
+        assertEquals(new Stats.Summary(3, 2000, 3000, 3000, 3000), s.durations().get(Stats.TO_EXIT));
+        assertEquals(new Stats.Summary(3, 36, 36, 36, 36), s.durations().get(Stats.TO_SANDBOX_STOPPED));
+        assertEquals(new Stats.Summary(3, 89, 89, 89, 89), s.durations().get(Stats.TO_REMOVED));
+        assertEquals(new Stats.Summary(4, 5000, 30000, 30000, 30000), s.durations().get(Stats.GRACE_REQUESTED));
+        assertEquals(new Stats.Summary(3, 2000, 3000, 3000, 3000), s.durations().get(Stats.GRACE_HONOURED));
+    }
+
+    @Test
+    void percentilesAreValuesThatOccurred() {
+        List<Long> hundred = new ArrayList<>();
+        for (long i = 100; i >= 1; i--) {
+            hundred.add(i);
+        }
+        assertEquals(new Stats.Summary(100, 50, 90, 99, 100), Stats.Summary.of(hundred));
+        assertEquals(new Stats.Summary(1, 7, 7, 7, 7), Stats.Summary.of(List.of(7L)));
+        assertEquals(new Stats.Summary(0, 0, 0, 0, 0), Stats.Summary.of(List.of()));
+    }
+
+    @Test
+    void rendersATableAndJson() {
+        Stats s = Stats.of(log());
+        assertEquals("""
+                deletion flows: 4 (completed 3, incomplete 1; rejected requests 1)
+                SIGKILL rate: 1/4 (25.0%)
+
+                in ms                                     n        p50        p90        p99        max
+                total (request -> removed)                3       2201       3201       3201       3201
+                request -> terminating                    4         17         17         17         17
+                terminating -> SIGTERM                    3         59         59         59         59
+                SIGTERM -> exit                           3       2000       3000       3000       3000
+                exit -> sandbox stopped                   3         36         36         36         36
+                sandbox stopped -> removed                3         89         89         89         89
+                grace requested                           4       5000      30000      30000      30000
+                grace honoured (SIGTERM -> exit/kill)     3       2000       3000       3000       3000
+                """, s.render());
+        var json = s.json();
+        assertEquals(0.25, json.path("sigkillRate").asDouble());
+        assertEquals(2201, json.path("millis").path("total").path("p50").asLong());
+        assertEquals(59, json.path("millis").path("terminatingToSIGTERM").path("p99").asLong());
+        assertEquals(3000, json.path("millis").path("graceHonoured").path("max").asLong());
+    }
+
+    @Test
+    void anEmptyLogHasNoFlows() {
+        Stats s = Stats.of(List.of());
+        assertEquals(0, s.flows());
+        assertEquals(0.0, s.sigkillRate());
+        assertTrue(s.render().contains("SIGKILL rate: 0/0 (0.0%)"));
+        assertTrue(s.render().contains("total (request -> removed)                0          -"), s.render());
+    }
+}
