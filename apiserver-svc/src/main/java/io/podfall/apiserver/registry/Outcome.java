@@ -19,7 +19,7 @@ import java.util.Optional;
 
 /**
  * The answer to a request, read from what the {@link Registry} did with it: the Status of its rejection, else
- * the object of the last fact it caused, else (a delete that found deletion pending with an earlier deadline,
+ * the object of the last fact it caused (for a write to {@code /scale}, the Scale it shows), else (a delete that found deletion pending with an earlier deadline,
  * or a status write, update or patch that changed nothing) the object as stored. Pure: the HTTP layer calls it
  * with the effects of the request, under the log processor's lock, so "as stored" is the state right after it.
  *
@@ -40,22 +40,25 @@ public record Outcome(int code, JsonNode body) {
                 return Optional.of(new Outcome(status.getCode(), Json.tree(status)));
             }
         }
+        boolean scale = Kinds.SCALE.equals(request.data().path("subresource").asText(""));
         if (!facts.isEmpty()) {
             Event last = facts.get(facts.size() - 1);
             ObjectChange change = last.data(ObjectChange.class);
             if (request.is(EventTypes.CREATION_REQUESTED)) {
                 return Optional.of(new Outcome(201, change.object()));
             }
-            if (request.is(EventTypes.DELETION_REQUESTED) && last.is(EventTypes.OBJECT_REMOVED) && change.resourceType() == ResourceType.NODES) {
+            if (request.is(EventTypes.DELETION_REQUESTED) && last.is(EventTypes.OBJECT_REMOVED)
+                    && !Kinds.returnsDeletedObject(change.resourceType())) {
                 return Optional.of(new Outcome(200, Json.tree(removedStatus(change))));
             }
-            return Optional.of(new Outcome(200, change.object()));
+            return Optional.of(new Outcome(200, scale ? WorkloadStrategy.scale(change.object()) : change.object()));
         }
-        return Optional.of(stored(state, request));
+        Outcome stored = stored(state, request);
+        return Optional.of(scale && stored.code() == 200 ? new Outcome(200, WorkloadStrategy.scale(stored.body())) : stored);
     }
 
     /**
-     * Store.finalizeDelete for kinds that do not return the deleted object (all but pods here): a Status
+     * Store.finalizeDelete for kinds that do not return the deleted object ({@link Kinds#returnsDeletedObject}): a Status
      * Success whose details carry the uid, which kubectl waits on.
      */
     private static Status removedStatus(ObjectChange change) {

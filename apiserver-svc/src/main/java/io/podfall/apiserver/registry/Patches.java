@@ -30,29 +30,53 @@ final class Patches {
 
     /**
      * The lists that are merged rather than replaced, by their path of field names (list levels left out), with
-     * their {@code patchMergeKey} ({@code staging/src/k8s.io/api/core/v1/types.go}, {@code ObjectMeta} in
-     * {@code staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go}). Every other list is replaced whole.
+     * their {@code patchMergeKey} ({@code staging/src/k8s.io/api/core/v1/types.go}, {@code .../apps/v1/types.go},
+     * {@code ObjectMeta} in {@code staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go}). Every other list
+     * is replaced whole.
      */
-    private static final Map<String, String> POD_MERGE_KEYS = podMergeKeys();
-    private static final Map<String, String> NODE_MERGE_KEYS = Map.of(
+    private static final Map<String, String> META_MERGE_KEYS = Map.of(
             "metadata.finalizers", PRIMITIVE_SET,
-            "metadata.ownerReferences", "uid",
+            "metadata.ownerReferences", "uid");
+    private static final Map<String, String> POD_MERGE_KEYS = podMergeKeys();
+    private static final Map<String, String> NODE_MERGE_KEYS = with(META_MERGE_KEYS, Map.of(
             "spec.podCIDRs", PRIMITIVE_SET,
             "status.conditions", "type",
             // NodeStatus.addresses is merged by type upstream (a known quirk, kept for compatibility).
-            "status.addresses", "type");
+            "status.addresses", "type"));
+    /** A workload's pod template merges like a pod's spec, one level down. */
+    private static final Map<String, String> WORKLOAD_MERGE_KEYS = workloadMergeKeys();
+    private static final Map<String, String> SERVICE_MERGE_KEYS = with(META_MERGE_KEYS, Map.of(
+            "spec.ports", "port",
+            "status.conditions", "type"));
+    private static final Map<String, String> NAMESPACE_MERGE_KEYS = with(META_MERGE_KEYS, Map.of("status.conditions", "type"));
 
     private Patches() {
     }
 
     /** The object after the patch, not yet decoded or validated. */
     static JsonNode apply(String patchType, ResourceType type, JsonNode original, JsonNode patch) {
+        return apply(patchType, mergeKeys(type), original, patch);
+    }
+
+    /** A patch of an object whose merge keys are given (none for an autoscaling/v1 Scale). */
+    static JsonNode apply(String patchType, Map<String, String> mergeKeys, JsonNode original, JsonNode patch) {
         return switch (patchType) {
             case PatchRequest.MERGE -> mergePatch(original, requireObject(patch));
             case PatchRequest.JSON -> jsonPatch(original, patch);
-            case PatchRequest.STRATEGIC -> strategicMerge((ObjectNode) original.deepCopy(), requireObject(patch), "",
-                    type == ResourceType.PODS ? POD_MERGE_KEYS : NODE_MERGE_KEYS);
+            case PatchRequest.STRATEGIC -> strategicMerge((ObjectNode) original.deepCopy(), requireObject(patch), "", mergeKeys);
             default -> throw StatusError.unsupportedMediaType(PatchRequest.TYPES);
+        };
+    }
+
+    static Map<String, String> mergeKeys(ResourceType type) {
+        return switch (type) {
+            case PODS -> POD_MERGE_KEYS;
+            case NODES -> NODE_MERGE_KEYS;
+            case DEPLOYMENTS, REPLICASETS -> WORKLOAD_MERGE_KEYS;
+            case SERVICES -> SERVICE_MERGE_KEYS;
+            case NAMESPACES -> NAMESPACE_MERGE_KEYS;
+            // Endpoints' subsets and everything of an Event have no patch strategy: replaced whole.
+            case ENDPOINTS, EVENTS -> META_MERGE_KEYS;
         };
     }
 
@@ -261,10 +285,26 @@ final class Patches {
         return path.isEmpty() ? key : path + "." + key;
     }
 
+    private static Map<String, String> with(Map<String, String> a, Map<String, String> b) {
+        Map<String, String> keys = new LinkedHashMap<>(a);
+        keys.putAll(b);
+        return Map.copyOf(keys);
+    }
+
+    private static Map<String, String> workloadMergeKeys() {
+        Map<String, String> keys = new LinkedHashMap<>(META_MERGE_KEYS);
+        POD_MERGE_KEYS.forEach((path, key) -> {
+            if (path.startsWith("spec.")) {
+                keys.put("spec.template." + path, key);
+            }
+        });
+        // DeploymentCondition and ReplicaSetCondition are merged by type.
+        keys.put("status.conditions", "type");
+        return Map.copyOf(keys);
+    }
+
     private static Map<String, String> podMergeKeys() {
-        Map<String, String> keys = new LinkedHashMap<>();
-        keys.put("metadata.finalizers", PRIMITIVE_SET);
-        keys.put("metadata.ownerReferences", "uid");
+        Map<String, String> keys = new LinkedHashMap<>(META_MERGE_KEYS);
         for (String containers : List.of("spec.containers", "spec.initContainers", "spec.ephemeralContainers")) {
             keys.put(containers, "name");
             keys.put(containers + ".env", "name");

@@ -33,6 +33,11 @@ final class PodStrategy {
     static void applyDefaults(Pod pod) {
         PodSpec spec = pod.getSpec() == null ? new PodSpec() : pod.getSpec();
         pod.setSpec(spec);
+        applyDefaults(spec);
+    }
+
+    /** SetDefaults_PodSpec and SetDefaults_Container, also run on the pod template of a workload. */
+    static void applyDefaults(PodSpec spec) {
         if (spec.getTerminationGracePeriodSeconds() == null) {
             spec.setTerminationGracePeriodSeconds(DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS);
         }
@@ -63,18 +68,23 @@ final class PodStrategy {
 
     /** The spec part of {@code ValidatePodCreate} ({@code pkg/apis/core/validation/validation.go}) that matters here. */
     static List<FieldError> validateSpec(Pod pod) {
+        return validateSpec(pod.getSpec(), "spec");
+    }
+
+    /** The same rules for a pod spec at {@code path} (a workload's {@code spec.template.spec}). */
+    static List<FieldError> validateSpec(PodSpec spec, String path) {
         List<FieldError> errors = new ArrayList<>();
-        List<Container> containers = pod.getSpec().getContainers();
+        List<Container> containers = spec.getContainers();
         if (containers.isEmpty()) {
-            errors.add(FieldError.required("spec.containers", ""));
+            errors.add(FieldError.required(path + ".containers", ""));
         }
         for (int i = 0; i < containers.size(); i++) {
             Container c = containers.get(i);
             if (c.getName() == null || c.getName().isEmpty()) {
-                errors.add(FieldError.required("spec.containers[" + i + "].name", ""));
+                errors.add(FieldError.required(path + ".containers[" + i + "].name", ""));
             }
             if (c.getImage() == null || c.getImage().isBlank()) {
-                errors.add(FieldError.required("spec.containers[" + i + "].image", ""));
+                errors.add(FieldError.required(path + ".containers[" + i + "].image", ""));
             }
         }
         return errors;

@@ -1,14 +1,16 @@
 package io.podfall.apiserver.registry;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.api.model.Service;
 import io.podfall.apiserver.registry.StatusError.FieldError;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.BindingRequest;
@@ -33,6 +35,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -63,6 +66,12 @@ import java.util.Set;
  *       update that takes its last finalizer away.</li>
  * </ul>
  *
+ * <p>Per kind ({@link Kinds}): pods follow {@link PodStrategy}; Deployments and ReplicaSets
+ * {@link WorkloadStrategy} (defaults, generation 1 on create and +1 on every spec change, a {@code /scale} that
+ * writes {@code spec.replicas}); namespaces and services their own defaults; endpoints and events are stored as
+ * given. Every kind with a {@code /status} subresource keeps its status out of writes of the main resource and
+ * its spec out of writes of {@code /status}. ownerReferences are stored as given; the garbage collector acts on them.
+ *
  * <p>Invariants: an object with finalizers is never removed, it stays terminating; the deletionTimestamp of a
  * terminating object never moves later and its grace period never grows; every write takes the next value of
  * one global resourceVersion counter (the removal too, as an etcd delete is a revision); a stored object is
@@ -78,7 +87,7 @@ public final class Registry implements Core<RegistryState> {
     private static final Set<String> REQUESTS = Set.of(EventTypes.CREATION_REQUESTED, EventTypes.BINDING_REQUESTED,
             EventTypes.STATUS_UPDATE_REQUESTED, EventTypes.DELETION_REQUESTED, EventTypes.UPDATE_REQUESTED,
             EventTypes.PATCH_REQUESTED);
-    private static final String STATUS = "status";
+    private static final String STATUS = Kinds.STATUS;
     /** What podfall lets a pod update change; upstream's list also has a few spec fields podfall does not run. */
     private static final String POD_UPDATABLE_FIELDS = "`metadata.labels`,`metadata.annotations`,`metadata.finalizers`"
             + " (and `status` through pods/status)";
@@ -154,6 +163,13 @@ public final class Registry implements Core<RegistryState> {
         if (object instanceof Pod pod) {
             PodStrategy.prepareForCreate(pod);
             errors.addAll(PodStrategy.validateSpec(pod));
+        } else if (WorkloadStrategy.isWorkload(type)) {
+            WorkloadStrategy.prepareForCreate(object);
+            errors.addAll(WorkloadStrategy.validate(object));
+        } else if (object instanceof Namespace ns) {
+            NamespaceStrategy.prepareForCreate(ns);
+        } else if (object instanceof Service service) {
+            ServiceStrategy.prepareForCreate(service);
         }
         if (!errors.isEmpty()) {
             throw StatusError.invalid(type, meta.getName() == null ? "" : meta.getName(), errors);
@@ -231,27 +247,67 @@ public final class Registry implements Core<RegistryState> {
 
     private void update(RegistryState state, UpdateRequest req, Effects.Builder out) {
         ResourceType type = resourceType(req.resource());
-        String subresource = subresource(req.subresource());
+        String subresource = subresource(type, req.subresource());
         HasMetadata current = state.get(type, req.namespace(), req.name()).orElseThrow(() -> StatusError.notFound(type, req.name()));
-        store(state, type, current, decode(type, req.object()), req.namespace(), req.name(), subresource, out);
+        if (Kinds.SCALE.equals(subresource)) {
+            store(state, type, current, WorkloadStrategy.scaled(type, current, req.object(), req.name()), req.namespace(), req.name(), null, out);
+            return;
+        }
+        store(state, type, current, decode(type, withStoredParts(type, current, req.object(), subresource)), req.namespace(), req.name(),
+                subresource, out);
     }
 
+    /** A patch of {@code /scale} is applied to the Scale the workload shows ({@code scaleUpdatedObjectInfo}). */
     private void patch(RegistryState state, PatchRequest req, Effects.Builder out) {
         ResourceType type = resourceType(req.resource());
-        String subresource = subresource(req.subresource());
+        String subresource = subresource(type, req.subresource());
         HasMetadata current = state.get(type, req.namespace(), req.name()).orElseThrow(() -> StatusError.notFound(type, req.name()));
         if (req.patch() == null) {
             throw StatusError.badRequest("the body of the request is empty");
         }
-        JsonNode patched = Patches.apply(req.patchType() == null ? "" : req.patchType(), type, Json.tree(current), req.patch());
-        store(state, type, current, decode(type, patched), req.namespace(), req.name(), subresource, out);
+        String patchType = req.patchType() == null ? "" : req.patchType();
+        if (Kinds.SCALE.equals(subresource)) {
+            JsonNode scale = Patches.apply(patchType, Map.of(), WorkloadStrategy.scale(Json.tree(current)), req.patch());
+            store(state, type, current, WorkloadStrategy.scaled(type, current, scale, req.name()), req.namespace(), req.name(), null, out);
+            return;
+        }
+        JsonNode patched = Patches.apply(patchType, type, Json.tree(current), req.patch());
+        store(state, type, current, decode(type, withStoredParts(type, current, patched, subresource)), req.namespace(), req.name(),
+                subresource, out);
     }
 
-    private static String subresource(String subresource) {
-        if (subresource != null && !subresource.isEmpty() && !subresource.equals(STATUS)) {
+    /** The subresource of a write, if the kind serves it: {@link Kinds#subresources}; any other is a path not served. */
+    private static String subresource(ResourceType type, String subresource) {
+        if (subresource == null || subresource.isEmpty()) {
+            return null;
+        }
+        if (!Kinds.subresources(type).contains(subresource)) {
             throw StatusError.pathNotFound();
         }
-        return subresource == null || subresource.isEmpty() ? null : subresource;
+        return subresource;
+    }
+
+    /**
+     * The split of spec and status that every strategy with a status subresource makes in {@code PrepareForUpdate}:
+     * a write of the main resource keeps the stored status, one of {@code /status} the stored spec. A namespace's
+     * spec (its finalizers) is not written by an update either: only {@code /finalize} does that upstream.
+     */
+    static JsonNode withStoredParts(ResourceType type, HasMetadata current, JsonNode next, String subresource) {
+        if (!(next instanceof ObjectNode body) || !Kinds.hasStatusSubresource(type)) {
+            return next;
+        }
+        ObjectNode out = body.deepCopy();
+        JsonNode stored = Json.tree(current);
+        List<String> kept = STATUS.equals(subresource) ? List.of("spec")
+                : type == ResourceType.NAMESPACES ? List.of("spec", STATUS) : List.of(STATUS);
+        for (String field : kept) {
+            if (stored.has(field)) {
+                out.set(field, stored.get(field).deepCopy());
+            } else {
+                out.remove(field);
+            }
+        }
+        return out;
     }
 
     /**
@@ -299,9 +355,7 @@ public final class Registry implements Core<RegistryState> {
         if (meta.getDeletionGracePeriodSeconds() == null) {
             meta.setDeletionGracePeriodSeconds(old.getDeletionGracePeriodSeconds());
         }
-        prepareForUpdate(current, next, subresource);
-
-        List<FieldError> errors = new ArrayList<>();
+        List<FieldError> errors = new ArrayList<>(prepareForUpdate(type, current, next, subresource));
         // ValidateObjectMetaUpdate (staging/.../apimachinery/pkg/api/validation/objectmeta.go).
         if (!meta.getUid().equals(old.getUid())) {
             errors.add(FieldError.immutable("metadata.uid", meta.getUid()));
@@ -338,29 +392,32 @@ public final class Registry implements Core<RegistryState> {
     }
 
     /**
-     * {@code PrepareForUpdate} of the pod and node strategies ({@code pkg/registry/core/pod/strategy.go},
-     * {@code pkg/registry/core/node/strategy.go}): the main resource keeps the stored status, the status
-     * subresource the stored spec (and, for pods, the owner references); a pod body gets the spec defaults.
+     * The rest of the strategies' {@code PrepareForUpdate} and update validation, after
+     * {@link #withStoredParts} split spec from status: a pod's status write also keeps its owner references
+     * ({@code pkg/registry/core/pod/strategy.go}); every body gets its kind's defaults; a workload's spec change
+     * is a new generation ({@link WorkloadStrategy#prepareForUpdate}).
      */
-    private static void prepareForUpdate(HasMetadata current, HasMetadata next, String subresource) {
+    private static List<FieldError> prepareForUpdate(ResourceType type, HasMetadata current, HasMetadata next, String subresource) {
         boolean status = STATUS.equals(subresource);
         if (next instanceof Pod pod) {
-            Pod old = (Pod) current;
             if (status) {
-                pod.setSpec(copy(old).getSpec());
-                pod.getMetadata().setOwnerReferences(old.getMetadata().getOwnerReferences());
-            } else {
-                pod.setStatus(copy(old).getStatus());
+                pod.getMetadata().setOwnerReferences(current.getMetadata().getOwnerReferences());
             }
             PodStrategy.applyDefaults(pod);
-        } else if (next instanceof Node node) {
-            Node old = (Node) current;
+        } else if (WorkloadStrategy.isWorkload(type)) {
             if (status) {
-                node.setSpec(copy(old).getSpec());
-            } else {
-                node.setStatus(copy(old).getStatus());
+                WorkloadStrategy.prepareForStatusUpdate(current, next);
+                return List.of();
             }
+            List<FieldError> errors = new ArrayList<>(WorkloadStrategy.prepareForUpdate(current, next));
+            errors.addAll(WorkloadStrategy.validate(next));
+            return errors;
+        } else if (next instanceof Namespace namespace) {
+            NamespaceStrategy.applyDefaults(namespace);
+        } else if (next instanceof Service service && !status) {
+            ServiceStrategy.applyDefaults(service);
         }
+        return List.of();
     }
 
     /**
@@ -390,6 +447,9 @@ public final class Registry implements Core<RegistryState> {
 
     private void delete(RegistryState state, DeletionRequest req, Effects.Builder out) {
         ResourceType type = resourceType(req.resource());
+        if (!Kinds.deletable(type)) {
+            throw StatusError.methodNotAllowed();
+        }
         DeleteOptions options = req.options() == null ? new DeleteOptions() : req.options();
         if (options.getDryRun() != null && !options.getDryRun().isEmpty()) {
             // A dry run stores nothing and so has no fact to put on the log; podfall refuses it rather than fake one.
@@ -408,7 +468,9 @@ public final class Registry implements Core<RegistryState> {
         boolean graceful;
         long grace = 0;
         if (!(next instanceof Pod pod)) {
-            graceful = false; // only pods implement RESTGracefulDeleteStrategy here: other kinds go at once
+            // Only pods implement RESTGracefulDeleteStrategy: other kinds go at once, or wait for their finalizers
+            // (Foreground and Orphan add one, see deletionFinalizers) with deletionTimestamp now and grace 0.
+            graceful = false;
         } else if (wasTerminating) {
             Long recorded = meta.getDeletionGracePeriodSeconds();
             if (recorded == null || recorded == 0) {

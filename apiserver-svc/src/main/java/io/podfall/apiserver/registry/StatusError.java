@@ -159,6 +159,11 @@ public final class StatusError extends RuntimeException {
             return new FieldError("FieldValueInvalid", field, "Invalid value: " + quote(value) + ": " + detail);
         }
 
+        /** {@code field.Invalid} with a value that Go prints unquoted (a number, a map: {@code map[string]string{...}}). */
+        public static FieldError invalidValue(String field, String goValue, String detail) {
+            return new FieldError("FieldValueInvalid", field, "Invalid value: " + goValue + ": " + detail);
+        }
+
         public static FieldError forbidden(String field, String detail) {
             return new FieldError("FieldValueForbidden", field, "Forbidden: " + detail);
         }

@@ -2,6 +2,7 @@ package io.podfall.apiserver.rest;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.podfall.apiserver.registry.Kinds;
 import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
 
@@ -9,44 +10,79 @@ import java.util.List;
 
 /**
  * The discovery documents kubectl and client libraries read before anything else (see
- * docs/kubernetes-api-clients.md §2): the core group only. {@code singularName} is sent as "" because the Python
- * client rejects a null one; {@code shortNames} make {@code po}/{@code no} work.
+ * docs/kubernetes-api-clients.md §2): the core group and apps, each resource with its subresources (an
+ * autoscaling/v1 Scale for {@code /scale}). {@code singularName} is sent as "" because the Python client rejects a
+ * null one; {@code shortNames} make {@code po}/{@code deploy}/{@code rs} work and {@code categories} make
+ * {@code kubectl get all} work.
  */
 final class Discovery {
     static final String GIT_VERSION = "v1.32.0";
+    /** The named groups served, all in version v1. */
+    static final List<String> GROUPS = List.of("apps");
+    private static final String VERSION = "v1";
     private static final List<String> VERBS = List.of("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch");
+    private static final List<String> SUBRESOURCE_VERBS = List.of("get", "patch", "update");
 
     private Discovery() {
     }
 
     static ObjectNode apiVersions() {
         ObjectNode doc = Json.MAPPER.createObjectNode().put("kind", "APIVersions");
-        doc.putArray("versions").add("v1");
+        doc.putArray("versions").add(VERSION);
         doc.putArray("serverAddressByClientCIDRs");
         return doc;
     }
 
     static ObjectNode apiGroupList() {
         ObjectNode doc = Json.MAPPER.createObjectNode().put("kind", "APIGroupList").put("apiVersion", "v1");
-        doc.putArray("groups");
+        ArrayNode groups = doc.putArray("groups");
+        GROUPS.forEach(g -> groups.add(group(g)));
         return doc;
     }
 
-    static ObjectNode coreV1Resources() {
+    /** {@code /apis/<group>}: one group with its versions and the preferred one. */
+    static ObjectNode apiGroup(String name) {
+        return group(name).put("kind", "APIGroup").put("apiVersion", "v1");
+    }
+
+    private static ObjectNode group(String name) {
+        ObjectNode group = Json.MAPPER.createObjectNode().put("name", name);
+        ObjectNode version = Json.MAPPER.createObjectNode().put("groupVersion", name + "/" + VERSION).put("version", VERSION);
+        group.putArray("versions").add(version);
+        group.set("preferredVersion", version.deepCopy());
+        return group;
+    }
+
+    /** The APIResourceList of a group's version ("" is the core group, {@code /api/v1}). */
+    static ObjectNode resources(String group) {
         ObjectNode doc = Json.MAPPER.createObjectNode().put("kind", "APIResourceList").put("apiVersion", "v1")
-                .put("groupVersion", "v1");
+                .put("groupVersion", group.isEmpty() ? VERSION : group + "/" + VERSION);
         ArrayNode resources = doc.putArray("resources");
         for (ResourceType type : ResourceType.values()) {
-            ObjectNode r = resources.addObject().put("name", type.plural()).put("singularName", "")
-                    .put("namespaced", type.namespaced()).put("kind", type.kind());
-            VERBS.forEach(r.putArray("verbs")::add);
+            if (!type.group().equals(group)) {
+                continue;
+            }
+            ObjectNode r = resource(resources, type.plural(), type, type.kind());
+            (Kinds.deletable(type) ? VERBS : VERBS.stream().filter(v -> !v.startsWith("delete")).toList()).forEach(r.putArray("verbs")::add);
             type.shortNames().forEach(r.putArray("shortNames")::add);
-            // Only pods are in the "all" category upstream (kubectl get all); nodes are not.
-            if (type == ResourceType.PODS) {
-                r.putArray("categories").add("all");
+            List<String> categories = Kinds.categories(type);
+            if (!categories.isEmpty()) {
+                categories.forEach(r.putArray("categories")::add);
+            }
+            for (String subresource : Kinds.subresources(type)) {
+                boolean scale = subresource.equals(Kinds.SCALE);
+                ObjectNode sub = resource(resources, type.plural() + "/" + subresource, type, scale ? "Scale" : type.kind());
+                if (scale) {
+                    sub.put("group", "autoscaling").put("version", VERSION);
+                }
+                SUBRESOURCE_VERBS.forEach(sub.putArray("verbs")::add);
             }
         }
         return doc;
+    }
+
+    private static ObjectNode resource(ArrayNode resources, String name, ResourceType type, String kind) {
+        return resources.addObject().put("name", name).put("singularName", "").put("namespaced", type.namespaced()).put("kind", kind);
     }
 
     static ObjectNode version() {

@@ -52,6 +52,18 @@ final class RequestBodies {
         return object;
     }
 
+    /**
+     * The Scale of a PUT to {@code /scale}, as sent: the registry reads its replicas and resourceVersion when it
+     * applies it to the workload ({@code kubectl scale --current-replicas} sends it without a Content-Type).
+     */
+    static ObjectNode scale(String contentType, byte[] body) {
+        requireJson(contentType);
+        if (!(parse(body) instanceof ObjectNode object)) {
+            throw StatusError.badRequest("the body of the request must be a JSON object (Scale)");
+        }
+        return object;
+    }
+
     /** The patch type of a PATCH: its media type, one of {@link PatchRequest}'s; any other is 415. */
     static String patchType(String contentType) {
         String mediaType = contentType == null ? "" : contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);

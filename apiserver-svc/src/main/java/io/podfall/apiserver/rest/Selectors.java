@@ -17,9 +17,23 @@ import java.util.Map;
  * unknown selector would be a false success.
  */
 record Selectors(List<Requirement> fields, List<Requirement> labels) {
+    /**
+     * The fields each kind can be selected by: {@code metadata.name} (and {@code metadata.namespace} if namespaced)
+     * for every kind ({@code DefaultClusterScopedAttr}, {@code DefaultNamespaceScopedAttr}), and the kind's own
+     * ({@code pkg/registry/core/pod/strategy.go} ToSelectableFields, {@code .../event/strategy.go}, ...).
+     */
     private static final Map<ResourceType, List<String>> FIELDS = Map.of(
             ResourceType.PODS, List.of("metadata.name", "metadata.namespace", "spec.nodeName", "status.phase"),
-            ResourceType.NODES, List.of("metadata.name"));
+            ResourceType.NODES, List.of("metadata.name", "spec.unschedulable"),
+            ResourceType.NAMESPACES, List.of("metadata.name", "status.phase"),
+            ResourceType.SERVICES, List.of("metadata.name", "metadata.namespace", "spec.clusterIP", "spec.type"),
+            ResourceType.ENDPOINTS, List.of("metadata.name", "metadata.namespace"),
+            // kubectl describe selects a pod's events by involvedObject.
+            ResourceType.EVENTS, List.of("metadata.name", "metadata.namespace", "involvedObject.kind", "involvedObject.namespace",
+                    "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+                    "involvedObject.fieldPath", "reason", "reportingComponent", "type"),
+            ResourceType.DEPLOYMENTS, List.of("metadata.name", "metadata.namespace"),
+            ResourceType.REPLICASETS, List.of("metadata.name", "metadata.namespace", "status.replicas"));
 
     enum Op { EQUALS, NOT_EQUALS, EXISTS, NOT_EXISTS }
 

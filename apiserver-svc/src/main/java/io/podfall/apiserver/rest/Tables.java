@@ -3,6 +3,7 @@ package io.podfall.apiserver.rest;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.podfall.apiserver.registry.LabelSelectors;
 import io.podfall.apiserver.registry.StatusError;
 import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
@@ -19,7 +20,8 @@ import java.util.TreeSet;
  * The server-side printing {@code kubectl get} asks for with
  * {@code Accept: application/json;as=Table;v=v1;g=meta.k8s.io}: a {@code meta.k8s.io} Table whose cells the
  * server formats, with the column sets and cell rules of {@code pkg/printers/internalversion/printers.go}
- * ({@code printPod}, {@code printNode}). kubectl prints the cells verbatim and shows priority-1 columns only with
+ * ({@code printPod}, {@code printNode}, {@code printDeployment}, {@code printReplicaSet}, {@code printService},
+ * {@code printEndpoints}, {@code printEvent}, {@code printNamespace}). kubectl prints the cells verbatim and shows priority-1 columns only with
  * {@code -o wide}. Pure: the current (simulated) time is an input, for the Age column.
  */
 final class Tables {
@@ -54,6 +56,58 @@ final class Tables {
             new Column("OS-Image", "string", "", "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).", 1),
             new Column("Kernel-Version", "string", "", "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).", 1),
             new Column("Container-Runtime", "string", "", "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).", 1));
+
+    private static final Column CONTAINERS = new Column("Containers", "string", "", "Names of each container in the template.", 1);
+    private static final Column IMAGES = new Column("Images", "string", "", "Images referenced by each container in the template.", 1);
+    private static final Column SELECTOR = new Column("Selector", "string", "", "Label selector for pods. Existing ReplicaSets whose "
+            + "pods are selected by this will be the ones affected by this deployment.", 1);
+
+    private static final List<Column> DEPLOYMENT_COLUMNS = List.of(
+            new Column("Name", "string", "name", NAME_DOC, 0),
+            new Column("Ready", "string", "", "Number of the pod with ready state", 0),
+            new Column("Up-to-date", "integer", "", "Total number of non-terminated pods targeted by this deployment that have the desired template spec.", 0),
+            new Column("Available", "integer", "", "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.", 0),
+            new Column("Age", "string", "", AGE_DOC, 0),
+            CONTAINERS, IMAGES, SELECTOR);
+
+    private static final List<Column> REPLICASET_COLUMNS = List.of(
+            new Column("Name", "string", "name", NAME_DOC, 0),
+            new Column("Desired", "integer", "", "Replicas is the number of desired replicas.", 0),
+            new Column("Current", "integer", "", "Replicas is the most recently observed number of replicas.", 0),
+            new Column("Ready", "integer", "", "The number of ready replicas for this replica set.", 0),
+            new Column("Age", "string", "", AGE_DOC, 0),
+            CONTAINERS, IMAGES, SELECTOR);
+
+    private static final List<Column> SERVICE_COLUMNS = List.of(
+            new Column("Name", "string", "name", NAME_DOC, 0),
+            new Column("Type", "string", "", "type determines how the Service is exposed.", 0),
+            new Column("Cluster-IP", "string", "", "clusterIP is the IP address of the service.", 0),
+            new Column("External-IP", "string", "", "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.", 0),
+            new Column("Port(s)", "string", "", "The list of ports that are exposed by this service.", 0),
+            new Column("Age", "string", "", AGE_DOC, 0),
+            new Column("Selector", "string", "", "Route service traffic to pods with label keys and values matching this selector.", 1));
+
+    private static final List<Column> ENDPOINTS_COLUMNS = List.of(
+            new Column("Name", "string", "name", NAME_DOC, 0),
+            new Column("Endpoints", "string", "", "Endpoints of this service.", 0),
+            new Column("Age", "string", "", AGE_DOC, 0));
+
+    private static final List<Column> EVENT_COLUMNS = List.of(
+            new Column("Last Seen", "string", "", "The time at which the most recent occurrence of this event was recorded.", 0),
+            new Column("Type", "string", "", "Type of this event (Normal, Warning), new types could be added in the future.", 0),
+            new Column("Reason", "string", "", "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.", 0),
+            new Column("Object", "string", "", "The object that this event is about.", 0),
+            new Column("Subobject", "string", "", "The subobject (fieldPath) of the involved object this event is about.", 1),
+            new Column("Source", "string", "", "The component reporting this event.", 1),
+            new Column("Message", "string", "", "A human-readable description of the status of this operation.", 0),
+            new Column("First Seen", "string", "", "The time at which the event was first recorded.", 1),
+            new Column("Count", "integer", "", "The number of times this event has occurred.", 1),
+            new Column("Name", "string", "name", NAME_DOC, 1));
+
+    private static final List<Column> NAMESPACE_COLUMNS = List.of(
+            new Column("Name", "string", "name", NAME_DOC, 0),
+            new Column("Status", "string", "", "The status of the namespace", 0),
+            new Column("Age", "string", "", AGE_DOC, 0));
 
     /** What each row carries besides its cells ({@code includeObject}): nothing, the metadata, or the whole object. */
     enum IncludeObject {
@@ -145,7 +199,7 @@ final class Tables {
     static ObjectNode row(ResourceType type, JsonNode object, Instant now, Format format) {
         ObjectNode row = Json.MAPPER.createObjectNode();
         ArrayNode cells = row.putArray("cells");
-        (type == ResourceType.PODS ? podCells(object, now) : nodeCells(object, now)).forEach(c -> {
+        cells(type, object, now).forEach(c -> {
             if (c instanceof Integer i) {
                 cells.add(i);
             } else {
@@ -163,7 +217,149 @@ final class Tables {
     }
 
     private static List<Column> columns(ResourceType type) {
-        return type == ResourceType.PODS ? POD_COLUMNS : NODE_COLUMNS;
+        return switch (type) {
+            case PODS -> POD_COLUMNS;
+            case NODES -> NODE_COLUMNS;
+            case NAMESPACES -> NAMESPACE_COLUMNS;
+            case SERVICES -> SERVICE_COLUMNS;
+            case ENDPOINTS -> ENDPOINTS_COLUMNS;
+            case EVENTS -> EVENT_COLUMNS;
+            case DEPLOYMENTS -> DEPLOYMENT_COLUMNS;
+            case REPLICASETS -> REPLICASET_COLUMNS;
+        };
+    }
+
+    /** The cells of one row, every column's (the server prints wide; kubectl drops priority-1 columns itself). */
+    static List<Object> cells(ResourceType type, JsonNode object, Instant now) {
+        return switch (type) {
+            case PODS -> podCells(object, now);
+            case NODES -> nodeCells(object, now);
+            case NAMESPACES -> List.of(name(object), object.path("status").path("phase").asText(""), age(object, now));
+            case SERVICES -> serviceCells(object, now);
+            case ENDPOINTS -> List.of(name(object), endpoints(object), age(object, now));
+            case EVENTS -> eventCells(object, now);
+            case DEPLOYMENTS -> deploymentCells(object, now);
+            case REPLICASETS -> replicaSetCells(object, now);
+        };
+    }
+
+    /** {@code printDeployment}: Ready is ready/desired; then the template's containers and images, and the selector. */
+    static List<Object> deploymentCells(JsonNode deployment, Instant now) {
+        JsonNode spec = deployment.path("spec");
+        JsonNode status = deployment.path("status");
+        List<Object> cells = new ArrayList<>(List.of(name(deployment),
+                status.path("readyReplicas").asInt(0) + "/" + spec.path("replicas").asInt(0),
+                status.path("updatedReplicas").asInt(0), status.path("availableReplicas").asInt(0), age(deployment, now)));
+        cells.addAll(templateCells(spec));
+        return cells;
+    }
+
+    /** {@code printReplicaSet}: desired, current (observed) and ready replicas. */
+    static List<Object> replicaSetCells(JsonNode replicaSet, Instant now) {
+        JsonNode spec = replicaSet.path("spec");
+        JsonNode status = replicaSet.path("status");
+        List<Object> cells = new ArrayList<>(List.of(name(replicaSet), spec.path("replicas").asInt(0), status.path("replicas").asInt(0),
+                status.path("readyReplicas").asInt(0), age(replicaSet, now)));
+        cells.addAll(templateCells(spec));
+        return cells;
+    }
+
+    /** {@code layoutContainerCells} and the selector string of a workload. */
+    private static List<Object> templateCells(JsonNode spec) {
+        List<String> names = new ArrayList<>();
+        List<String> images = new ArrayList<>();
+        for (JsonNode c : spec.path("template").path("spec").path("containers")) {
+            names.add(c.path("name").asText(""));
+            images.add(c.path("image").asText(""));
+        }
+        return List.of(String.join(",", names), String.join(",", images), LabelSelectors.format(spec.path("selector")));
+    }
+
+    /** {@code printService}: the external IPs only for ClusterIP/NodePort (podfall runs no load balancer). */
+    static List<Object> serviceCells(JsonNode service, Instant now) {
+        JsonNode spec = service.path("spec");
+        String type = spec.path("type").asText("");
+        String externalIp = switch (type) {
+            case "ClusterIP", "NodePort" -> spec.path("externalIPs").size() > 0 ? join(spec.path("externalIPs")) : NONE;
+            case "LoadBalancer" -> spec.path("externalIPs").size() > 0 ? join(spec.path("externalIPs")) : "<pending>";
+            case "ExternalName" -> spec.path("externalName").asText("");
+            default -> "<unknown>";
+        };
+        List<String> ports = new ArrayList<>();
+        for (JsonNode p : spec.path("ports")) {
+            String nodePort = p.path("nodePort").asInt(0) > 0 ? ":" + p.path("nodePort").asInt() : "";
+            ports.add(p.path("port").asInt() + nodePort + "/" + p.path("protocol").asText(""));
+        }
+        TreeSet<String> selector = new TreeSet<>();
+        spec.path("selector").fields().forEachRemaining(l -> selector.add(l.getKey() + "=" + l.getValue().asText()));
+        return List.of(name(service), type, orNone(spec.path("clusterIP").asText("")), externalIp,
+                ports.isEmpty() ? NONE : String.join(",", ports), age(service, now), selector.isEmpty() ? NONE : String.join(",", selector));
+    }
+
+    /**
+     * {@code formatEndpoints}: {@code ip:port} for every address and port of every subset, the first three, then
+     * {@code + N more...}; {@code <none>} without subsets.
+     */
+    static String endpoints(JsonNode endpoints) {
+        JsonNode subsets = endpoints.path("subsets");
+        if (subsets.size() == 0) {
+            return NONE;
+        }
+        final int max = 3;
+        List<String> list = new ArrayList<>();
+        int count = 0;
+        for (JsonNode subset : subsets) {
+            JsonNode ports = subset.path("ports");
+            for (int p = 0; p < Math.max(1, ports.size()); p++) {
+                for (JsonNode address : subset.path("addresses")) {
+                    if (list.size() < max) {
+                        String ip = address.path("ip").asText("");
+                        // net.JoinHostPort: an IPv6 address in brackets.
+                        String host = ip.contains(":") ? "[" + ip + "]" : ip;
+                        list.add(ports.size() == 0 ? ip : host + ":" + ports.get(p).path("port").asInt());
+                    }
+                    count++;
+                }
+            }
+        }
+        String joined = String.join(",", list);
+        return count > max ? joined + " + " + (count - max) + " more..." : joined;
+    }
+
+    /**
+     * {@code printEvent}: Last Seen falls back to First Seen, which falls back to {@code eventTime}; a series
+     * counts its own; the object is {@code <kind>/<name>} in lower case; the source is component and host.
+     */
+    static List<Object> eventCells(JsonNode event, Instant now) {
+        String first = event.hasNonNull("firstTimestamp") ? since(event.path("firstTimestamp").asText(), now)
+                : since(event.path("eventTime").asText(""), now);
+        String last = event.hasNonNull("lastTimestamp") ? since(event.path("lastTimestamp").asText(), now) : first;
+        int count = event.path("count").asInt(0);
+        JsonNode series = event.path("series");
+        if (series.isObject()) {
+            last = since(series.path("lastObservedTime").asText(""), now);
+            count = series.path("count").asInt(0);
+        } else if (count == 0) {
+            count = 1;
+        }
+        JsonNode involved = event.path("involvedObject");
+        String kind = involved.path("kind").asText("").toLowerCase(java.util.Locale.ROOT);
+        String target = involved.path("name").asText("").isEmpty() ? kind : kind + "/" + involved.path("name").asText();
+        String component = firstNonEmpty(event.path("source").path("component").asText(""), event.path("reportingComponent").asText(""));
+        String instance = firstNonEmpty(event.path("source").path("host").asText(""), event.path("reportingInstance").asText(""));
+        return List.of(last, event.path("type").asText(""), event.path("reason").asText(""), target,
+                involved.path("fieldPath").asText(""), instance.isEmpty() ? component : component + ", " + instance,
+                event.path("message").asText("").strip(), first, count, name(event));
+    }
+
+    private static String firstNonEmpty(String a, String b) {
+        return a.isEmpty() ? b : a;
+    }
+
+    private static String join(JsonNode values) {
+        List<String> out = new ArrayList<>();
+        values.forEach(v -> out.add(v.asText()));
+        return String.join(",", out);
     }
 
     /** {@code printPod}, for pods without init containers (podfall's kubelet runs none). */
@@ -257,7 +453,11 @@ final class Tables {
 
     /** {@code translateTimestampSince}: the object's age at {@code now}, or {@code <unknown>} without a creationTimestamp. */
     static String age(JsonNode object, Instant now) {
-        String created = object.path("metadata").path("creationTimestamp").asText("");
+        return since(object.path("metadata").path("creationTimestamp").asText(""), now);
+    }
+
+    /** {@code translateTimestampSince} of any timestamp ("" is the zero time: {@code <unknown>}). */
+    static String since(String created, Instant now) {
         if (created.isEmpty()) {
             return "<unknown>";
         }

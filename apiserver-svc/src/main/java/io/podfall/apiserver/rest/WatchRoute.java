@@ -27,10 +27,11 @@ import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * WATCH on the list URLs ({@code /api/v1/pods}, {@code /api/v1/namespaces/<ns>/pods}, {@code /api/v1/nodes}
- * with {@code watch=true}). Served on the Vert.x router ahead of the JAX-RS resources, because a watch is a
- * response that stays open and is written line by line as the registry changes; every other request on these
- * paths goes on to {@link CoreV1Resource}.
+ * WATCH on the collection URLs of every kind ({@code /api/v1/pods}, {@code /api/v1/namespaces/<ns>/pods},
+ * {@code /apis/apps/v1/namespaces/<ns>/deployments}, ... with {@code watch=true}, resolved by {@link ApiPaths}).
+ * Served on the Vert.x router ahead of the JAX-RS resources, because a watch is a response that stays open and is
+ * written line by line as the registry changes; every other request on these paths goes on to
+ * {@link ApiResource}.
  *
  * <p>As the API server serves a watch ({@code staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go}
  * {@code ListResource}, {@code watch.go}):
@@ -61,7 +62,7 @@ public class WatchRoute {
 
     void routes(@Observes Router router) {
         // Ahead of the JAX-RS handler; non-watch requests fall through to it with next().
-        router.routeWithRegex(HttpMethod.GET, "/api/v1/(pods|nodes|namespaces/[^/]+/pods)").order(-1).handler(this::watch);
+        router.routeWithRegex(HttpMethod.GET, "/apis?/.+").order(-1).handler(this::watch);
     }
 
     private void watch(RoutingContext ctx) {
@@ -74,9 +75,13 @@ public class WatchRoute {
             if (!processor.isLive()) {
                 throw StatusError.serviceUnavailable("the API server is rebuilding its state from the log; try again shortly");
             }
-            String[] path = request.path().substring("/api/v1/".length()).split("/");
-            ResourceType type = ResourceType.byPlural(path[path.length - 1]);
-            String namespace = path.length == 3 ? path[1] : null;
+            if (!(ApiPaths.parse(request.path()) instanceof ApiPaths.Resource r) || !r.collection()) {
+                // A watch of one object by its URL is long deprecated upstream; the GET answers it.
+                ctx.next();
+                return;
+            }
+            ResourceType type = r.type();
+            String namespace = r.namespace();
             WatchFilter filter = new WatchFilter(type, namespace,
                     Selectors.parse(type, request.getParam("fieldSelector"), request.getParam("labelSelector")));
             Optional<Tables.Format> table = Tables.requestedVersion(request.getHeader("Accept"))

@@ -193,10 +193,9 @@ class RestPiecesTest {
     class DiscoveryDocuments {
         @Test
         void coreV1ListsPodsAndNodesWithWhatKubectlAndThePythonClientNeed() {
-            JsonNode resources = Discovery.coreV1Resources().path("resources");
+            JsonNode resources = Discovery.resources("").path("resources");
 
-            JsonNode pods = resources.get(0);
-            assertEquals("pods", pods.path("name").asText());
+            JsonNode pods = named(resources, "pods");
             assertEquals("", pods.path("singularName").asText());
             assertTrue(pods.path("singularName").isTextual());
             assertTrue(pods.path("namespaced").asBoolean());
@@ -205,17 +204,67 @@ class RestPiecesTest {
                     pods.path("verbs").toString());
             assertEquals("[\"po\"]", pods.path("shortNames").toString());
             assertEquals("[\"all\"]", pods.path("categories").toString());
-            JsonNode nodes = resources.get(1);
-            assertEquals("nodes", nodes.path("name").asText());
+            JsonNode nodes = named(resources, "nodes");
             assertFalse(nodes.path("namespaced").asBoolean());
             assertEquals("[\"no\"]", nodes.path("shortNames").toString());
+            assertFalse(nodes.has("categories"), "nodes are not in kubectl get all");
         }
 
         @Test
-        void apiAndApisAnswerTheCoreGroupOnly() {
+        void coreV1ListsTheKindsOfADeploymentsLifeWithShortNamesAndStatusSubresources() {
+            JsonNode resources = Discovery.resources("").path("resources");
+
+            assertEquals("[\"ns\"]", named(resources, "namespaces").path("shortNames").toString());
+            assertFalse(named(resources, "namespaces").path("namespaced").asBoolean());
+            assertFalse(named(resources, "namespaces").path("verbs").toString().contains("delete"), "namespace deletion is not served");
+            assertEquals("[\"svc\"]", named(resources, "services").path("shortNames").toString());
+            assertEquals("[\"all\"]", named(resources, "services").path("categories").toString());
+            assertEquals("[\"ep\"]", named(resources, "endpoints").path("shortNames").toString());
+            assertEquals("[\"ev\"]", named(resources, "events").path("shortNames").toString());
+            assertEquals("[\"get\",\"patch\",\"update\"]", named(resources, "pods/status").path("verbs").toString());
+            assertEquals("Pod", named(resources, "pods/status").path("kind").asText());
+            assertEquals(null, named(resources, "events/status"), "events have no status subresource");
+            assertEquals(null, named(resources, "deployments"), "apps is a group of its own");
+        }
+
+        @Test
+        void appsV1ListsDeploymentsAndReplicaSetsWithStatusAndAnAutoscalingScale() {
+            JsonNode doc = Discovery.resources("apps");
+            JsonNode resources = doc.path("resources");
+
+            assertEquals("apps/v1", doc.path("groupVersion").asText());
+            assertEquals("Deployment", named(resources, "deployments").path("kind").asText());
+            assertEquals("[\"deploy\"]", named(resources, "deployments").path("shortNames").toString());
+            assertEquals("[\"all\"]", named(resources, "deployments").path("categories").toString());
+            assertEquals("[\"rs\"]", named(resources, "replicasets").path("shortNames").toString());
+            JsonNode scale = named(resources, "deployments/scale");
+            assertEquals("Scale", scale.path("kind").asText());
+            assertEquals("autoscaling", scale.path("group").asText());
+            assertEquals("v1", scale.path("version").asText());
+            assertEquals("ReplicaSet", named(resources, "replicasets/status").path("kind").asText());
+            assertEquals("Scale", named(resources, "replicasets/scale").path("kind").asText());
+            assertEquals(null, named(resources, "pods"));
+        }
+
+        @Test
+        void apiAnswersV1AndApisTheAppsGroupWithItsPreferredVersion() {
             assertEquals("{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],\"serverAddressByClientCIDRs\":[]}", Discovery.apiVersions().toString());
-            assertEquals("[]", Discovery.apiGroupList().path("groups").toString());
+            JsonNode groups = Discovery.apiGroupList().path("groups");
+            assertEquals(1, groups.size());
+            assertEquals("apps", groups.get(0).path("name").asText());
+            assertEquals("[{\"groupVersion\":\"apps/v1\",\"version\":\"v1\"}]", groups.get(0).path("versions").toString());
+            assertEquals("{\"groupVersion\":\"apps/v1\",\"version\":\"v1\"}", groups.get(0).path("preferredVersion").toString());
+            assertEquals("APIGroup", Discovery.apiGroup("apps").path("kind").asText());
             assertEquals("v1.32.0", Discovery.version().path("gitVersion").asText());
+        }
+
+        private static JsonNode named(JsonNode resources, String name) {
+            for (JsonNode r : resources) {
+                if (r.path("name").asText().equals(name)) {
+                    return r;
+                }
+            }
+            return null;
         }
     }
 }

@@ -1,16 +1,30 @@
 package io.podfall.model.k8s;
 
+import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 
 import java.util.Arrays;
 import java.util.List;
 
-/** The resource types the suite serves, with the names discovery and error messages use. */
+/**
+ * The resource types the suite serves, with the names discovery and error messages use: the core/v1 objects of a
+ * pod's life and the apps/v1 workloads whose deletion cascades to them through ownerReferences.
+ */
 public enum ResourceType {
     PODS("", "v1", "pods", "Pod", true, Pod.class, List.of("po")),
-    NODES("", "v1", "nodes", "Node", false, Node.class, List.of("no"));
+    NODES("", "v1", "nodes", "Node", false, Node.class, List.of("no")),
+    NAMESPACES("", "v1", "namespaces", "Namespace", false, Namespace.class, List.of("ns")),
+    SERVICES("", "v1", "services", "Service", true, Service.class, List.of("svc")),
+    ENDPOINTS("", "v1", "endpoints", "Endpoints", true, Endpoints.class, List.of("ep")),
+    EVENTS("", "v1", "events", "Event", true, io.fabric8.kubernetes.api.model.Event.class, List.of("ev")),
+    DEPLOYMENTS("apps", "v1", "deployments", "Deployment", true, Deployment.class, List.of("deploy")),
+    REPLICASETS("apps", "v1", "replicasets", "ReplicaSet", true, ReplicaSet.class, List.of("rs"));
 
     private final String group;
     private final String version;
@@ -31,6 +45,7 @@ public enum ResourceType {
         this.shortNames = shortNames;
     }
 
+    /** The type of a plural name; the plurals of the suite's types are unique across their groups. */
     public static ResourceType byPlural(String plural) {
         return Arrays.stream(values()).filter(t -> t.plural.equals(plural)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("unknown resource " + plural));

@@ -1,0 +1,294 @@
+package io.podfall.apiserver.registry;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.DeleteOptions;
+import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
+import io.fabric8.kubernetes.api.model.Status;
+import io.podfall.model.Json;
+import io.podfall.model.apiserver.CreationRequest;
+import io.podfall.model.apiserver.DeletionRequest;
+import io.podfall.model.apiserver.ObjectChange;
+import io.podfall.model.apiserver.PatchRequest;
+import io.podfall.model.apiserver.RequestRejection;
+import io.podfall.model.apiserver.UpdateRequest;
+import io.podfall.model.core.Effects;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.k8s.ResourceType;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The registry's rules for the kinds beside pods and nodes: workloads, their /status and /scale, namespaces, services. */
+class KindsRegistryTest {
+    private static final Instant T0 = Instant.parse("2025-03-01T10:00:00Z");
+    private static final String DEPLOYMENT = """
+            {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","labels":{"app":"web"}},
+             "spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},
+                     "template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}}}""";
+    private static final String REPLICASET = """
+            {"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web-1","ownerReferences":[{"apiVersion":"apps/v1",
+              "kind":"Deployment","name":"web","uid":"u-1","controller":true,"blockOwnerDeletion":true}]},
+             "spec":{"selector":{"matchLabels":{"app":"web"}},
+                     "template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}}}""";
+
+    private final Registry registry = new Registry();
+    private final RegistryState state = registry.newState();
+    private int requests;
+
+    @Nested
+    class Workloads {
+        @Test
+        void aCreatedDeploymentGetsUpstreamsDefaultsGenerationOneAndAnEmptyStatus() {
+            JsonNode d = created(create("deployments", DEPLOYMENT));
+
+            assertEquals(1, d.path("metadata").path("generation").asInt());
+            assertEquals(2, d.path("spec").path("replicas").asInt());
+            assertEquals("{\"rollingUpdate\":{\"maxSurge\":\"25%\",\"maxUnavailable\":\"25%\"},\"type\":\"RollingUpdate\"}",
+                    d.path("spec").path("strategy").toString());
+            assertEquals(10, d.path("spec").path("revisionHistoryLimit").asInt());
+            assertEquals(600, d.path("spec").path("progressDeadlineSeconds").asInt());
+            assertEquals(30, d.path("spec").path("template").path("spec").path("terminationGracePeriodSeconds").asInt(), "pod defaults in the template");
+            assertEquals("{}", d.path("status").toString());
+        }
+
+        @Test
+        void aReplicaSetDefaultsToOneReplicaAlwaysShowsStatusReplicasAndKeepsItsOwnerReferences() {
+            JsonNode rs = created(create("replicasets", REPLICASET));
+
+            assertEquals(1, rs.path("spec").path("replicas").asInt());
+            assertEquals(0, rs.path("status").path("replicas").asInt());
+            assertTrue(rs.path("status").has("replicas"), "ReplicaSetStatus.replicas is not omitempty");
+            assertEquals("u-1", rs.path("metadata").path("ownerReferences").get(0).path("uid").asText());
+            assertTrue(rs.path("metadata").path("ownerReferences").get(0).path("blockOwnerDeletion").asBoolean());
+        }
+
+        @Test
+        void aSelectorThatDoesNotSelectTheTemplateIsInvalid() {
+            Status s = rejection(create("deployments", DEPLOYMENT.replace("\"matchLabels\":{\"app\":\"web\"}", "\"matchLabels\":{\"app\":\"db\"}")));
+
+            assertEquals(422, s.getCode());
+            assertEquals("Deployment.apps \"web\" is invalid: spec.template.metadata.labels: Invalid value: "
+                    + "map[string]string{\"app\":\"web\"}: `selector` does not match template `labels`", s.getMessage());
+        }
+
+        @Test
+        void aSpecChangeIsANewGenerationAMetadataOnlyChangeOfAReplicaSetIsNot() {
+            create("deployments", DEPLOYMENT);
+            create("replicasets", REPLICASET);
+
+            assertEquals(2, object(patch("deployments", "web", null, "{\"spec\":{\"replicas\":5}}")).path("metadata").path("generation").asInt());
+            assertEquals(3, object(patch("deployments", "web", null, "{\"metadata\":{\"annotations\":{\"a\":\"b\"}}}"))
+                    .path("metadata").path("generation").asInt(), "a Deployment's annotations are copied to its ReplicaSets");
+            assertEquals(1, object(patch("replicasets", "web-1", null, "{\"metadata\":{\"labels\":{\"x\":\"y\"}}}"))
+                    .path("metadata").path("generation").asInt());
+            assertEquals(2, object(patch("replicasets", "web-1", null, "{\"spec\":{\"replicas\":3}}")).path("metadata").path("generation").asInt());
+        }
+
+        @Test
+        void theStatusSubresourceWritesOnlyTheStatusAndTheMainResourceNeverTheStatus() {
+            create("deployments", DEPLOYMENT);
+
+            JsonNode afterStatus = object(patch("deployments", "web", "status",
+                    "{\"spec\":{\"replicas\":9},\"status\":{\"replicas\":2,\"readyReplicas\":2,\"observedGeneration\":1}}"));
+            assertEquals(2, afterStatus.path("spec").path("replicas").asInt());
+            assertEquals(2, afterStatus.path("status").path("readyReplicas").asInt());
+            assertEquals(1, afterStatus.path("metadata").path("generation").asInt(), "a status write is no new generation");
+
+            assertEquals(List.of(), types(patch("deployments", "web", null, "{\"status\":{\"readyReplicas\":0}}")),
+                    "the status in a write of the main resource is the stored one: nothing changed");
+            assertEquals(2, Json.tree(state.get(ResourceType.DEPLOYMENTS, "default", "web").orElseThrow()).path("status").path("readyReplicas").asInt());
+        }
+
+        @Test
+        void theSelectorOfAWorkloadIsImmutable() {
+            create("deployments", DEPLOYMENT);
+
+            Status s = rejection(patch("deployments", "web", null,
+                    "{\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"web\",\"v\":\"2\"}},\"template\":{\"metadata\":{\"labels\":{\"v\":\"2\"}}}}}"));
+            assertTrue(s.getMessage().contains("spec.selector: Invalid value: ") && s.getMessage().endsWith("field is immutable"), s.getMessage());
+        }
+    }
+
+    @Nested
+    class Scale {
+        @Test
+        void aMergePatchOfScaleSetsTheReplicasBumpsTheGenerationAndAnswersAScale() {
+            create("deployments", DEPLOYMENT);
+            Event request = request(EventTypes.PATCH_REQUESTED, new PatchRequest("deployments", "default", "web", "scale",
+                    PatchRequest.MERGE, json("{\"spec\":{\"replicas\":3}}")));
+            Effects effects = handle(request);
+
+            JsonNode d = object(effects);
+            assertEquals(3, d.path("spec").path("replicas").asInt());
+            assertEquals(2, d.path("metadata").path("generation").asInt());
+            JsonNode scale = Outcome.of(state, request, effects).orElseThrow().body();
+            assertEquals("Scale", scale.path("kind").asText());
+            assertEquals("autoscaling/v1", scale.path("apiVersion").asText());
+            assertEquals(3, scale.path("spec").path("replicas").asInt());
+            assertEquals("{\"replicas\":0,\"selector\":\"app=web\"}", scale.path("status").toString());
+            assertEquals(d.path("metadata").path("resourceVersion"), scale.path("metadata").path("resourceVersion"));
+        }
+
+        @Test
+        void aPutOfScaleWithAStaleResourceVersionIsAConflictOnTheWorkload() {
+            create("replicasets", REPLICASET);
+            JsonNode scale = WorkloadStrategy.scale(Json.tree(state.get(ResourceType.REPLICASETS, "default", "web-1").orElseThrow()));
+            ((ObjectNode) scale.path("spec")).put("replicas", 4);
+            ((ObjectNode) scale.path("metadata")).put("resourceVersion", "999");
+
+            Status s = rejection(handle(request(EventTypes.UPDATE_REQUESTED, new UpdateRequest("replicasets", "default", "web-1", "scale", scale))));
+            assertEquals(409, s.getCode());
+            assertTrue(s.getMessage().startsWith("Operation cannot be fulfilled on replicasets.apps \"web-1\""), s.getMessage());
+
+            ((ObjectNode) scale.path("metadata")).remove("resourceVersion");
+            assertEquals(4, object(handle(request(EventTypes.UPDATE_REQUESTED,
+                    new UpdateRequest("replicasets", "default", "web-1", "scale", scale)))).path("spec").path("replicas").asInt());
+        }
+
+        @Test
+        void negativeReplicasAreAnInvalidScale() {
+            create("deployments", DEPLOYMENT);
+
+            Status s = rejection(patch("deployments", "web", "scale", "{\"spec\":{\"replicas\":-1}}"));
+            assertEquals("Scale.autoscaling \"web\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0", s.getMessage());
+        }
+
+        @Test
+        void podsHaveNoScale() {
+            Status s = rejection(handle(request(EventTypes.PATCH_REQUESTED, new PatchRequest("services", "default", "x", "scale",
+                    PatchRequest.MERGE, json("{}")))));
+            assertEquals(404, s.getCode());
+        }
+    }
+
+    @Nested
+    class Deletion {
+        @Test
+        void backgroundAndTheDefaultRemoveADeploymentAtOnceWithAStatusSuccess() {
+            create("deployments", DEPLOYMENT);
+            Event request = deletion("deployments", "web", new DeleteOptions());
+            Effects effects = handle(request);
+
+            assertEquals(List.of(EventTypes.OBJECT_REMOVED), types(effects));
+            assertTrue(state.get(ResourceType.DEPLOYMENTS, "default", "web").isEmpty());
+            JsonNode answer = Outcome.of(state, request, effects).orElseThrow().body();
+            assertEquals("Success", answer.path("status").asText());
+            assertEquals("deployments", answer.path("details").path("kind").asText());
+            assertEquals("apps", answer.path("details").path("group").asText());
+
+            create("deployments", DEPLOYMENT);
+            assertEquals(List.of(EventTypes.OBJECT_REMOVED), types(handle(deletion("deployments", "web",
+                    new DeleteOptionsBuilder().withPropagationPolicy("Background").build()))));
+        }
+
+        @Test
+        void foregroundKeepsTheDeploymentWithDeletionTimestampAndTheForegroundFinalizer() {
+            create("deployments", DEPLOYMENT);
+            JsonNode d = object(handle(deletion("deployments", "web", new DeleteOptionsBuilder().withPropagationPolicy("Foreground").build())));
+
+            assertEquals("2025-03-01T10:00:00Z", d.path("metadata").path("deletionTimestamp").asText());
+            assertEquals(0, d.path("metadata").path("deletionGracePeriodSeconds").asInt());
+            assertEquals("[\"foregroundDeletion\"]", d.path("metadata").path("finalizers").toString());
+            assertTrue(state.get(ResourceType.DEPLOYMENTS, "default", "web").isPresent());
+        }
+
+        @Test
+        void orphanAddsTheOrphanFinalizerAndTheUpdateThatRemovesItRemovesTheObject() {
+            create("deployments", DEPLOYMENT);
+            JsonNode d = object(handle(deletion("deployments", "web", new DeleteOptionsBuilder().withPropagationPolicy("Orphan").build())));
+            assertEquals("[\"orphan\"]", d.path("metadata").path("finalizers").toString());
+
+            Effects released = patch("deployments", "web", null, "{\"metadata\":{\"finalizers\":null}}");
+            assertEquals(List.of(EventTypes.OBJECT_REMOVED), types(released));
+            assertFalse(state.get(ResourceType.DEPLOYMENTS, "default", "web").isPresent());
+        }
+
+        @Test
+        void namespacesCannotBeDeletedHere() {
+            create("namespaces", "{\"metadata\":{\"name\":\"team-a\"}}");
+
+            assertEquals(405, rejection(handle(deletion("namespaces", "team-a", new DeleteOptions()))).getCode());
+        }
+    }
+
+    @Test
+    void aNamespaceIsActiveCarriesTheKubernetesFinalizerAndItsNameLabel() {
+        JsonNode ns = created(handle(request(EventTypes.CREATION_REQUESTED, new CreationRequest("namespaces", "", json("{\"metadata\":{\"name\":\"team-a\"}}")))));
+
+        assertEquals("Active", ns.path("status").path("phase").asText());
+        assertEquals("[\"kubernetes\"]", ns.path("spec").path("finalizers").toString());
+        assertEquals("team-a", ns.path("metadata").path("labels").path("kubernetes.io/metadata.name").asText());
+        assertFalse(ns.path("metadata").has("namespace"));
+    }
+
+    @Test
+    void aServiceGetsTypePortProtocolAndTargetPortDefaults() {
+        JsonNode svc = created(create("services", "{\"metadata\":{\"name\":\"web\"},\"spec\":{\"selector\":{\"app\":\"web\"},\"ports\":[{\"port\":80}]}}"));
+
+        assertEquals("ClusterIP", svc.path("spec").path("type").asText());
+        assertEquals("None", svc.path("spec").path("sessionAffinity").asText());
+        assertEquals("{\"port\":80,\"protocol\":\"TCP\",\"targetPort\":80}", svc.path("spec").path("ports").get(0).toString());
+    }
+
+    @Test
+    void eventsAndEndpointsAreStoredAsGiven() {
+        JsonNode ep = created(create("endpoints", "{\"metadata\":{\"name\":\"web\"},\"subsets\":[{\"addresses\":[{\"ip\":\"10.244.1.2\"}],\"ports\":[{\"port\":80}]}]}"));
+        assertEquals("10.244.1.2", ep.path("subsets").get(0).path("addresses").get(0).path("ip").asText());
+        JsonNode ev = created(create("events", "{\"metadata\":{\"name\":\"web.1\"},\"involvedObject\":{\"kind\":\"Pod\",\"name\":\"web-1\"},\"reason\":\"Killing\"}"));
+        assertEquals("Killing", ev.path("reason").asText());
+    }
+
+    private Effects create(String resource, String object) {
+        return handle(request(EventTypes.CREATION_REQUESTED, new CreationRequest(resource, "default", json(object))));
+    }
+
+    private Effects patch(String resource, String name, String subresource, String patch) {
+        return handle(request(EventTypes.PATCH_REQUESTED, new PatchRequest(resource, "default", name, subresource, PatchRequest.MERGE, json(patch))));
+    }
+
+    private Event deletion(String resource, String name, DeleteOptions options) {
+        return request(EventTypes.DELETION_REQUESTED, new DeletionRequest(resource, "default", name, options));
+    }
+
+    private Event request(String type, Object data) {
+        return Event.request("request-" + ++requests, Registry.SOURCE, type, "namespaces/default/x/y", T0, null, data);
+    }
+
+    private Effects handle(Event event) {
+        return registry.handle(state, event, T0);
+    }
+
+    private static JsonNode created(Effects effects) {
+        assertEquals(List.of(EventTypes.OBJECT_CREATED), types(effects), () -> effects.events().toString());
+        return object(effects);
+    }
+
+    private static JsonNode object(Effects effects) {
+        return effects.events().get(effects.events().size() - 1).data(ObjectChange.class).object();
+    }
+
+    private static List<String> types(Effects effects) {
+        return effects.events().stream().map(Event::type).toList();
+    }
+
+    private static Status rejection(Effects effects) {
+        assertEquals(List.of(EventTypes.REQUEST_REJECTED), types(effects));
+        return effects.events().get(0).data(RequestRejection.class).status();
+    }
+
+    private static JsonNode json(String text) {
+        try {
+            return Json.MAPPER.readTree(text);
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+}
