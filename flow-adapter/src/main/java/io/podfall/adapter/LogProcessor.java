@@ -113,8 +113,10 @@ public class LogProcessor {
             if (position.alreadyProcessed(tp, meta.getOffset())) {
                 return record.ack();
             }
-            heldBack.remove(event.id());
+            // Timers due by now fire first: while rebuilding, this very event may be one of their effects, as
+            // appended before the restart, and it must find that effect held back to cancel it.
             Instant now = advanceTo(live ? clock.now() : event.time());
+            heldBack.remove(event.id());
             try {
                 dispatch(event, core.handle(state, event, now));
             } catch (RuntimeException e) {
