@@ -78,7 +78,10 @@ class TerminationIT {
         Event hookStarted = first(events, PRE_STOP_HOOK_STARTED, null);
         Event hookFinished = first(events, PRE_STOP_HOOK_FINISHED, null);
         Event sigterm = first(events, CONTAINER_SIGNALLED, "SIGTERM");
-        assertEquals(2, seconds(hookStarted, hookFinished), "the sleep hook runs its 2 s");
+        assertEquals(2, hookFinished.data().path("durationSeconds").asInt(), "the sleep hook runs its 2 s");
+        assertEquals(2, seconds(first(events, OBJECT_MARKED_TERMINATING, null), hookFinished),
+                "the hook starts when the kubelet sees the deletion and ends 2 s later");
+        assertTrue(!hookStarted.time().isAfter(hookFinished.time()));
         assertTrue(!sigterm.time().isBefore(hookFinished.time()), "SIGTERM only after the hook");
         assertEquals(8, first(events, STOP_CONTAINER_REQUESTED, null).data().path("timeoutSeconds").asInt(),
                 "the runtime gets what is left of the 10 s");

@@ -56,6 +56,11 @@ public final class EventTypes {
     public static final String PRE_STOP_HOOK_STARTED = "kubelet.PreStopHookStarted";
     /** A container's preStop hook ended, or its grace period ran out. Data: {@link io.podfall.model.kubelet.PreStopHookResult}. */
     public static final String PRE_STOP_HOOK_FINISHED = "kubelet.PreStopHookFinished";
+    /**
+     * Housekeeping found a pod the runtime runs on one of the kubelet's nodes that the kubelet knows of from no API
+     * object and no pod worker; it is torn down. Data: {@link io.podfall.model.kubelet.OrphanedPod}.
+     */
+    public static final String ORPHANED_POD_FOUND = "kubelet.OrphanedPodFound";
 
     // --- runtime: CRI requests (sent by a kubelet) ---
     /** CRI RunPodSandbox. Data: {@link io.podfall.model.runtime.RunPodSandbox}. */

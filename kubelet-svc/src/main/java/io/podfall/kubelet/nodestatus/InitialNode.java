@@ -9,9 +9,13 @@ import java.util.regex.Pattern;
 
 /**
  * The Node object a kubelet registers for itself at start (pkg/kubelet/kubelet_node_status.go initialNode, with
- * the Ready condition and the addresses that pkg/kubelet/nodestatus/setters.go would fill in).
+ * the Ready condition, the addresses and the node info that pkg/kubelet/nodestatus/setters.go would fill in).
  */
 public final class InitialNode {
+    /** The Kubernetes version podfall's kubelet mirrors, as the API server's /version reports it, marked as ours. */
+    public static final String KUBELET_VERSION = "v1.32.0-podfall";
+    /** CRI Version's runtimeName://runtimeVersion, as setters.go VersionInfo writes containerRuntimeVersion. */
+    public static final String CONTAINER_RUNTIME_VERSION = "podfall-runtime://0.1";
     private static final Pattern TRAILING_NUMBER = Pattern.compile("(\\d+)$");
 
     private InitialNode() {
@@ -35,6 +39,18 @@ public final class InitialNode {
                     .endCondition()
                     .addNewAddress().withType("InternalIP").withAddress(internalIP(nodeName)).endAddress()
                     .addNewAddress().withType("Hostname").withAddress(nodeName).endAddress()
+                    // setters.go MachineInfo and VersionInfo: what `kubectl get nodes -o wide` shows. The OS and
+                    // kernel are those of a kind node, the simulated machine podfall stands in for.
+                    .withNewNodeInfo()
+                        .withKubeletVersion(KUBELET_VERSION)
+                        .withKubeProxyVersion(KUBELET_VERSION)
+                        .withContainerRuntimeVersion(CONTAINER_RUNTIME_VERSION)
+                        .withOsImage("Debian GNU/Linux 12 (bookworm)")
+                        .withKernelVersion("6.1.0-podfall")
+                        .withArchitecture("amd64")
+                        .withOperatingSystem("linux")
+                        .withMachineID("").withSystemUUID("").withBootID("")
+                    .endNodeInfo()
                 .endStatus()
                 .build();
     }

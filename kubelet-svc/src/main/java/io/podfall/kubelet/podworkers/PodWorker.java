@@ -20,6 +20,11 @@ public final class PodWorker {
     final PodSyncStatus status;
     /** The pod left the API server before the worker finished: no status to write, nothing left to delete. */
     boolean orphan;
+    /**
+     * Known only from the runtime's facts, never from the API server (its pod has a UID, a namespace, a name and
+     * a node, no spec): housekeeping tears it down. Such a worker is an orphan from the start.
+     */
+    boolean runtimeOnly;
     /** Null until the runtime reports the sandbox started. */
     SandboxState sandbox;
     String sandboxId;
@@ -54,6 +59,10 @@ public final class PodWorker {
 
     public boolean isOrphan() {
         return orphan;
+    }
+
+    public boolean isRuntimeOnly() {
+        return runtimeOnly;
     }
 
     public SandboxState sandbox() {

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.kubelet.nodestatus.InitialNode;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.CreationRequest;
@@ -19,6 +20,7 @@ import io.podfall.model.event.Ids;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
 import io.podfall.model.kubelet.GracePeriodShortened;
+import io.podfall.model.kubelet.OrphanedPod;
 import io.podfall.model.kubelet.PodTermination;
 import io.podfall.model.kubelet.PodTerminationStart;
 import io.podfall.model.kubelet.PreStopHookResult;
@@ -93,10 +95,26 @@ import java.util.Optional;
  * ({@code SandboxStarted}, {@code ContainerStarted}, {@code ContainerExited}, {@code SandboxStopped}) are its
  * PLEG. The worker reacts within the same step, so upstream's pending update and cancellation of a sync in
  * flight collapse into the order of the log. Every fact is applied only if it changes what the worker knows, so
- * a repeated fact emits nothing. The one timer is the end of a preStop hook, keyed
+ * a repeated fact emits nothing. One timer is the end of a preStop hook, keyed
  * {@code prestop/<node>/<podUid>/<container>}; a timer that no longer matches the container's hook is stale and
- * does nothing. Node registration is the one action without a fact to react to: the wiring asks
+ * does nothing. The other is housekeeping of an orphaned runtime pod (below). Node registration is the one action without a fact to react to: the wiring asks
  * {@link #registerNodes} once the kubelet has caught up with the log.
+ *
+ * <p><b>Orphaned runtime pods.</b> A fact of the runtime (SandboxStarted, ContainerStarted) about a pod on one of
+ * this kubelet's nodes that it knows from no API object and no worker, finished or not, is a pod nobody wants:
+ * one the kubelet lost track of (its history is not on the log it rebuilt from). The kubelet keeps a worker for it
+ * built from the facts alone and, as housekeeping does (pkg/kubelet/kubelet_pods.go HandlePodCleanups: "kill any
+ * running pods that are not known to the pod worker"), one {@link #HOUSEKEEPING_PERIOD} later, once the facts
+ * that came with it are in, records it ({@code kubelet.OrphanedPodFound}) and tears it down like a pod that left
+ * the API server: StopContainer for what runs, with the default grace period (nothing tells it the pod's own),
+ * StopPodSandbox, and RemovePodSandbox once the sandbox stopped. The timer is keyed
+ * {@code housekeeping/<node>/<podUid>}.
+ *
+ * <p><b>Time.</b> A decision takes its time from the fact it answers (the event's time on the log), not from when
+ * the kubelet reads it: the start of a termination, of a preStop hook, and the timers that follow from them. So a
+ * kubelet rebuilding its state from the log after a restart decides exactly what it decided live, sets its timers
+ * at the same instants, and recognises every effect it had appended already. The events it emits still carry the
+ * time they were decided at.
  *
  * <p>{@link Compat} switches reproduce two defects of older kubelets (a shortened grace period ignored by the
  * kill in flight; a force delete given the spec's grace period); the event carrying a decision a switch changed
@@ -111,7 +129,13 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * SIGKILLs", also after a preStop hook used up the grace period, and also for a force delete's 1 s.
      */
     static final long MINIMUM_GRACE_PERIOD_SECONDS = 2;
+    /**
+     * How long after the first fact of a pod nobody wants the kubelet tears it down (pkg/kubelet/kubelet.go
+     * housekeepingPeriod, how often HandlePodCleanups runs).
+     */
+    static final Duration HOUSEKEEPING_PERIOD = Duration.ofSeconds(2);
     private static final String PRESTOP_TIMER = "prestop";
+    private static final String HOUSEKEEPING_TIMER = "housekeeping";
 
     private final List<String> nodeNames;
     private final Compat compat;
@@ -157,11 +181,15 @@ public final class PodWorkers implements Core<PodWorkersState> {
 
     /**
      * The end of a preStop hook, or the deadline that cuts it short: the hook is finished and the container
-     * stopped. The runtime keeps the kill deadline of each container it stops; this is the kubelet's only timer.
+     * stopped; or housekeeping of a pod only the runtime knows. The runtime keeps the kill deadline of each
+     * container it stops.
      */
     @Override
     public Effects fire(PodWorkersState state, Timer timer, Instant now) {
         String[] key = timer.key().split("/", -1);
+        if (key.length == 3 && key[0].equals(HOUSEKEEPING_TIMER)) {
+            return killOrphanedPod(state, key[1], key[2], timer, now);
+        }
         if (key.length != 4 || !key[0].equals(PRESTOP_TIMER)) {
             return Effects.NONE;
         }
@@ -255,7 +283,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
             return Effects.NONE;
         }
         state.pods.put(uid, pod);
-        return updatePod(state, pod, Effects.of(event, now));
+        return updatePod(state, pod, event.time(), Effects.of(event, now));
     }
 
     private Effects objectRemoved(PodWorkersState state, Event event, Instant now) {
@@ -286,10 +314,10 @@ public final class PodWorkers implements Core<PodWorkersState> {
         w.status.deleted = true;
         boolean becameTerminating = false;
         if (!w.status.isTerminationRequested()) {
-            w.status.terminatingAt = now;
+            w.status.terminatingAt = event.time();
             becameTerminating = true;
         }
-        return kill(state, w, becameTerminating, out);
+        return kill(state, w, becameTerminating, event.time(), out);
     }
 
     /** The pod of a change, if it is bound to one of this kubelet's nodes. */
@@ -306,8 +334,8 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * UpdatePod: hands the pod's latest state to its worker. The pod becomes terminating on a deletionTimestamp;
      * once terminating, the update is a kill; otherwise a pod not started yet is started.
      */
-    private Effects updatePod(PodWorkersState state, Pod pod, Effects.Builder out) {
-        PodWorker w = state.workers.computeIfAbsent(pod.getMetadata().getUid(), u -> new PodWorker(pod, out.now()));
+    private Effects updatePod(PodWorkersState state, Pod pod, Instant at, Effects.Builder out) {
+        PodWorker w = state.workers.computeIfAbsent(pod.getMetadata().getUid(), u -> new PodWorker(pod, at));
         w.pod = pod;
         PodSyncStatus status = w.status;
         // A terminated pod takes no more updates: it is never restarted.
@@ -320,14 +348,14 @@ public final class PodWorkers implements Core<PodWorkersState> {
         }
         // pod_workers.go UpdatePod: a pod marked for deletion, or in a terminal phase, begins teardown.
         if (!status.isTerminationRequested() && (status.deleted || isTerminalPhase(pod))) {
-            status.terminatingAt = out.now();
+            status.terminatingAt = at;
             becameTerminating = true;
         }
         if (status.isTerminationRequested()) {
-            return kill(state, w, becameTerminating, out);
+            return kill(state, w, becameTerminating, at, out);
         }
         if (!status.isStarted()) {
-            status.startedAt = out.now();
+            status.startedAt = at;
             out.emit(source(w), EventTypes.RUN_POD_SANDBOX_REQUESTED, subject(w), new RunPodSandbox(w.node, w.uid,
                     w.namespace(), w.name(),
                     pod.getSpec().getContainers().stream()
@@ -342,26 +370,28 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * termination; when the grace period got shorter, moves the kill in flight to the new deadline; any other
      * kill changes nothing.
      */
-    private Effects kill(PodWorkersState state, PodWorker w, boolean becameTerminating, Effects.Builder out) {
+    private Effects kill(PodWorkersState state, PodWorker w, boolean becameTerminating, Instant at,
+                         Effects.Builder out) {
         long previous = w.status.gracePeriod;
         EffectiveGracePeriod grace = calculateEffectiveGracePeriod(w.status, w.pod, compat);
         w.status.gracePeriod = grace.seconds();
         if (becameTerminating) {
-            syncTerminatingPod(state, w, grace.compat(), out);
+            syncTerminatingPod(state, w, grace.compat(), at, out);
         } else if (grace.shortened()) {
-            gracePeriodShortened(w, previous, out);
+            gracePeriodShortened(w, previous, at, out);
         }
         return out.build();
     }
 
     /** Announces the termination with its deadline and kills every running container. */
-    private void syncTerminatingPod(PodWorkersState state, PodWorker w, String changedBy, Effects.Builder out) {
+    private void syncTerminatingPod(PodWorkersState state, PodWorker w, String changedBy, Instant at,
+                                    Effects.Builder out) {
         w.status.startedTerminating = true;
         w.status.killDeadline = w.status.deadline();
         out.emit(source(w), EventTypes.POD_TERMINATION_STARTED, subject(w), new PodTerminationStart(w.node, w.uid,
                 w.namespace(), w.name(), w.status.gracePeriod, w.status.deadline(), changedBy));
         w.containers.values().stream().filter(c -> c.state == RuntimeContainer.State.RUNNING)
-                .forEach(c -> killContainer(w, c, out));
+                .forEach(c -> killContainer(w, c, at, out));
         stopPodSandboxOnceContainersExited(state, w, out);
     }
 
@@ -372,7 +402,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * preStop hook is cut short at the new deadline. Under {@link Compat#shortenedGraceIgnored()} the kill in
      * flight never hears of it: it keeps the original deadline, and the event says so.
      */
-    private void gracePeriodShortened(PodWorker w, long previous, Effects.Builder out) {
+    private void gracePeriodShortened(PodWorker w, long previous, Instant at, Effects.Builder out) {
         boolean ignored = compat.shortenedGraceIgnored();
         out.emit(source(w), EventTypes.GRACE_PERIOD_SHORTENED, subject(w), new GracePeriodShortened(w.node, w.uid,
                 w.namespace(), w.name(), previous, w.status.gracePeriod, w.status.deadline(),
@@ -386,9 +416,9 @@ public final class PodWorkers implements Core<PodWorkersState> {
                 continue;
             }
             if (c.isInPreStop()) {
-                awaitPreStopHook(w, c, out);
+                awaitPreStopHook(w, c, at, out);
             } else if (c.stopRequested) {
-                stopContainer(w, c, out);
+                stopContainer(w, c, at, out);
             }
         }
     }
@@ -397,20 +427,19 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * killContainer (pkg/kubelet/kuberuntime/kuberuntime_container.go): the preStop hook first, if the container
      * has one and there is time left for it; then StopContainer.
      */
-    private void killContainer(PodWorker w, RuntimeContainer c, Effects.Builder out) {
+    private void killContainer(PodWorker w, RuntimeContainer c, Instant at, Effects.Builder out) {
         Optional<PreStopHook> hook = c.preStopDone ? Optional.empty() : PreStopHook.of(w.pod, c.name);
         c.preStopDone = true;
-        Instant now = out.now();
-        if (hook.isEmpty() || !w.status.killDeadline.isAfter(now)) {
-            stopContainer(w, c, out);
+        if (hook.isEmpty() || !w.status.killDeadline.isAfter(at)) {
+            stopContainer(w, c, at, out);
             return;
         }
         c.preStop = hook.get();
-        c.preStopStartedAt = now;
+        c.preStopStartedAt = at;
         out.emit(source(w), EventTypes.PRE_STOP_HOOK_STARTED, subject(w), new PreStopHookStart(w.node, w.uid,
                 w.namespace(), w.name(), c.containerId, c.name, c.preStop.handler(),
-                remainingSeconds(w.status, now), now));
-        awaitPreStopHook(w, c, out);
+                remainingSeconds(w.status, at), at));
+        awaitPreStopHook(w, c, at, out);
     }
 
     /**
@@ -418,11 +447,11 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * end or at the kill deadline, whichever comes first. Due already (a hook of no time, a deadline passed):
      * finished at once.
      */
-    private void awaitPreStopHook(PodWorker w, RuntimeContainer c, Effects.Builder out) {
+    private void awaitPreStopHook(PodWorker w, RuntimeContainer c, Instant at, Effects.Builder out) {
         Instant end = c.preStopStartedAt.plus(c.preStop.duration());
         Instant due = end.isBefore(w.status.killDeadline) ? end : w.status.killDeadline;
-        if (!due.isAfter(out.now())) {
-            c.preStopDueAt = out.now();
+        if (!due.isAfter(at)) {
+            c.preStopDueAt = at;
             finishPreStopHook(w, c, out);
         } else if (!due.equals(c.preStopDueAt)) {
             c.preStopDueAt = due;
@@ -444,13 +473,13 @@ public final class PodWorkers implements Core<PodWorkersState> {
                 finishedAt));
         c.preStop = null;
         c.preStopDueAt = null;
-        stopContainer(w, c, out);
+        stopContainer(w, c, finishedAt, out);
     }
 
-    private void stopContainer(PodWorker w, RuntimeContainer c, Effects.Builder out) {
+    private void stopContainer(PodWorker w, RuntimeContainer c, Instant at, Effects.Builder out) {
         c.stopRequested = true;
         out.emit(source(w), EventTypes.STOP_CONTAINER_REQUESTED, subject(w), new StopContainer(w.node, w.uid,
-                c.containerId, c.name, Math.max(remainingSeconds(w.status, out.now()), MINIMUM_GRACE_PERIOD_SECONDS)));
+                c.containerId, c.name, Math.max(remainingSeconds(w.status, at), MINIMUM_GRACE_PERIOD_SECONDS)));
     }
 
     /**
@@ -484,7 +513,9 @@ public final class PodWorkers implements Core<PodWorkersState> {
         if (w.sandbox == PodWorker.SandboxState.READY && !w.sandboxStopRequested) {
             w.sandboxStopRequested = true;
             out.emit(source(w), EventTypes.STOP_POD_SANDBOX_REQUESTED, subject(w), new SandboxRef(w.node, w.uid));
-        } else if (!w.status.isStarted()) {
+        } else if (!w.status.isStarted()
+                || (w.sandbox == PodWorker.SandboxState.NOTREADY && !w.status.isTerminated())) {
+            // Never started, or (a pod only the runtime knows) its sandbox seen stopped before the kill.
             syncTerminatedPod(state, w, out);
         }
     }
@@ -529,16 +560,20 @@ public final class PodWorkers implements Core<PodWorkersState> {
 
     private Effects sandboxStarted(PodWorkersState state, Event event, Instant now) {
         Sandbox sandbox = event.data(Sandbox.class);
-        PodWorker w = worker(state, sandbox.node(), sandbox.podUid());
+        Effects.Builder out = Effects.of(event, now);
+        PodWorker w = workerOrRuntimeOnly(state, event, sandbox.node(), sandbox.podUid(), out);
         if (w == null || w.sandbox != null) {
-            return Effects.NONE;
+            return out.build();
         }
         w.sandbox = PodWorker.SandboxState.READY;
         w.sandboxId = sandbox.sandboxId();
         w.podIP = sandbox.ip();
-        Effects.Builder out = Effects.of(event, now);
         if (w.status.isTerminationStarted()) {
             stopPodSandboxOnceContainersExited(state, w, out);
+            return out.build();
+        }
+        if (w.runtimeOnly) {
+            // Nothing to start: it has no spec. Housekeeping decides.
             return out.build();
         }
         for (Container c : w.pod.getSpec().getContainers()) {
@@ -551,20 +586,21 @@ public final class PodWorkers implements Core<PodWorkersState> {
 
     private Effects containerStarted(PodWorkersState state, Event event, Instant now) {
         ContainerState reported = event.data(ContainerState.class);
-        PodWorker w = worker(state, reported.node(), reported.podUid());
-        RuntimeContainer c = w == null ? null : w.containers.get(reported.containerName());
+        Effects.Builder out = Effects.of(event, now);
+        PodWorker w = workerOrRuntimeOnly(state, event, reported.node(), reported.podUid(), out);
+        RuntimeContainer c = w == null ? null : runtimeContainer(w, reported);
         if (c == null || c.state != RuntimeContainer.State.CREATED) {
-            return Effects.NONE;
+            return out.build();
         }
         c.state = RuntimeContainer.State.RUNNING;
         c.containerId = reported.containerId();
         c.image = reported.image();
         c.startedAt = reported.startedAt();
-        Effects.Builder out = Effects.of(event, now);
         if (w.status.isTerminationStarted()) {
             // Its start was asked for before the kill: once terminating, every update is a kill.
-            killContainer(w, c, out);
-        } else if (w.containers.values().stream().allMatch(x -> x.state == RuntimeContainer.State.RUNNING)) {
+            killContainer(w, c, event.time(), out);
+        } else if (!w.runtimeOnly
+                && w.containers.values().stream().allMatch(x -> x.state == RuntimeContainer.State.RUNNING)) {
             out.emit(source(w), EventTypes.STATUS_UPDATE_REQUESTED, subject(w),
                     new StatusUpdateRequest(w.namespace(), w.name(), w.uid, PodStatuses.running(w, now)));
         }
@@ -574,7 +610,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
     private Effects containerExited(PodWorkersState state, Event event, Instant now) {
         ContainerState reported = event.data(ContainerState.class);
         PodWorker w = worker(state, reported.node(), reported.podUid());
-        RuntimeContainer c = w == null ? null : w.containers.get(reported.containerName());
+        RuntimeContainer c = w == null ? null : runtimeContainer(w, reported);
         if (c == null || c.state == RuntimeContainer.State.EXITED) {
             return Effects.NONE;
         }
@@ -611,6 +647,69 @@ public final class PodWorkers implements Core<PodWorkersState> {
         Effects.Builder out = Effects.of(event, now);
         syncTerminatedPod(state, w, out);
         return out.build();
+    }
+
+    /**
+     * The worker of the pod a runtime fact is about; for a pod of one of this kubelet's nodes that it knows from
+     * no API object and no worker (finished or forgotten), a new one built from the fact alone, with housekeeping
+     * set to look at it; null for anything else.
+     */
+    private PodWorker workerOrRuntimeOnly(PodWorkersState state, Event event, String node, String uid,
+                                          Effects.Builder out) {
+        PodWorker w = worker(state, node, uid);
+        if (w != null || uid == null || !nodeNames.contains(node) || state.workers.containsKey(uid)
+                || state.forgotten.contains(uid) || state.pods.containsKey(uid)) {
+            return w;
+        }
+        String subject = event.subject();
+        int slash = subject == null ? -1 : subject.lastIndexOf("/pods/");
+        if (slash < 0) {
+            return null;
+        }
+        Pod pod = new PodBuilder().withNewMetadata().withUid(uid).withNamespace(Subjects.namespaceOf(subject))
+                .withName(subject.substring(slash + "/pods/".length())).endMetadata()
+                .withNewSpec().withNodeName(node).endSpec().build();
+        w = new PodWorker(pod, event.time());
+        w.runtimeOnly = true;
+        w.orphan = true;
+        w.status.startedAt = event.time();
+        state.workers.put(uid, w);
+        out.timer(String.join("/", HOUSEKEEPING_TIMER, node, uid), event.time().plus(HOUSEKEEPING_PERIOD));
+        return w;
+    }
+
+    /**
+     * The container a runtime fact is about: one the worker asked for, or, for a pod only the runtime knows, any
+     * the runtime reports (a container runs only in a ready sandbox, so that one is taken as ready too).
+     */
+    private static RuntimeContainer runtimeContainer(PodWorker w, ContainerState reported) {
+        RuntimeContainer c = w.containers.get(reported.containerName());
+        if (c == null && w.runtimeOnly && reported.containerName() != null) {
+            c = new RuntimeContainer(reported.containerName(), reported.image());
+            w.containers.put(c.name, c);
+            if (w.sandbox == null) {
+                w.sandbox = PodWorker.SandboxState.READY;
+            }
+        }
+        return c;
+    }
+
+    /**
+     * Housekeeping of a pod only the runtime knows (HandlePodCleanups): unless something else began to terminate
+     * it meanwhile, it is recorded as orphaned and killed with the default grace period, then torn down.
+     */
+    private Effects killOrphanedPod(PodWorkersState state, String node, String uid, Timer timer, Instant now) {
+        PodWorker w = worker(state, node, uid);
+        if (w == null || !w.runtimeOnly || w.status.isTerminationRequested()) {
+            return Effects.NONE;
+        }
+        Effects.Builder out = Effects.of(timer, now);
+        out.emit(source(w), EventTypes.ORPHANED_POD_FOUND, subject(w), new OrphanedPod(node, uid, w.namespace(),
+                w.name(), w.containers.values().stream().filter(c -> c.state == RuntimeContainer.State.RUNNING)
+                        .map(c -> c.name).toList(), calculateEffectiveGracePeriod(w.status, w.pod, compat).seconds()));
+        w.status.deleted = true;
+        w.status.terminatingAt = timer.at();
+        return kill(state, w, true, timer.at(), out);
     }
 
     /** The worker of a pod UID on one of this kubelet's nodes; null for anything else. */

@@ -30,6 +30,18 @@ class InitialNodeTest {
     }
 
     @Test
+    void carriesTheNodeInfoKubectlShowsAsVersionAndRuntime() {
+        var info = InitialNode.of("node-1", T0).getStatus().getNodeInfo();
+
+        assertEquals("v1.32.0-podfall", info.getKubeletVersion());
+        assertEquals("podfall-runtime://0.1", info.getContainerRuntimeVersion());
+        assertEquals("Debian GNU/Linux 12 (bookworm)", info.getOsImage());
+        assertEquals("6.1.0-podfall", info.getKernelVersion());
+        assertEquals("amd64", info.getArchitecture());
+        assertEquals("linux", info.getOperatingSystem());
+    }
+
+    @Test
     void survivesTheRoundTripThroughJson() {
         Node node = InitialNode.of("node-1", T0);
         assertEquals(node, Json.convert(Json.tree(node), Node.class));

@@ -80,7 +80,7 @@ public final class ContainerRuntime implements Core<RuntimeState> {
             case EventTypes.START_CONTAINER_REQUESTED -> read(event, ContainerRef.class)
                     .map(r -> startContainer(state, r, Effects.of(event, now))).orElse(Effects.NONE);
             case EventTypes.STOP_CONTAINER_REQUESTED -> read(event, StopContainer.class)
-                    .map(r -> stopContainer(state, r, Effects.of(event, now))).orElse(Effects.NONE);
+                    .map(r -> stopContainer(state, r, event.time(), Effects.of(event, now))).orElse(Effects.NONE);
             case EventTypes.STOP_POD_SANDBOX_REQUESTED -> read(event, SandboxRef.class)
                     .map(r -> stopPodSandbox(state, r, Effects.of(event, now))).orElse(Effects.NONE);
             case EventTypes.REMOVE_POD_SANDBOX_REQUESTED -> read(event, SandboxRef.class)
@@ -159,8 +159,13 @@ public final class ContainerRuntime implements Core<RuntimeState> {
      * CRI StopContainer, as containerd's {@code stopContainer}: the stop signal once, SIGKILL when the timeout has
      * passed. A repeated call does not signal again but waits its own timeout, so the kill comes at the earlier
      * of the two deadlines.
+     *
+     * <p>The timeout runs from {@code requestedAt}, the request's time on the log, not from when the runtime reads
+     * it: so the runtime rebuilding its state from the log after a restart sets its exit and kill timers at the
+     * very instants it set them live. A timer is recognised by its instant, so a kill that had fired before the
+     * restart is the same kill again and not appended twice, and one still pending fires when it was due.
      */
-    private Effects stopContainer(RuntimeState state, StopContainer r, Effects.Builder effects) {
+    private Effects stopContainer(RuntimeState state, StopContainer r, Instant requestedAt, Effects.Builder effects) {
         if (r.node() == null) {
             return Effects.NONE;
         }
@@ -173,13 +178,14 @@ public final class ContainerRuntime implements Core<RuntimeState> {
         }
         PodSandbox sandbox = found.get();
         Container c = container.get();
-        Instant now = effects.now();
-        Instant killDue = after(now, r.timeoutSeconds() > 0 ? Duration.ofSeconds(r.timeoutSeconds()) : Duration.ZERO);
-        if (!killDue.isAfter(now)) {
+        if (r.timeoutSeconds() <= 0) {
             cancelTimers(r.node(), sandbox, c, null, effects);
-            kill(r.node(), sandbox, c, now, effects);
-        } else if (!c.isStopSignalled()) {
-            signalStop(r.node(), sandbox, c, killDue, effects);
+            kill(r.node(), sandbox, c, effects.now(), effects);
+            return effects.build();
+        }
+        Instant killDue = after(requestedAt, Duration.ofSeconds(r.timeoutSeconds()));
+        if (!c.isStopSignalled()) {
+            signalStop(r.node(), sandbox, c, requestedAt, killDue, effects);
         } else if (killDue.isBefore(c.killDueAt())) {
             c.killDue(killDue);
             effects.timer(timerKey(KILL_TIMER, r.node(), sandbox, c), killDue);
@@ -187,8 +193,12 @@ public final class ContainerRuntime implements Core<RuntimeState> {
         return effects.build();
     }
 
-    /** SIGTERM, then the process's answer: exit now, an exit timer, or nothing; and the kill timer in any case. */
-    private void signalStop(String node, PodSandbox sandbox, Container c, Instant killDue, Effects.Builder effects) {
+    /**
+     * SIGTERM, then the process's answer: exit now, an exit timer, or nothing; and the kill timer in any case. The
+     * exit delay counts from the request, as the timeout does.
+     */
+    private void signalStop(String node, PodSandbox sandbox, Container c, Instant requestedAt, Instant killDue,
+                            Effects.Builder effects) {
         Instant now = effects.now();
         emitSignal(node, sandbox, c, "SIGTERM", effects);
         ProcessBehaviour process = sandbox.behaviour();
@@ -197,7 +207,7 @@ public final class ContainerRuntime implements Core<RuntimeState> {
             exit(node, sandbox, c, process.exitCode(), now, effects);
             return;
         }
-        Instant exitDue = process.exitsOnSigterm() ? after(now, process.exitDelay()) : null;
+        Instant exitDue = process.exitsOnSigterm() ? after(requestedAt, process.exitDelay()) : null;
         c.stopSignalled(now, exitDue, killDue);
         if (exitDue != null) {
             effects.timer(timerKey(EXIT_TIMER, node, sandbox, c), exitDue);

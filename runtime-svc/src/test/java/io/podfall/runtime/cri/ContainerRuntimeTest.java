@@ -222,6 +222,46 @@ class ContainerRuntimeTest {
     }
 
     @Test
+    void theTimeoutRunsFromTheRequestsTimeSoARebuildSetsTheSameTimersAsLive() {
+        Pod pod = aPod("web-1").withUid("u1").onNode(NODE)
+                .withAnnotation("podfall.io/exit-delay-seconds", "45").build();
+        running(pod);
+        Event stop = request(EventTypes.STOP_CONTAINER_REQUESTED,
+                new StopContainer(NODE, "u1", containerId("u1", "app"), "app", 6), T0.plusSeconds(10));
+        // Live the runtime reads the request a little after the kubelet wrote it; a rebuild reads it at its time.
+        Effects live = runtime.handle(state, stop, stop.time().plusMillis(40));
+        Timer liveKill = timer(live, "kill");
+        Timer liveExit = timer(live, "exit");
+        Effects liveKilled = runtime.fire(state, liveKill, liveKill.at().plusMillis(5));
+
+        ContainerRuntime rebuilt = new ContainerRuntime();
+        RuntimeState again = rebuilt.newState();
+        runPodSandboxAndStart(rebuilt, again, pod);
+        Effects replayed = rebuilt.handle(again, stop, stop.time());
+
+        assertEquals(T0.plusSeconds(16), liveKill.at(), "the kill is due 6 s after the request");
+        assertEquals(T0.plusSeconds(55), liveExit.at(), "the exit 45 s after it");
+        assertEquals(liveKill, timer(replayed, "kill"));
+        assertEquals(liveExit, timer(replayed, "exit"));
+        assertEquals(ids(liveKilled), ids(rebuilt.fire(again, liveKill, liveKill.at())),
+                "the kill fired again on the rebuild is the same kill: the log already holds it");
+    }
+
+    private void runPodSandboxAndStart(ContainerRuntime core, RuntimeState into, Pod pod) {
+        var containers = pod.getSpec().getContainers().stream()
+                .map(c -> new RunPodSandbox.ContainerSpec(c.getName(), c.getImage())).toList();
+        core.handle(into, request(EventTypes.RUN_POD_SANDBOX_REQUESTED, new RunPodSandbox(NODE,
+                pod.getMetadata().getUid(), "default", pod.getMetadata().getName(), containers,
+                pod.getMetadata().getAnnotations()), T0), T0);
+        pod.getSpec().getContainers().forEach(c -> core.handle(into, request(EventTypes.START_CONTAINER_REQUESTED,
+                new ContainerRef(NODE, pod.getMetadata().getUid(), c.getName()), T0), T0));
+    }
+
+    private static List<String> ids(Effects effects) {
+        return effects.events().stream().map(Event::id).toList();
+    }
+
+    @Test
     void exitDelayLongerThanTheTimeoutLetsSigkillWinAndCancelsTheExitTimer() {
         running(aPod("web-1").withUid("u1").onNode(NODE).withAnnotation("podfall.io/exit-delay-seconds", "45").build());
 
