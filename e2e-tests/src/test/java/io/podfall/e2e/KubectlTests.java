@@ -3,14 +3,12 @@ package io.podfall.e2e;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.launch.Suite;
-import io.podfall.cli.log.EventLog;
 import io.podfall.cli.scenario.ApiClient;
 import io.podfall.e2e.clients.Command;
 import io.podfall.e2e.clients.Kubectl;
 import io.podfall.model.Json;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
-import io.podfall.model.event.Subjects;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -31,9 +29,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @ExtendWith({KafkaBrokerExtension.class, SuiteExtension.class})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class KubectlTests {
-    private Suite suite;
     private Kubectl kubectl;
     private ApiClient api;
+    private SuiteClient pods;
 
     /** The kubectl binary to run, or null when this machine does not have it. */
     abstract String binary();
@@ -44,9 +42,9 @@ abstract class KubectlTests {
     @BeforeAll
     void clients(Suite running) {
         assumeTrue(binary() != null, "this kubectl is not on this machine");
-        suite = running;
-        kubectl = new Kubectl(binary(), suite.apiserverUrl());
-        api = new ApiClient(suite.apiserverUrl());
+        kubectl = new Kubectl(binary(), running.apiserverUrl());
+        pods = new SuiteClient(running);
+        api = pods.api;
     }
 
     private static String manifest(String name, String onSigterm) {
@@ -69,9 +67,7 @@ abstract class KubectlTests {
         Command.Result created = kubectl.runWithInput(manifest(name, onSigterm), "create", "-f", "-");
         assertEquals(0, created.exitCode(), created.toString());
         assertEquals("pod/" + name + " created", created.stdout().trim());
-        api.await("/api/v1/namespaces/default/pods/" + name,
-                r -> r.code() == 200 && "Running".equals(r.body().path("status").path("phase").asText()),
-                Duration.ofSeconds(60), name + " Running");
+        pods.awaitRunning(name);
     }
 
     private JsonNode pod(String name) {
@@ -115,7 +111,7 @@ abstract class KubectlTests {
         assertEquals(3, terminating.path("deletionGracePeriodSeconds").asInt());
         assertTrue(terminating.path("deletionTimestamp").isTextual());
 
-        List<Event> flow = flowOf(prefix() + "grace", EventTypes.SANDBOX_REMOVED);
+        List<Event> flow = pods.eventsOf(prefix() + "grace", EventTypes.SANDBOX_REMOVED, Duration.ofSeconds(60));
         assertTrue(flow.stream().anyMatch(e -> e.is(EventTypes.CONTAINER_EXITED) && e.data().path("exitCode").asInt() == 137),
                 "a process that ignores SIGTERM is killed when the 3 s run out");
     }
@@ -136,7 +132,7 @@ abstract class KubectlTests {
         assertTrue(deleted.stdout().contains("pod \"" + prefix() + "force\" force deleted"), deleted.toString());
         assertEquals(404, api.get("/api/v1/namespaces/default/pods/" + prefix() + "force").code(), "gone without waiting for the node");
 
-        List<Event> flow = flowOf(prefix() + "force", EventTypes.CONTAINER_EXITED);
+        List<Event> flow = pods.eventsOf(prefix() + "force", EventTypes.CONTAINER_EXITED, Duration.ofSeconds(60));
         assertTrue(flow.stream().anyMatch(e -> e.is(EventTypes.CONTAINER_SIGNALLED)),
                 "the kubelet still stops what runs on the node");
     }
@@ -147,8 +143,7 @@ abstract class KubectlTests {
         Command.Result created = kubectl.runWithInput(manifest(name, "exit").replace("metadata:\n",
                 "metadata:\n  finalizers:\n  - example.com/block\n"), "create", "-f", "-");
         assertEquals(0, created.exitCode(), created.toString());
-        api.await("/api/v1/namespaces/default/pods/" + name,
-                r -> "Running".equals(r.body().path("status").path("phase").asText()), Duration.ofSeconds(60), name + " Running");
+        pods.awaitRunning(name);
         assertEquals(0, kubectl.run("delete", "pod", name, "--wait=false").exitCode());
 
         JsonNode kept = api.await("/api/v1/namespaces/default/pods/" + name,
@@ -166,15 +161,5 @@ abstract class KubectlTests {
         Command.Result deleted = kubectl.run("delete", "pod", "nope");
         assertEquals(1, deleted.exitCode(), deleted.toString());
         assertTrue(deleted.stderr().contains("Error from server (NotFound): pods \"nope\" not found"), deleted.toString());
-    }
-
-    /** The events of the latest deletion of a pod, read until one of type {@code last} is there. */
-    private List<Event> flowOf(String pod, String last) {
-        String subject = Subjects.of("default", "pods", pod);
-        try (EventLog log = new EventLog(suite.bootstrapServers(), SuiteExtension.TOPIC)) {
-            List<Event> read = log.readUntil(all -> all.stream().anyMatch(e -> e.is(last) && subject.equals(e.subject())),
-                    Duration.ofSeconds(60));
-            return read.stream().filter(e -> subject.equals(e.subject())).toList();
-        }
     }
 }

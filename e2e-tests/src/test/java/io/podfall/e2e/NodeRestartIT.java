@@ -1,12 +1,10 @@
 package io.podfall.e2e;
 
-import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.launch.Suite;
 import io.podfall.cli.log.EventLog;
-import io.podfall.cli.scenario.ApiClient;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.Subjects;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,39 +31,39 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class NodeRestartIT {
     private static final List<String> CONTAINERS = List.of("app", "sidecar");
     private static Suite suite;
-    private static ApiClient api;
+    private static SuiteClient pods;
 
     @BeforeAll
     static void clients(Suite running) {
         suite = running;
-        api = new ApiClient(suite.apiserverUrl());
+        pods = new SuiteClient(running);
     }
 
     @Test
     void aKubeletRestartedWhileAPodTerminatesCompletesTheTerminationOnce() {
         String name = "kubelet-restart";
-        createRunning(stubborn(name));
-        delete(name, 6);
+        pods.createRunning(stubborn(name));
+        pods.delete(name, 6);
         awaitOnLog(name, e -> e.is(CONTAINER_SIGNALLED));
 
         suite.restart("kubelet-svc");
 
-        assertTerminatedOnce(name, eventsUntilRemoved(name));
+        assertTerminatedOnce(name, pods.eventsOf(name, SANDBOX_REMOVED, Duration.ofSeconds(90)));
         restartAndCheckNothingIsDoneAgain("kubelet-svc", name);
     }
 
     @Test
     void aRuntimeRestartedWhileAPodTerminatesStillKillsAtTheDeadline() {
         String name = "runtime-restart";
-        createRunning(stubborn(name));
+        pods.createRunning(stubborn(name));
         // Long enough for the runtime to be back before the deadline: its kill must then come at the deadline,
         // from the timer it rebuilt, not from anything else that happens to wake it.
-        delete(name, 20);
+        pods.delete(name, 20);
         awaitOnLog(name, e -> e.is(CONTAINER_SIGNALLED));
 
         suite.restart("runtime-svc");
 
-        List<Event> events = eventsUntilRemoved(name);
+        List<Event> events = pods.eventsOf(name, SANDBOX_REMOVED, Duration.ofSeconds(90));
         assertTerminatedOnce(name, events);
         long killedAfter = Duration.between(first(events, DELETION_REQUESTED).time(),
                 events.stream().filter(e -> isSignal(e, "SIGKILL")).findFirst().orElseThrow().time()).toSeconds();
@@ -79,9 +77,9 @@ class NodeRestartIT {
     @Test
     void aRuntimeRestartedAfterAKillAppendsNothingAgain() {
         String name = "killed-before-restart";
-        createRunning(stubborn(name));
-        delete(name, 1);
-        eventsUntilRemoved(name);
+        pods.createRunning(stubborn(name));
+        pods.delete(name, 1);
+        pods.eventsOf(name, SANDBOX_REMOVED, Duration.ofSeconds(90));
 
         restartAndCheckNothingIsDoneAgain("runtime-svc", name);
     }
@@ -89,13 +87,13 @@ class NodeRestartIT {
     @Test
     void aPodOfAKubeletThatIsDownStaysTerminatingUntilTheKubeletIsBack() throws InterruptedException {
         String name = "unattended";
-        createRunning(new PodBuilder().withNewMetadata().withName(name).endMetadata()
+        pods.createRunning(new PodBuilder().withNewMetadata().withName(name).endMetadata()
                 .withNewSpec().addNewContainer().withName("app").withImage("nginx").endContainer().endSpec().build());
         stopKubelet();
-        delete(name, 1);
+        pods.delete(name, 1);
         Thread.sleep(4000); // well past the grace period
 
-        var pod = api.get("/api/v1/namespaces/default/pods/" + name);
+        var pod = pods.api.get("/api/v1/namespaces/default/pods/" + name);
         assertEquals(200, pod.code(), "nobody deletes it while its kubelet is down");
         assertTrue(pod.body().path("metadata").has("deletionTimestamp"), "it stays Terminating");
         String subject = Subjects.of("default", "pods", name);
@@ -110,11 +108,11 @@ class NodeRestartIT {
 
         suite.restart("kubelet-svc");
 
-        List<Event> events = eventsUntilRemoved(name);
+        List<Event> events = pods.eventsOf(name, SANDBOX_REMOVED, Duration.ofSeconds(90));
         assertEquals(1, count(events, POD_TERMINATION_STARTED), types(events));
         assertEquals(1, count(events, OBJECT_REMOVED), types(events));
         assertEquals(1, events.stream().filter(e -> isSignal(e, "SIGTERM")).count(), types(events));
-        assertEquals(404, api.get("/api/v1/namespaces/default/pods/" + name).code(), "deleted once the kubelet was back");
+        assertEquals(404, pods.api.get("/api/v1/namespaces/default/pods/" + name).code(), "deleted once the kubelet was back");
     }
 
     /** Stops the kubelet's process as a node going down would (SIGTERM); {@link Suite#restart} starts it again. */
@@ -162,7 +160,7 @@ class NodeRestartIT {
         assertEquals(1, count(events, OBJECT_REMOVED), all);
         assertEquals(1, count(events, REMOVE_POD_SANDBOX_REQUESTED), all);
         assertEquals(1, count(events, SANDBOX_REMOVED), all);
-        assertEquals(404, api.get("/api/v1/namespaces/default/pods/" + name).code());
+        assertEquals(404, pods.api.get("/api/v1/namespaces/default/pods/" + name).code());
     }
 
     /**
@@ -170,30 +168,19 @@ class NodeRestartIT {
      * again is already there, so it appends nothing about the pod (a timer rebuilt at another instant would).
      */
     private static void restartAndCheckNothingIsDoneAgain(String service, String name) {
-        int before = eventsOf(name, Duration.ofSeconds(10)).size();
+        int before = pods.eventsOf(name).size();
         suite.restart(service);
         // A marker deletion after the restart: once its flow is on the log, so is anything appended at catch-up.
         String marker = name + "-after";
-        createRunning(new PodBuilder().withNewMetadata().withName(marker).endMetadata()
+        pods.createRunning(new PodBuilder().withNewMetadata().withName(marker).endMetadata()
                 .withNewSpec().addNewContainer().withName("app").withImage("nginx").endContainer().endSpec().build());
-        delete(marker, 1);
-        eventsUntilRemoved(marker);
-        List<Event> after = eventsOf(name, Duration.ofSeconds(10));
+        pods.delete(marker, 1);
+        pods.eventsOf(marker, SANDBOX_REMOVED, Duration.ofSeconds(90));
+        List<Event> after = pods.eventsOf(name);
         assertEquals(before, after.size(), service + " restarted appended again: " + after.subList(before, after.size()));
     }
 
-    private static void createRunning(Pod pod) {
-        String name = pod.getMetadata().getName();
-        assertEquals(201, api.post("/api/v1/namespaces/default/pods", pod).code());
-        api.await("/api/v1/namespaces/default/pods/" + name,
-                r -> r.code() == 200 && "Running".equals(r.body().path("status").path("phase").asText()),
-                Duration.ofSeconds(60), name + " Running");
-    }
 
-    private static void delete(String name, long grace) {
-        assertEquals(200, api.delete("/api/v1/namespaces/default/pods/" + name,
-                new DeleteOptionsBuilder().withGracePeriodSeconds(grace).build()).code());
-    }
 
     private static void awaitOnLog(String name, Predicate<Event> what) {
         String subject = Subjects.of("default", "pods", name);
@@ -202,21 +189,7 @@ class NodeRestartIT {
         }
     }
 
-    private static List<Event> eventsUntilRemoved(String name) {
-        String subject = Subjects.of("default", "pods", name);
-        try (EventLog log = new EventLog(suite.bootstrapServers(), SuiteExtension.TOPIC)) {
-            return log.readUntil(all -> all.stream().anyMatch(e -> e.is(SANDBOX_REMOVED) && subject.equals(e.subject())),
-                            Duration.ofSeconds(90))
-                    .stream().filter(e -> subject.equals(e.subject())).toList();
-        }
-    }
 
-    private static List<Event> eventsOf(String name, Duration timeout) {
-        String subject = Subjects.of("default", "pods", name);
-        try (EventLog log = new EventLog(suite.bootstrapServers(), SuiteExtension.TOPIC)) {
-            return log.readToEnd(timeout).stream().filter(e -> subject.equals(e.subject())).toList();
-        }
-    }
 
     private static Event first(List<Event> events, String type) {
         return events.stream().filter(e -> e.is(type)).findFirst().orElseThrow(() -> new AssertionError("no " + type));

@@ -11,7 +11,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -40,6 +39,7 @@ class PythonClientIT {
             """;
     private static String server;
     private static ApiClient api;
+    private static SuiteClient pods;
 
     @BeforeAll
     static void clients(Suite suite) {
@@ -47,7 +47,8 @@ class PythonClientIT {
                         && Command.run(List.of(PYTHON, "-c", "import kubernetes"), Map.of(), null, 30).exitCode() == 0,
                 "python3-kubernetes is not installed (apt-get install python3-kubernetes)");
         server = suite.apiserverUrl();
-        api = new ApiClient(server);
+        pods = new SuiteClient(suite);
+        api = pods.api;
     }
 
     private static JsonNode python(String script) {
@@ -59,9 +60,7 @@ class PythonClientIT {
     /** Creates the pod with the Python client, then waits until it runs. */
     private static void createRunning(String name) {
         python("v1.create_namespaced_pod(\"default\", pod(\"" + name + "\"))\nprint(\"{}\")\n");
-        api.await("/api/v1/namespaces/default/pods/" + name,
-                r -> r.code() == 200 && "Running".equals(r.body().path("status").path("phase").asText()),
-                Duration.ofSeconds(60), name + " Running");
+        pods.awaitRunning(name);
     }
 
     @Test

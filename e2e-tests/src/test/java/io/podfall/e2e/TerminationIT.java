@@ -1,14 +1,9 @@
 package io.podfall.e2e;
 
-import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.launch.Suite;
-import io.podfall.cli.log.EventLog;
-import io.podfall.cli.scenario.ApiClient;
 import io.podfall.model.event.Event;
-import io.podfall.model.event.Subjects;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -26,36 +21,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @ExtendWith({KafkaBrokerExtension.class, SuiteExtension.class})
 class TerminationIT {
-    private static Suite suite;
-    private static ApiClient api;
+    private static SuiteClient pods;
 
     @BeforeAll
     static void clients(Suite running) {
-        suite = running;
-        api = new ApiClient(suite.apiserverUrl());
+        pods = new SuiteClient(running);
     }
 
-    private static void createRunning(Pod pod) {
-        String name = pod.getMetadata().getName();
-        assertEquals(201, api.post("/api/v1/namespaces/default/pods", pod).code());
-        api.await("/api/v1/namespaces/default/pods/" + name,
-                r -> r.code() == 200 && "Running".equals(r.body().path("status").path("phase").asText()),
-                Duration.ofSeconds(60), name + " Running");
-    }
 
-    private static void delete(String name, long grace) {
-        assertEquals(200, api.delete("/api/v1/namespaces/default/pods/" + name,
-                new DeleteOptionsBuilder().withGracePeriodSeconds(grace).build()).code());
-    }
 
-    private static List<Event> eventsOf(String name) {
-        String subject = Subjects.of("default", "pods", name);
-        try (EventLog log = new EventLog(suite.bootstrapServers(), SuiteExtension.TOPIC)) {
-            return log.readUntil(all -> all.stream().anyMatch(e -> e.is(SANDBOX_REMOVED) && subject.equals(e.subject())),
-                            Duration.ofSeconds(90))
-                    .stream().filter(e -> subject.equals(e.subject())).toList();
-        }
-    }
 
     private static Event first(List<Event> events, String type, String signal) {
         return events.stream().filter(e -> e.is(type) && (signal == null || signal.equals(e.data().path("signal").asText())))
@@ -68,13 +42,13 @@ class TerminationIT {
 
     @Test
     void thePreStopHookRunsBeforeSigtermAndItsTimeCountsAgainstTheGracePeriod() {
-        createRunning(new PodBuilder().withNewMetadata().withName("hooked").endMetadata()
+        pods.createRunning(new PodBuilder().withNewMetadata().withName("hooked").endMetadata()
                 .withNewSpec().withTerminationGracePeriodSeconds(10L).addNewContainer().withName("app").withImage("nginx")
                 .withNewLifecycle().withNewPreStop().withNewSleep().withSeconds(2L).endSleep().endPreStop().endLifecycle()
                 .endContainer().endSpec().build());
-        delete("hooked", 10);
+        pods.delete("hooked", 10);
 
-        List<Event> events = eventsOf("hooked");
+        List<Event> events = pods.eventsOf("hooked", SANDBOX_REMOVED, Duration.ofSeconds(90));
         Event hookStarted = first(events, PRE_STOP_HOOK_STARTED, null);
         Event hookFinished = first(events, PRE_STOP_HOOK_FINISHED, null);
         Event sigterm = first(events, CONTAINER_SIGNALLED, "SIGTERM");
@@ -89,14 +63,14 @@ class TerminationIT {
 
     @Test
     void aGracePeriodShortenedWhileTerminatingKillsAtTheShorterDeadline() throws InterruptedException {
-        createRunning(new PodBuilder().withNewMetadata().withName("shortened")
+        pods.createRunning(new PodBuilder().withNewMetadata().withName("shortened")
                 .addToAnnotations("podfall.io/on-sigterm", "ignore").endMetadata()
                 .withNewSpec().addNewContainer().withName("app").withImage("nginx").endContainer().endSpec().build());
-        delete("shortened", 60);
+        pods.delete("shortened", 60);
         Thread.sleep(1000); // a second into the 60 s, the user runs out of patience
-        delete("shortened", 5);
+        pods.delete("shortened", 5);
 
-        List<Event> events = eventsOf("shortened");
+        List<Event> events = pods.eventsOf("shortened", SANDBOX_REMOVED, Duration.ofSeconds(90));
         Event request = first(events, DELETION_REQUESTED, null);
         Event shortened = first(events, GRACE_PERIOD_SHORTENED, null);
         assertEquals(60, shortened.data().path("previousGracePeriodSeconds").asInt());

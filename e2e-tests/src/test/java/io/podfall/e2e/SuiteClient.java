@@ -1,0 +1,61 @@
+package io.podfall.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.podfall.cli.launch.Suite;
+import io.podfall.cli.log.EventLog;
+import io.podfall.cli.scenario.ApiClient;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.Subjects;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** What the end-to-end tests do to pods in the default namespace, over HTTP, and read back from the topic. */
+final class SuiteClient {
+    private static final String PODS = "/api/v1/namespaces/default/pods";
+
+    final ApiClient api;
+    private final Suite suite;
+
+    SuiteClient(Suite suite) {
+        this.suite = suite;
+        this.api = new ApiClient(suite.apiserverUrl());
+    }
+
+    /** Waits until the pod runs; returns it as the API server then serves it. */
+    JsonNode awaitRunning(String name) {
+        return api.await(PODS + "/" + name,
+                r -> r.code() == 200 && "Running".equals(r.body().path("status").path("phase").asText()),
+                Duration.ofSeconds(60), name + " Running").body();
+    }
+
+    void createRunning(Pod pod) {
+        assertEquals(201, api.post(PODS, pod).code());
+        awaitRunning(pod.getMetadata().getName());
+    }
+
+    void delete(String name, long grace) {
+        assertEquals(200, api.delete(PODS + "/" + name, new DeleteOptionsBuilder().withGracePeriodSeconds(grace).build()).code());
+    }
+
+    /** The pod's events, read from the topic until one of type {@code until} is there (or the timeout passed). */
+    List<Event> eventsOf(String name, String until, Duration timeout) {
+        String subject = Subjects.of("default", "pods", name);
+        try (EventLog log = new EventLog(suite.bootstrapServers(), SuiteExtension.TOPIC)) {
+            return log.readUntil(all -> all.stream().anyMatch(e -> e.is(until) && subject.equals(e.subject())), timeout)
+                    .stream().filter(e -> subject.equals(e.subject())).toList();
+        }
+    }
+
+    /** The pod's events on the topic now. */
+    List<Event> eventsOf(String name) {
+        String subject = Subjects.of("default", "pods", name);
+        try (EventLog log = new EventLog(suite.bootstrapServers(), SuiteExtension.TOPIC)) {
+            return log.readToEnd(Duration.ofSeconds(10)).stream().filter(e -> subject.equals(e.subject())).toList();
+        }
+    }
+}
