@@ -10,7 +10,6 @@ import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.DeletionRequest;
 import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.apiserver.PatchRequest;
-import io.podfall.model.apiserver.RequestRejection;
 import io.podfall.model.apiserver.UpdateRequest;
 import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
@@ -19,7 +18,6 @@ import io.podfall.model.k8s.ResourceType;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
-import java.time.Instant;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,8 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The registry's rules for the kinds beside pods and nodes: workloads, their /status and /scale, namespaces, services. */
-class KindsRegistryTest {
-    private static final Instant T0 = Instant.parse("2025-03-01T10:00:00Z");
+class KindsRegistryTest extends RegistryFixture {
     private static final String DEPLOYMENT = """
             {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","labels":{"app":"web"}},
              "spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},
@@ -38,10 +35,6 @@ class KindsRegistryTest {
               "kind":"Deployment","name":"web","uid":"u-1","controller":true,"blockOwnerDeletion":true}]},
              "spec":{"selector":{"matchLabels":{"app":"web"}},
                      "template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}}}""";
-
-    private final Registry registry = new Registry();
-    private final RegistryState state = registry.newState();
-    private int requests;
 
     @Nested
     class Workloads {
@@ -259,11 +252,7 @@ class KindsRegistryTest {
     }
 
     private Event request(String type, Object data) {
-        return Event.request("request-" + ++requests, Registry.SOURCE, type, "namespaces/default/x/y", T0, null, data);
-    }
-
-    private Effects handle(Event event) {
-        return registry.handle(state, event, T0);
+        return request(Registry.SOURCE, type, "namespaces/default/x/y", data);
     }
 
     private static JsonNode created(Effects effects) {
@@ -273,22 +262,5 @@ class KindsRegistryTest {
 
     private static JsonNode object(Effects effects) {
         return effects.events().get(effects.events().size() - 1).data(ObjectChange.class).object();
-    }
-
-    private static List<String> types(Effects effects) {
-        return effects.events().stream().map(Event::type).toList();
-    }
-
-    private static Status rejection(Effects effects) {
-        assertEquals(List.of(EventTypes.REQUEST_REJECTED), types(effects));
-        return effects.events().get(0).data(RequestRejection.class).status();
-    }
-
-    private static JsonNode json(String text) {
-        try {
-            return Json.MAPPER.readTree(text);
-        } catch (java.io.IOException e) {
-            throw new IllegalArgumentException(e);
-        }
     }
 }

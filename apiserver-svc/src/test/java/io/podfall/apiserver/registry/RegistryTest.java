@@ -36,13 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-class RegistryTest {
-    private static final Instant T0 = Instant.parse("2025-03-01T10:00:00Z");
-
-    private final Registry registry = new Registry();
-    private final RegistryState state = registry.newState();
-    private int requests;
-    private Event lastRequest;
+class RegistryTest extends RegistryFixture {
 
     // --- create ---
 
@@ -658,15 +652,6 @@ class RegistryTest {
         return request(Registry.SOURCE, type, subject, data);
     }
 
-    private Event request(String source, String type, String subject, Object data) {
-        lastRequest = Event.request("request-" + ++requests, source, type, subject, T0, null, data);
-        return lastRequest;
-    }
-
-    private Effects handle(Event event, Instant now) {
-        return registry.handle(state, event, now);
-    }
-
     private Event creation(Pod pod, String namespace) {
         return request(EventTypes.CREATION_REQUESTED, Subjects.of(namespace, "pods", String.valueOf(pod.getMetadata().getName())),
                 new CreationRequest("pods", namespace, Json.tree(pod)));
@@ -701,10 +686,6 @@ class RegistryTest {
         return new DeleteOptionsBuilder().withGracePeriodSeconds(seconds).build();
     }
 
-    private Pod stored(String name) {
-        return (Pod) state.get(ResourceType.PODS, "default", name).orElseThrow();
-    }
-
     private static Pod pod(Effects effects, int i) {
         return effects.events().get(i).data(ObjectChange.class).object(Pod.class);
     }
@@ -713,12 +694,4 @@ class RegistryTest {
         return pod(creation, 0).getMetadata().getUid();
     }
 
-    private static List<String> types(Effects effects) {
-        return effects.events().stream().map(Event::type).toList();
-    }
-
-    private static Status rejection(Effects effects) {
-        assertEquals(List.of(EventTypes.REQUEST_REJECTED), types(effects));
-        return effects.events().get(0).data(RequestRejection.class).status();
-    }
 }

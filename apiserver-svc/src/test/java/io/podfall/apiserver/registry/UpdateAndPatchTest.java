@@ -10,7 +10,6 @@ import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.DeletionRequest;
 import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.apiserver.PatchRequest;
-import io.podfall.model.apiserver.RequestRejection;
 import io.podfall.model.apiserver.UpdateRequest;
 import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
@@ -18,7 +17,6 @@ import io.podfall.model.event.EventTypes;
 import io.podfall.model.k8s.ResourceType;
 import org.junit.jupiter.api.Test;
 
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
@@ -28,13 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** PUT and PATCH through the registry: the update rules, finalizer removal, and the patch applied to the stored object. */
-class UpdateAndPatchTest {
-    private static final Instant T0 = Instant.parse("2025-03-01T10:00:00Z");
-
-    private final Registry registry = new Registry();
-    private final RegistryState state = registry.newState();
-    private int requests;
-    private Event lastRequest;
+class UpdateAndPatchTest extends RegistryFixture {
 
     @Test
     void anUpdateOfLabelsIsStoredAsObjectUpdatedWithTheNextResourceVersion() {
@@ -323,12 +315,7 @@ class UpdateAndPatchTest {
     }
 
     private Event request(String source, String type, Object data) {
-        lastRequest = Event.request("request-" + ++requests, source, type, "namespaces/default/pods/x", T0, null, data);
-        return lastRequest;
-    }
-
-    private Effects handle(Event event) {
-        return registry.handle(state, event, T0);
+        return request(source, type, "namespaces/default/pods/x", data);
     }
 
     private void create(Pod pod) {
@@ -348,18 +335,6 @@ class UpdateAndPatchTest {
                 new DeleteOptionsBuilder().withGracePeriodSeconds(grace).build())));
     }
 
-    private static JsonNode json(String text) {
-        try {
-            return Json.MAPPER.readTree(text);
-        } catch (java.io.IOException e) {
-            throw new IllegalArgumentException(e);
-        }
-    }
-
-    private Pod stored(String name) {
-        return (Pod) state.get(ResourceType.PODS, "default", name).orElseThrow();
-    }
-
     private ObjectNode storedJson(String name) {
         return (ObjectNode) Json.tree(stored(name));
     }
@@ -368,12 +343,4 @@ class UpdateAndPatchTest {
         return effects.events().get(0).data(ObjectChange.class).object(Pod.class);
     }
 
-    private static List<String> types(Effects effects) {
-        return effects.events().stream().map(Event::type).toList();
-    }
-
-    private static Status rejection(Effects effects) {
-        assertEquals(List.of(EventTypes.REQUEST_REJECTED), types(effects));
-        return effects.events().get(0).data(RequestRejection.class).status();
-    }
 }
