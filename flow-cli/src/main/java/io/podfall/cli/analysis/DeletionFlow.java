@@ -24,10 +24,10 @@ public record DeletionFlow(Event request, List<Event> events) {
             EventTypes.DELETION_REQUESTED, EventTypes.OBJECT_MARKED_TERMINATING, EventTypes.POD_TERMINATION_STARTED,
             EventTypes.STOP_CONTAINER_REQUESTED, EventTypes.CONTAINER_SIGNALLED, EventTypes.CONTAINER_EXITED,
             EventTypes.STOP_POD_SANDBOX_REQUESTED, EventTypes.POD_IP_RELEASED, EventTypes.SANDBOX_STOPPED,
-            EventTypes.POD_TERMINATED, EventTypes.STATUS_UPDATE_REQUESTED, EventTypes.DELETION_REQUESTED,
-            EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_REMOVED, EventTypes.REMOVE_POD_SANDBOX_REQUESTED,
+            EventTypes.POD_TERMINATED, EventTypes.STATUS_UPDATE_REQUESTED, EventTypes.POD_STATUS_UPDATED,
+            EventTypes.DELETION_REQUESTED, EventTypes.OBJECT_REMOVED, EventTypes.REMOVE_POD_SANDBOX_REQUESTED,
             EventTypes.CONTAINER_REMOVED, EventTypes.SANDBOX_REMOVED);
-    private static final int KUBELET_DELETE = 11;
+    private static final int KUBELET_DELETE = GRACEFUL_ORDER.lastIndexOf(EventTypes.DELETION_REQUESTED);
 
     /**
      * Every pod deletion in the log, in the order they were requested. A deletion's root is a

@@ -31,6 +31,10 @@ public final class PodWorker {
     String podIP;
     /** StopPodSandbox was asked for; asked once. */
     boolean sandboxStopRequested;
+    /** The status manager asked for the terminal status and has not seen the API server hold it yet. */
+    boolean finalStatusPending;
+    /** The status manager's final delete was asked for; asked once. */
+    boolean finalDeleteRequested;
     /** The containers asked to start, by name, in spec order. */
     final Map<String, RuntimeContainer> containers = new LinkedHashMap<>();
 

@@ -283,7 +283,29 @@ public final class PodWorkers implements Core<PodWorkersState> {
             return Effects.NONE;
         }
         state.pods.put(uid, pod);
-        return updatePod(state, pod, event.time(), Effects.of(event, now));
+        Effects.Builder out = Effects.of(event, now);
+        PodWorker terminated = state.workers.get(uid);
+        if (terminated != null && terminated.status.isTerminated()) {
+            statusSeen(terminated, pod, event.is(EventTypes.POD_STATUS_UPDATED), out);
+            return out.build();
+        }
+        return updatePod(state, pod, event.time(), out);
+    }
+
+    /**
+     * A terminated pod takes no more updates (it is never restarted), but the status manager still watches it:
+     * once the API server holds the final status it wrote, or once a pod it had no status to write for is marked
+     * for deletion, the pod can be deleted.
+     */
+    private void statusSeen(PodWorker w, Pod pod, boolean statusWritten, Effects.Builder out) {
+        w.pod = pod;
+        if (pod.getMetadata().getDeletionTimestamp() != null) {
+            w.status.deleted = true;
+        }
+        if (statusWritten && isTerminalPhase(pod)) {
+            w.finalStatusPending = false;
+        }
+        deleteIfReclaimed(w, out);
     }
 
     private Effects objectRemoved(PodWorkersState state, Event event, Instant now) {
@@ -338,10 +360,6 @@ public final class PodWorkers implements Core<PodWorkersState> {
         PodWorker w = state.workers.computeIfAbsent(pod.getMetadata().getUid(), u -> new PodWorker(pod, at));
         w.pod = pod;
         PodSyncStatus status = w.status;
-        // A terminated pod takes no more updates: it is never restarted.
-        if (status.isTerminated()) {
-            return Effects.NONE;
-        }
         boolean becameTerminating = false;
         if (pod.getMetadata().getDeletionTimestamp() != null) {
             status.deleted = true;
@@ -522,29 +540,44 @@ public final class PodWorkers implements Core<PodWorkersState> {
 
     /**
      * Every container and the sandbox are stopped: the pod is terminated. The status manager writes the final
-     * status and then deletes the pod for good, grace 0, only for this UID (pkg/kubelet/status/status_manager.go:
-     * a pod with a deletionTimestamp is deleted once its resources are reclaimed, and the UID precondition keeps
-     * a new pod of the same name safe). An orphan has neither: it is forgotten at once. A pod the kubelet never
-     * started whose phase is terminal already has nothing new to report; one not marked for deletion (torn down
-     * because its phase is terminal) is not deleted by the kubelet.
+     * status; the delete waits for the API server to hold it ({@link #deleteIfReclaimed}). An orphan has neither:
+     * it is forgotten at once. A pod the kubelet never started whose phase is terminal already has nothing new to
+     * report.
      */
     private void syncTerminatedPod(PodWorkersState state, PodWorker w, Effects.Builder out) {
         w.status.terminatedAt = out.now();
         out.emit(source(w), EventTypes.POD_TERMINATED, subject(w), termination(w));
         if (!w.orphan && (w.status.isStarted() || !isTerminalPhase(w.pod))) {
+            w.finalStatusPending = true;
             out.emit(source(w), EventTypes.STATUS_UPDATE_REQUESTED, subject(w),
                     new StatusUpdateRequest(w.namespace(), w.name(), w.uid, PodStatuses.terminal(w, out.now())));
-        }
-        if (!w.orphan && w.status.isDeleted()) {
-            out.emit(source(w), EventTypes.DELETION_REQUESTED, subject(w),
-                    new DeletionRequest(ResourceType.PODS.plural(), w.namespace(), w.name(),
-                            new DeleteOptionsBuilder().withGracePeriodSeconds(0L)
-                                    .withNewPreconditions().withUid(w.uid).endPreconditions().build()));
         }
         w.status.finished = true;
         if (w.orphan) {
             forget(state, w, out);
+        } else {
+            deleteIfReclaimed(w, out);
         }
+    }
+
+    /**
+     * The status manager's final delete, grace 0, only for this UID (pkg/kubelet/status/status_manager.go syncPod
+     * and canBeDeleted): the pod is marked for deletion, its resources are reclaimed, and its final status is on
+     * the API server. Upstream sends the DELETE after the status PATCH returned; here it follows the fact that
+     * the status was written, so it never overtakes the status on the log. The UID precondition keeps a new pod
+     * of the same name safe. A pod not marked for deletion (torn down because its phase is terminal) is not
+     * deleted by the kubelet, until someone marks it.
+     */
+    private void deleteIfReclaimed(PodWorker w, Effects.Builder out) {
+        if (w.orphan || !w.status.isFinished() || !w.status.isDeleted() || w.finalStatusPending
+                || w.finalDeleteRequested) {
+            return;
+        }
+        w.finalDeleteRequested = true;
+        out.emit(source(w), EventTypes.DELETION_REQUESTED, subject(w),
+                new DeletionRequest(ResourceType.PODS.plural(), w.namespace(), w.name(),
+                        new DeleteOptionsBuilder().withGracePeriodSeconds(0L)
+                                .withNewPreconditions().withUid(w.uid).endPreconditions().build()));
     }
 
     /** The pod is gone from the API server and its worker finished: clean up the runtime and forget the UID. */

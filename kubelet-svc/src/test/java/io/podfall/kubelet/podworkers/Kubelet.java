@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.model.apiserver.ObjectChange;
+import io.podfall.model.apiserver.StatusUpdateRequest;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
 import io.podfall.model.event.Event;
@@ -75,6 +76,16 @@ final class Kubelet {
         return runtime(pod, EventTypes.CONTAINER_EXITED, new ContainerState(node(pod), uid(pod),
                 containerId(pod, container), container, "nginx:1.27", ContainerState.State.EXITED, exitCode,
                 exitCode == 0 ? "Completed" : "Error", T0, now));
+    }
+
+    /**
+     * The API server's answer to the status update among the effects: the pod with that status, as the API
+     * server stores and announces it.
+     */
+    Effects statusWritten(Pod pod, Effects effects) {
+        StatusUpdateRequest request = effects.events().stream().filter(e -> e.is(EventTypes.STATUS_UPDATE_REQUESTED))
+                .findFirst().orElseThrow().data(StatusUpdateRequest.class);
+        return apiserver(EventTypes.POD_STATUS_UPDATED, new PodBuilder(worker(pod).pod).withStatus(request.status()).build());
     }
 
     /** Moves the clock to the timer and fires it, as the adapter does when it falls due. */

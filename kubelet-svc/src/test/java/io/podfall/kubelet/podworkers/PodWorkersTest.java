@@ -118,8 +118,10 @@ class PodWorkersTest {
         assertEquals(List.of(STOP_POD_SANDBOX_REQUESTED), types(kubelet.containerExited(pod, "sidecar", 0)));
 
         Effects stopped = kubelet.sandboxStopped(pod);
-        assertEquals(List.of(POD_TERMINATED, STATUS_UPDATE_REQUESTED, DELETION_REQUESTED), types(stopped));
+        assertEquals(List.of(POD_TERMINATED, STATUS_UPDATE_REQUESTED), types(stopped),
+                "the delete waits for the API server to hold the final status");
         assertTrue(kubelet.worker(pod).status().isFinished());
+        assertEquals(List.of(DELETION_REQUESTED), types(kubelet.statusWritten(pod, stopped)));
 
         Effects removed = kubelet.apiserver(OBJECT_REMOVED, terminating);
         assertEquals(List.of(REMOVE_POD_SANDBOX_REQUESTED), types(removed));
@@ -278,8 +280,8 @@ class PodWorkersTest {
 
         @Test
         void theFinalDeleteCarriesGraceZeroAndTheUidPrecondition() {
-            Effects done = exitAndStopSandbox(pod, 137, 143);
-            Event delete = done.events().get(2);
+            Effects done = kubelet.statusWritten(pod, exitAndStopSandbox(pod, 137, 143));
+            Event delete = done.events().get(0);
             assertEquals(DELETION_REQUESTED, delete.type());
             assertEquals("/kubelet/node-1", delete.source());
             DeletionRequest request = delete.data(DeletionRequest.class);
@@ -288,6 +290,15 @@ class PodWorkersTest {
             assertEquals("web-1", request.name());
             assertEquals(0L, request.options().getGracePeriodSeconds());
             assertEquals("uid-web-1", request.options().getPreconditions().getUid());
+        }
+
+        @Test
+        void isAskedForOnceWhateverUpdatesFollow() {
+            Effects done = exitAndStopSandbox(pod, 0, 0);
+            assertEquals(List.of(DELETION_REQUESTED), types(kubelet.statusWritten(pod, done)));
+            assertTrue(kubelet.statusWritten(pod, done).isEmpty(), "a redelivered status");
+            assertTrue(kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 1)).isEmpty(),
+                    "a second DELETE while a finalizer holds the pod");
         }
 
         @Test
@@ -423,8 +434,8 @@ class PodWorkersTest {
         void seenTerminatingAtOnceIsReportedAndDeletedWithoutTouchingTheRuntime() {
             Effects effects = kubelet.apiserver(OBJECT_CREATED, kubelet.markedTerminating(pod, 30));
 
-            assertEquals(List.of(POD_TERMINATION_STARTED, POD_TERMINATED, STATUS_UPDATE_REQUESTED, DELETION_REQUESTED),
-                    types(effects));
+            assertEquals(List.of(POD_TERMINATION_STARTED, POD_TERMINATED, STATUS_UPDATE_REQUESTED), types(effects));
+            assertEquals(List.of(DELETION_REQUESTED), types(kubelet.statusWritten(pod, effects)));
             PodStatus status = only(effects, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class).status();
             assertEquals("Failed", status.getPhase(), "a pod that never ran is not reported successful");
             var app = status.getContainerStatuses().get(0).getState().getTerminated();
@@ -440,7 +451,8 @@ class PodWorkersTest {
 
             assertEquals(List.of(STOP_POD_SANDBOX_REQUESTED), types(kubelet.sandboxStarted(pod)));
             Effects stopped = kubelet.sandboxStopped(pod);
-            assertEquals(List.of(POD_TERMINATED, STATUS_UPDATE_REQUESTED, DELETION_REQUESTED), types(stopped));
+            assertEquals(List.of(POD_TERMINATED, STATUS_UPDATE_REQUESTED), types(stopped));
+            assertEquals(List.of(DELETION_REQUESTED), types(kubelet.statusWritten(pod, stopped)));
         }
 
         @Test

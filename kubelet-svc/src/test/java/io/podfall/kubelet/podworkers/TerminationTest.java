@@ -326,8 +326,23 @@ class TerminationTest {
             Effects deleted = kubelet.apiserver(OBJECT_MARKED_TERMINATING,
                     inPhase(kubelet.markedTerminating(pod, 0), "Succeeded"));
             assertEquals(List.of(POD_TERMINATION_STARTED, STOP_POD_SANDBOX_REQUESTED), types(deleted));
-            assertEquals(List.of(POD_TERMINATED, STATUS_UPDATE_REQUESTED, DELETION_REQUESTED),
-                    types(kubelet.sandboxStopped(pod)));
+            Effects stopped = kubelet.sandboxStopped(pod);
+            assertEquals(List.of(POD_TERMINATED, STATUS_UPDATE_REQUESTED), types(stopped));
+            assertEquals(List.of(DELETION_REQUESTED), types(kubelet.statusWritten(pod, stopped)));
+        }
+
+        @Test
+        void aCompletedPodDeletedLaterIsDeletedByTheKubeletOnceMarked() {
+            Pod pod = kubelet.running(pod(30));
+            kubelet.containerExited(pod, "app", 0);
+            kubelet.apiserver(POD_STATUS_UPDATED, inPhase(pod, "Succeeded"));
+            Effects stopped = kubelet.sandboxStopped(pod);
+            assertTrue(types(kubelet.statusWritten(pod, stopped)).isEmpty(), "not marked for deletion yet");
+
+            Effects deleted = kubelet.after(60).apiserver(OBJECT_MARKED_TERMINATING,
+                    inPhase(kubelet.markedTerminating(pod, 30), "Succeeded"));
+            assertEquals(List.of(DELETION_REQUESTED), types(deleted),
+                    "kubectl delete of a Completed pod returns once the kubelet's final delete removed it");
         }
 
         @Test
