@@ -17,7 +17,7 @@ import java.time.Instant;
 
 /**
  * The facts an API server appends, for tests of watchers: each stored object gets the next resourceVersion (and a
- * pod without a uid gets {@code uid-<name>}), each fact the next id.
+ * object without a uid gets {@code uid-<name>}), each fact the next id.
  */
 public final class ApiServerFacts {
     public static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
@@ -54,6 +54,26 @@ public final class ApiServerFacts {
         return fact(EventTypes.OBJECT_REMOVED, ResourceType.NODES, stored(node));
     }
 
+    /** Any object stored for the first time, of the given resource (deployments, replicasets, services, ...). */
+    public Event created(ResourceType resource, HasMetadata object) {
+        return fact(EventTypes.OBJECT_CREATED, resource, stored(object));
+    }
+
+    /** An update or patch of any object, spec, metadata or status, as the API server stored it. */
+    public Event updated(ResourceType resource, HasMetadata object) {
+        return fact(EventTypes.OBJECT_UPDATED, resource, stored(object));
+    }
+
+    /** Any object given a deletionTimestamp (graceful deletion, or held by finalizers). */
+    public Event markedTerminating(ResourceType resource, HasMetadata object) {
+        return fact(EventTypes.OBJECT_MARKED_TERMINATING, resource, stored(object));
+    }
+
+    /** Any object gone from storage; the data holds its last state. */
+    public Event removed(ResourceType resource, HasMetadata object) {
+        return fact(EventTypes.OBJECT_REMOVED, resource, stored(object));
+    }
+
     /** The API server's refusal of a binding, as it answers the request: caused by it. */
     public Event rejected(Event bindingRequested) {
         BindingRequest binding = bindingRequested.data(BindingRequest.class);
@@ -66,7 +86,7 @@ public final class ApiServerFacts {
 
     private <T extends HasMetadata> T stored(T object) {
         object.getMetadata().setResourceVersion(Long.toString(++resourceVersion));
-        if (object instanceof Pod && object.getMetadata().getUid() == null) {
+        if (object.getMetadata().getUid() == null) {
             object.getMetadata().setUid("uid-" + object.getMetadata().getName());
         }
         return object;
