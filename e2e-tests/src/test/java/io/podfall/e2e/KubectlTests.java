@@ -157,6 +157,112 @@ abstract class KubectlTests {
     }
 
     @Test
+    void applyCreatesThenConfiguresThenLeavesUnchanged() {
+        String name = prefix() + "apply";
+        String v1 = manifest(name, "exit").replace("metadata:\n", "metadata:\n  labels:\n    tier: a\n");
+        Command.Result created = kubectl.runWithInput(v1, "apply", "-f", "-");
+        assertEquals(0, created.exitCode(), created.toString());
+        assertEquals("pod/" + name + " created", created.stdout().trim());
+
+        Command.Result configured = kubectl.runWithInput(v1.replace("tier: a", "tier: b"), "apply", "-f", "-");
+        assertEquals(0, configured.exitCode(), configured.toString());
+        assertEquals("pod/" + name + " configured", configured.stdout().trim());
+        JsonNode metadata = pod(name).path("metadata");
+        assertEquals("b", metadata.path("labels").path("tier").asText(), "the strategic merge patch was applied");
+        JsonNode lastApplied = Json.read(metadata.path("annotations")
+                .path("kubectl.kubernetes.io/last-applied-configuration").asText().getBytes(StandardCharsets.UTF_8));
+        assertEquals("b", lastApplied.path("metadata").path("labels").path("tier").asText(), "kept verbatim");
+
+        Command.Result unchanged = kubectl.runWithInput(v1.replace("tier: a", "tier: b"), "apply", "-f", "-");
+        assertEquals(0, unchanged.exitCode(), unchanged.toString());
+        assertEquals("pod/" + name + " unchanged", unchanged.stdout().trim());
+    }
+
+    @Test
+    void wideAndYamlOutputShowWhatTheNodeReported() {
+        String name = prefix() + "wide";
+        createRunning(name, "exit");
+        JsonNode stored = pod(name);
+        Command.Result wide = kubectl.run("get", "pod", name, "-o", "wide");
+        assertEquals(0, wide.exitCode(), wide.toString());
+        assertTrue(wide.stdout().lines().findFirst().orElse("")
+                .matches("NAME +READY +STATUS +RESTARTS +AGE +IP +NODE +NOMINATED NODE +READINESS GATES"), wide.stdout());
+        String row = "%s +1/1 +Running +0 +\\S+ +%s +%s +<none> +<none>".formatted(name,
+                stored.path("status").path("podIP").asText(), stored.path("spec").path("nodeName").asText());
+        assertTrue(wide.stdout().lines().anyMatch(l -> l.matches(row)), row + " in\n" + wide.stdout());
+
+        Command.Result yaml = kubectl.run("get", "pod", name, "-o", "yaml");
+        assertEquals(0, yaml.exitCode(), yaml.toString());
+        assertTrue(yaml.stdout().startsWith("apiVersion: v1\n"), yaml.stdout());
+        assertTrue(yaml.stdout().contains("\nkind: Pod\n"), yaml.stdout());
+        assertTrue(yaml.stdout().contains("  uid: " + stored.path("metadata").path("uid").asText() + "\n"), yaml.stdout());
+    }
+
+    @Test
+    void describeShowsATerminatingPodWithItsGracePeriod() {
+        String name = prefix() + "describe";
+        createRunning(name, "ignore");
+        assertEquals(0, kubectl.run("delete", "pod", name, "--grace-period=20", "--wait=false").exitCode());
+
+        Command.Result described = kubectl.run("describe", "pod", name);
+        assertEquals(0, described.exitCode(), described.toString());
+        assertTrue(described.stdout().lines().anyMatch(l -> l.matches("Name: +" + name)), described.stdout());
+        assertTrue(described.stdout().lines().anyMatch(l -> l.matches("Status: +Terminating \\(lasts .*\\)")),
+                described.stdout());
+        assertTrue(described.stdout().lines().anyMatch(l -> l.matches("Termination Grace Period: +20s")),
+                described.stdout());
+        assertTrue(described.stdout().lines().anyMatch(l -> l.matches("Node: +\\S+/\\S+")), described.stdout());
+        assertEquals(0, kubectl.run("delete", "pod", name, "--grace-period=1", "--wait=false").exitCode(),
+                "not left to run out its 20 s");
+    }
+
+    @Test
+    void getWatchPrintsEachChangeOfADeletionAsItHappens() {
+        String name = prefix() + "watch";
+        createRunning(name, "exit");
+        try (Command.Running watch = kubectl.start("get", "pod", name, "-w", "--output-watch-events")) {
+            watch.awaitLine(l -> l.matches("ADDED +" + name + " +1/1 +Running .*"), Duration.ofSeconds(30));
+            assertEquals(0, kubectl.run("delete", "pod", name, "--wait=false").exitCode());
+            watch.awaitLine(l -> l.matches("MODIFIED +" + name + " +\\d/1 +Terminating .*"), Duration.ofSeconds(30));
+            watch.awaitLine(l -> l.matches("DELETED +" + name + " .*"), Duration.ofSeconds(60));
+        }
+    }
+
+    @Test
+    void scaleWritesTheDeploymentsReplicasThroughTheScaleSubresource() {
+        String name = prefix() + "scale";
+        Command.Result created = kubectl.runWithInput("""
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata:
+                  name: %s
+                spec:
+                  replicas: 1
+                  selector:
+                    matchLabels:
+                      app: %s
+                  template:
+                    metadata:
+                      labels:
+                        app: %s
+                    spec:
+                      containers:
+                      - name: app
+                        image: nginx:1.27
+                """.formatted(name, name, name), "apply", "-f", "-");
+        assertEquals(0, created.exitCode(), created.toString());
+        assertEquals("deployment.apps/" + name + " created", created.stdout().trim());
+
+        Command.Result scaled = kubectl.run("scale", "deployment", name, "--replicas=3");
+        assertEquals(0, scaled.exitCode(), scaled.toString());
+        assertEquals("deployment.apps/" + name + " scaled", scaled.stdout().trim());
+        ApiClient.Response deployment = api.get("/apis/apps/v1/namespaces/default/deployments/" + name);
+        assertEquals(3, deployment.body().path("spec").path("replicas").asInt(), deployment.body().toString());
+        assertEquals(2, deployment.body().path("metadata").path("generation").asInt(), "a spec change");
+        assertEquals(0, kubectl.run("delete", "deployment", name).exitCode());
+    }
+
+    @Test
     void deletingAPodThatDoesNotExistIsNotFound() {
         Command.Result deleted = kubectl.run("delete", "pod", "nope");
         assertEquals(1, deleted.exitCode(), deleted.toString());

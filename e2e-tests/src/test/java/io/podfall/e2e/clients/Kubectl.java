@@ -34,9 +34,22 @@ public final class Kubectl {
     }
 
     public Command.Result runWithInput(String stdin, String... args) {
+        return Command.run(command(args), environment(), stdin, 120);
+    }
+
+    /** Starts a kubectl that runs until stopped, such as {@code get -w}. */
+    public Command.Running start(String... args) {
+        return Command.start(command(args), environment());
+    }
+
+    private List<String> command(String... args) {
         List<String> cmd = new ArrayList<>(List.of(binary, "--server", server, "--cache-dir", cacheDir.toString()));
         cmd.addAll(List.of(args));
-        // no kubeconfig: the namespace is "default", as the tests expect
-        return Command.run(cmd, Map.of("KUBECONFIG", cacheDir.resolve("no-kubeconfig").toString()), stdin, 120);
+        return cmd;
+    }
+
+    /** No kubeconfig: the namespace is "default", as the tests expect. */
+    private Map<String, String> environment() {
+        return Map.of("KUBECONFIG", cacheDir.resolve("no-kubeconfig").toString());
     }
 }
