@@ -90,6 +90,9 @@ public record Timeline(String correlationId, List<Step> steps) {
         add(j, "grace=", d.path("gracePeriodSeconds"), "s");
         add(j, "hook=", d.path("handler"), "");
         add(j, "hookDuration=", d.path("durationSeconds"), "s");
+        if (d.path("error").isTextual()) {
+            j.add("error=\"" + d.path("error").asText() + "\"");
+        }
         add(j, "compat=", d.path("compat"), "");
         add(j, "container=", d.path("containerName"), "");
         add(j, "timeout=", d.path("timeoutSeconds"), "s");

@@ -40,6 +40,15 @@ class TimelineTest {
     }
 
     @Test
+    void aFailedHookShowsWhy() {
+        Event hook = Event.causedBy(delete.asCause(), "d1", 0, "/kubelet/node-1", EventTypes.PRE_STOP_HOOK_FINISHED,
+                POD, T0.plusSeconds(13), Map.of("containerName", "app", "handler", "sleep", "durationSeconds", 3,
+                        "error", "the container exited with code 0 while its preStop hook ran"));
+        assertEquals("hook=sleep hookDuration=3s error=\"the container exited with code 0 while its preStop hook ran\" "
+                + "container=app", Timeline.of(List.of(delete, hook), "d1").steps().get(1).detail());
+    }
+
+    @Test
     void latestDeletionIsTheLastOneAClientAsked() {
         Event later = Event.request("d2", "/apiserver", EventTypes.DELETION_REQUESTED, POD, T0.plusSeconds(20), null, Map.of());
         Event kubeletsFinalDelete = Event.causedBy(later.asCause(), "d2", 0, "/kubelet/node-1",

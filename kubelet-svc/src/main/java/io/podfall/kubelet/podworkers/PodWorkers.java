@@ -485,13 +485,18 @@ public final class PodWorkers implements Core<PodWorkersState> {
     private void finishPreStopHook(PodWorker w, RuntimeContainer c, Effects.Builder out) {
         Instant finishedAt = c.preStopDueAt;
         boolean exhausted = c.preStopStartedAt.plus(c.preStop.duration()).isAfter(finishedAt);
+        preStopHookFinished(w, c, finishedAt, exhausted, null, out);
+        stopContainer(w, c, finishedAt, out);
+    }
+
+    private void preStopHookFinished(PodWorker w, RuntimeContainer c, Instant finishedAt, boolean exhausted,
+                                     String error, Effects.Builder out) {
         out.emit(source(w), EventTypes.PRE_STOP_HOOK_FINISHED, subject(w), new PreStopHookResult(w.node, w.uid,
                 w.namespace(), w.name(), c.containerId, c.name, c.preStop.handler(),
                 Duration.between(c.preStopStartedAt, finishedAt).getSeconds(), exhausted, c.preStopStartedAt,
-                finishedAt));
+                finishedAt, error));
         c.preStop = null;
         c.preStopDueAt = null;
-        stopContainer(w, c, finishedAt, out);
     }
 
     private void stopContainer(PodWorker w, RuntimeContainer c, Instant at, Effects.Builder out) {
@@ -658,10 +663,12 @@ public final class PodWorkers implements Core<PodWorkersState> {
         }
         Effects.Builder out = Effects.of(event, now);
         if (c.isInPreStop()) {
-            // The hook ends with its container: nothing is left to wait for.
+            // The hook ends with its container, failed (an exec in a stopped container fails): nothing is left to
+            // wait for, and no StopContainer follows for a container that is gone.
             out.cancelTimer(preStopTimerKey(w, c));
-            c.preStop = null;
-            c.preStopDueAt = null;
+            Instant exitedAt = c.finishedAt != null ? c.finishedAt : event.time();
+            preStopHookFinished(w, c, exitedAt, false,
+                    "the container exited with code " + c.exitCode + " while its preStop hook ran", out);
         }
         stopPodSandboxOnceContainersExited(state, w, out);
         return out.build();

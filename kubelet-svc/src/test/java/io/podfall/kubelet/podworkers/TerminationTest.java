@@ -108,6 +108,7 @@ class TerminationTest {
             PreStopHookResult result = only(done, PRE_STOP_HOOK_FINISHED, PreStopHookResult.class);
             assertEquals(10, result.durationSeconds());
             assertFalse(result.gracePeriodExhausted());
+            assertNull(result.error());
             assertEquals(List.of(20L), timeouts(done), "30 s grace less the hook's 10 s");
         }
 
@@ -179,7 +180,12 @@ class TerminationTest {
 
             Effects exited = kubelet.after(3).containerExited(pod, "app", 0);
             assertEquals(List.of(HOOK_TIMER), exited.cancelledTimers());
-            assertEquals(List.of(STOP_POD_SANDBOX_REQUESTED), types(exited));
+            assertEquals(List.of(PRE_STOP_HOOK_FINISHED, STOP_POD_SANDBOX_REQUESTED), types(exited),
+                    "no StopContainer for a container that is gone");
+            PreStopHookResult failed = only(exited, PRE_STOP_HOOK_FINISHED, PreStopHookResult.class);
+            assertEquals(3, failed.durationSeconds());
+            assertFalse(failed.gracePeriodExhausted());
+            assertEquals("the container exited with code 0 while its preStop hook ran", failed.error());
             assertTrue(kubelet.fire(hookTimer(kill)).isEmpty());
         }
 
