@@ -58,4 +58,15 @@ final class SuiteClient {
             return log.readToEnd(Duration.ofSeconds(10)).stream().filter(e -> subject.equals(e.subject())).toList();
         }
     }
+
+    /** The first event of a type among the events (of a signal, for ContainerSignalled, unless null). */
+    static Event first(List<Event> events, String type, String signal) {
+        return events.stream().filter(e -> e.is(type) && (signal == null || signal.equals(e.data().path("signal").asText())))
+                .findFirst().orElseThrow(() -> new AssertionError("no " + type + " " + (signal == null ? "" : signal)));
+    }
+
+    /** Whole seconds from one event to another, by their times. */
+    static long seconds(Event from, Event to) {
+        return Duration.between(from.time(), to.time()).toSeconds();
+    }
 }

@@ -11,6 +11,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.time.Duration;
 import java.util.List;
 
+import static io.podfall.e2e.SuiteClient.first;
+import static io.podfall.e2e.SuiteClient.seconds;
 import static io.podfall.model.event.EventTypes.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -26,18 +28,6 @@ class TerminationIT {
     @BeforeAll
     static void clients(Suite running) {
         pods = new SuiteClient(running);
-    }
-
-
-
-
-    private static Event first(List<Event> events, String type, String signal) {
-        return events.stream().filter(e -> e.is(type) && (signal == null || signal.equals(e.data().path("signal").asText())))
-                .findFirst().orElseThrow(() -> new AssertionError("no " + type + " " + (signal == null ? "" : signal)));
-    }
-
-    private static long seconds(Event from, Event to) {
-        return Duration.between(from.time(), to.time()).toSeconds();
     }
 
     @Test

@@ -73,15 +73,29 @@ public final class Suite implements AutoCloseable {
      * rebuilt its state from the log.
      */
     public ServiceProcess restart(String name) {
+        return restart(name, Map.of());
+    }
+
+    /**
+     * Restarts a service with settings of its own on top of the suite's (a compatibility switch, say); a later
+     * {@link #restart(String)} brings back the suite's settings.
+     */
+    public ServiceProcess restart(String name, Map<String, String> settings) {
         ServiceProcess old = services.get(name);
         old.stop();
-        ServiceProcess fresh = launch(name, old.port());
+        ServiceProcess fresh = launch(name, old.port(), settings);
         fresh.awaitReady(Instant.now().plus(options.startTimeout()));
         return fresh;
     }
 
     private ServiceProcess launch(String name, int port) {
-        ServiceProcess p = ServiceProcess.start(options.projectRoot(), name, port, config, options.workDir().resolve("logs"));
+        return launch(name, port, Map.of());
+    }
+
+    private ServiceProcess launch(String name, int port, Map<String, String> settings) {
+        Map<String, String> merged = new LinkedHashMap<>(config);
+        merged.putAll(settings);
+        ServiceProcess p = ServiceProcess.start(options.projectRoot(), name, port, merged, options.workDir().resolve("logs"));
         services.put(name, p);
         return p;
     }
