@@ -89,8 +89,8 @@ public final class Registry implements Core<RegistryState> {
             EventTypes.PATCH_REQUESTED);
     private static final String STATUS = Kinds.STATUS;
     /** What podfall lets a pod update change; upstream's list also has a few spec fields podfall does not run. */
-    private static final String POD_UPDATABLE_FIELDS = "`metadata.labels`,`metadata.annotations`,`metadata.finalizers`"
-            + " (and `status` through pods/status)";
+    private static final String POD_UPDATABLE_FIELDS = "`metadata.labels`,`metadata.annotations`,`metadata.finalizers`,"
+            + "`metadata.ownerReferences` (and `status` through pods/status)";
 
     @Override
     public RegistryState newState() {
@@ -422,7 +422,9 @@ public final class Registry implements Core<RegistryState> {
 
     /**
      * {@code ValidatePodUpdate} ({@code pkg/apis/core/validation/validation.go}), narrowed: podfall runs no
-     * in-place change of a pod, so besides its status only labels, annotations and finalizers may change.
+     * in-place change of a pod, so besides its status only labels, annotations, finalizers and ownerReferences may
+     * change (upstream restricts only the spec: the garbage collector and the ReplicaSet controller patch a pod's
+     * ownerReferences to orphan, release or adopt it).
      */
     private static List<FieldError> validatePodUpdate(Pod current, Pod next) {
         Pod munged = copy(next);
@@ -430,6 +432,7 @@ public final class Registry implements Core<RegistryState> {
         meta.setLabels(current.getMetadata().getLabels());
         meta.setAnnotations(current.getMetadata().getAnnotations());
         meta.setFinalizers(current.getMetadata().getFinalizers());
+        meta.setOwnerReferences(current.getMetadata().getOwnerReferences());
         // Checked on their own by the metadata rules above.
         meta.setUid(current.getMetadata().getUid());
         meta.setDeletionTimestamp(current.getMetadata().getDeletionTimestamp());

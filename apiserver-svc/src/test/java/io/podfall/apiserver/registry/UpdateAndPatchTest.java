@@ -233,6 +233,37 @@ class UpdateAndPatchTest extends RegistryFixture {
         assertEquals(List.of(EventTypes.OBJECT_REMOVED), types(update("x", null, body)));
     }
 
+    // --- the garbage collector's patches: pkg/controller/garbagecollector/patch.go ---
+
+    @Test
+    void theGarbageCollectorsPatchRemovesOneOwnerReferenceOfAPodAndNamesItsUid() {
+        create(aPod("z").build());
+        patch("z", PatchRequest.MERGE, "{\"metadata\":{\"ownerReferences\":[" + ownerReference("rs-a") + "," + ownerReference("rs-b") + "]}}");
+        String uid = stored("z").getMetadata().getUid();
+
+        Effects effects = patch("z", PatchRequest.STRATEGIC,
+                "{\"metadata\":{\"ownerReferences\":[{\"$patch\":\"delete\",\"uid\":\"uid-rs-a\"}],\"uid\":\"" + uid + "\"}}");
+
+        assertEquals(List.of(EventTypes.OBJECT_UPDATED), types(effects));
+        assertEquals(List.of("uid-rs-b"), stored("z").getMetadata().getOwnerReferences().stream().map(r -> r.getUid()).toList());
+        Status status = rejection(patch("z", PatchRequest.STRATEGIC,
+                "{\"metadata\":{\"ownerReferences\":[{\"$patch\":\"delete\",\"uid\":\"uid-rs-b\"}],\"uid\":\"another\"}}"));
+        assertEquals(422, status.getCode(), "the uid in the patch is a precondition: another object of that name is left alone");
+    }
+
+    @Test
+    void theGarbageCollectorsFinalizerPatchCarriesTheResourceVersionItSaw() {
+        create(aPod("z").withFinalizer("foregroundDeletion").build());
+        delete("z", 0L);
+        String seen = stored("z").getMetadata().getResourceVersion();
+        patch("z", PatchRequest.MERGE, "{\"metadata\":{\"labels\":{\"a\":\"b\"}}}");
+
+        assertEquals(409, rejection(patch("z", PatchRequest.MERGE,
+                "{\"metadata\":{\"resourceVersion\":\"" + seen + "\",\"finalizers\":[]}}")).getCode());
+        assertEquals(List.of(EventTypes.OBJECT_REMOVED), types(patch("z", PatchRequest.MERGE,
+                "{\"metadata\":{\"resourceVersion\":\"" + stored("z").getMetadata().getResourceVersion() + "\",\"finalizers\":[]}}")));
+    }
+
     // --- patch types ---
 
     @Test
@@ -333,6 +364,11 @@ class UpdateAndPatchTest extends RegistryFixture {
     private Effects delete(String name, long grace) {
         return handle(request(EventTypes.DELETION_REQUESTED, new DeletionRequest("pods", "default", name,
                 new DeleteOptionsBuilder().withGracePeriodSeconds(grace).build())));
+    }
+
+    private static String ownerReference(String replicaSet) {
+        return "{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"" + replicaSet + "\",\"uid\":\"uid-" + replicaSet
+                + "\",\"controller\":true,\"blockOwnerDeletion\":true}";
     }
 
     private ObjectNode storedJson(String name) {

@@ -3,6 +3,7 @@ package io.podfall.controller.scheduler;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.podfall.controller.Controller;
+import io.podfall.controller.ResourceVersions;
 import io.podfall.controller.scheduler.SchedulerState.CachedNode;
 import io.podfall.controller.scheduler.SchedulerState.CachedPod;
 import io.podfall.model.apiserver.BindingRequest;
@@ -162,18 +163,9 @@ public final class Scheduler implements Controller<SchedulerState> {
 
     /**
      * Whether {@code updated} tells the cache something: it differs from the cached entry and is not older than it.
-     * Kubernetes treats resourceVersions as opaque; only when both are numbers can a stale redelivery be recognised.
      */
     private static <T> boolean isNews(Optional<T> cached, T updated, Function<T, String> resourceVersion) {
-        return cached.map(c -> !c.equals(updated) && !isOlder(resourceVersion.apply(updated), resourceVersion.apply(c)))
+        return cached.map(c -> !c.equals(updated) && !ResourceVersions.isOlder(resourceVersion.apply(updated), resourceVersion.apply(c)))
                 .orElse(true);
-    }
-
-    private static boolean isOlder(String a, String b) {
-        try {
-            return a != null && b != null && Long.parseLong(a) < Long.parseLong(b);
-        } catch (NumberFormatException e) {
-            return false;
-        }
     }
 }

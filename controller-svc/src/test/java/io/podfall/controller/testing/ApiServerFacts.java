@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.podfall.model.apiserver.BindingRequest;
 import io.podfall.model.apiserver.ObjectChange;
@@ -16,8 +17,9 @@ import io.podfall.model.k8s.ResourceType;
 import java.time.Instant;
 
 /**
- * The facts an API server appends, for tests of watchers: each stored object gets the next resourceVersion (and a
- * object without a uid gets {@code uid-<name>}), each fact the next id.
+ * The facts an API server appends, for tests of watchers: each stored object gets the next resourceVersion (and an
+ * object without a uid gets {@code uid-<name>}), each fact the next id; an answer or a refusal is caused by the
+ * request it answers, as the API server's are.
  */
 public final class ApiServerFacts {
     public static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
@@ -77,11 +79,29 @@ public final class ApiServerFacts {
     /** The API server's refusal of a binding, as it answers the request: caused by it. */
     public Event rejected(Event bindingRequested) {
         BindingRequest binding = bindingRequested.data(BindingRequest.class);
-        return Event.causedBy(bindingRequested.asCause(), bindingRequested.id(), 0, "/apiserver",
-                EventTypes.REQUEST_REJECTED, bindingRequested.subject(), T0,
-                new RequestRejection(new StatusBuilder().withStatus("Failure").withReason("Conflict").withCode(409)
-                        .withMessage("Operation cannot be fulfilled on pods/binding \"" + binding.name() + "\"")
-                        .withNewDetails().withName(binding.name()).withKind("pods").endDetails().build()));
+        return rejected(bindingRequested, new StatusBuilder().withStatus("Failure").withReason("Conflict").withCode(409)
+                .withMessage("Operation cannot be fulfilled on pods/binding \"" + binding.name() + "\"")
+                .withNewDetails().withName(binding.name()).withKind("pods").endDetails().build());
+    }
+
+    /** The API server's refusal of any request, with the Status code and reason it answers (404 NotFound, 409 Conflict). */
+    public Event rejected(Event request, int code, String reason) {
+        return rejected(request, new StatusBuilder().withStatus("Failure").withReason(reason).withCode(code).build());
+    }
+
+    /**
+     * What the API server stored in answer to a request (a deletion, a patch): the fact is caused by the request, and
+     * so in its flow. A later fact of the same flow (a pod's removal after the kubelet's final delete) may be given
+     * as another answer to the same request.
+     */
+    public Event answer(Event request, String type, ResourceType resource, HasMetadata object) {
+        return Event.causedBy(request.asCause(), request.id(), ++facts, "/apiserver", type, subject(resource, object), T0,
+                ObjectChange.of(resource, stored(object)));
+    }
+
+    private static Event rejected(Event request, Status status) {
+        return Event.causedBy(request.asCause(), request.id(), 0, "/apiserver", EventTypes.REQUEST_REJECTED,
+                request.subject(), T0, new RequestRejection(status));
     }
 
     private <T extends HasMetadata> T stored(T object) {
@@ -93,9 +113,11 @@ public final class ApiServerFacts {
     }
 
     private Event fact(String type, ResourceType resource, HasMetadata object) {
-        String id = "fact-" + ++facts;
-        return Event.request(id, "/apiserver", type,
-                Subjects.of(object.getMetadata().getNamespace(), resource.plural(), object.getMetadata().getName()),
-                T0, null, ObjectChange.of(resource, object));
+        return Event.request("fact-" + ++facts, "/apiserver", type, subject(resource, object), T0, null,
+                ObjectChange.of(resource, object));
+    }
+
+    private static String subject(ResourceType resource, HasMetadata object) {
+        return Subjects.of(object.getMetadata().getNamespace(), resource.plural(), object.getMetadata().getName());
     }
 }
