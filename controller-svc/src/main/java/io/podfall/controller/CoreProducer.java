@@ -1,5 +1,6 @@
 package io.podfall.controller;
 
+import io.podfall.controller.garbagecollector.GarbageCollector;
 import io.podfall.controller.scheduler.Scheduler;
 import io.podfall.model.core.Core;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -16,6 +17,6 @@ class CoreProducer {
     @Singleton
     @SuppressWarnings("rawtypes")
     Core core() {
-        return new ControllerManager(List.of(new Scheduler()));
+        return new ControllerManager(List.of(new Scheduler(), new GarbageCollector()));
     }
 }
