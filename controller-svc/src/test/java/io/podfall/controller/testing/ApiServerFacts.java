@@ -17,13 +17,21 @@ import java.time.Instant;
 
 /**
  * The facts an API server appends, for tests of watchers: each stored object gets the next resourceVersion (and a
- * object without a uid gets {@code uid-<name>}), each fact the next id.
+ * object without a uid gets {@code uid-<name>}), each fact the next id and the time set by {@link #at} (T0 unless
+ * told). A fact is a request of its own (its own flow) unless it answers a request ({@link #answer}).
  */
 public final class ApiServerFacts {
     public static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
 
     private long resourceVersion;
     private int facts;
+    private Instant time = T0;
+
+    /** The facts from now on happen at {@code time}. */
+    public ApiServerFacts at(Instant time) {
+        this.time = time;
+        return this;
+    }
 
     public Event created(Pod pod) {
         return fact(EventTypes.OBJECT_CREATED, ResourceType.PODS, stored(pod));
@@ -74,14 +82,27 @@ public final class ApiServerFacts {
         return fact(EventTypes.OBJECT_REMOVED, resource, stored(object));
     }
 
+    /**
+     * The fact by which the API server answers a request (a create, update, patch or delete of any object): caused
+     * by it, so in the request's flow.
+     */
+    public Event answer(Event request, String type, ResourceType resource, HasMetadata object) {
+        stored(object);
+        return Event.causedBy(request.asCause(), request.id(), 0, "/apiserver", type, subject(resource, object), time,
+                ObjectChange.of(resource, object));
+    }
+
     /** The API server's refusal of a binding, as it answers the request: caused by it. */
     public Event rejected(Event bindingRequested) {
         BindingRequest binding = bindingRequested.data(BindingRequest.class);
-        return Event.causedBy(bindingRequested.asCause(), bindingRequested.id(), 0, "/apiserver",
-                EventTypes.REQUEST_REJECTED, bindingRequested.subject(), T0,
-                new RequestRejection(new StatusBuilder().withStatus("Failure").withReason("Conflict").withCode(409)
-                        .withMessage("Operation cannot be fulfilled on pods/binding \"" + binding.name() + "\"")
-                        .withNewDetails().withName(binding.name()).withKind("pods").endDetails().build()));
+        return rejected(bindingRequested, 409, "Conflict", "Operation cannot be fulfilled on pods/binding \"" + binding.name() + "\"");
+    }
+
+    /** The API server's refusal of any request, with the Status code, reason and message: caused by it. */
+    public Event rejected(Event request, int code, String reason, String message) {
+        return Event.causedBy(request.asCause(), request.id(), 0, "/apiserver", EventTypes.REQUEST_REJECTED,
+                request.subject(), time, new RequestRejection(new StatusBuilder().withStatus("Failure").withReason(reason)
+                        .withCode(code).withMessage(message).build()));
     }
 
     private <T extends HasMetadata> T stored(T object) {
@@ -94,8 +115,10 @@ public final class ApiServerFacts {
 
     private Event fact(String type, ResourceType resource, HasMetadata object) {
         String id = "fact-" + ++facts;
-        return Event.request(id, "/apiserver", type,
-                Subjects.of(object.getMetadata().getNamespace(), resource.plural(), object.getMetadata().getName()),
-                T0, null, ObjectChange.of(resource, object));
+        return Event.request(id, "/apiserver", type, subject(resource, object), time, null, ObjectChange.of(resource, object));
+    }
+
+    private static String subject(ResourceType resource, HasMetadata object) {
+        return Subjects.of(object.getMetadata().getNamespace(), resource.plural(), object.getMetadata().getName());
     }
 }
