@@ -23,7 +23,6 @@ import io.podfall.controller.endpoint.EndpointsControllerState.EndpointsContent;
 import io.podfall.controller.endpoint.EndpointsControllerState.Request;
 import io.podfall.controller.endpoint.EndpointsControllerState.ServiceKey;
 import io.podfall.controller.endpoint.EndpointsControllerState.StoredEndpoints;
-import io.podfall.controller.endpoint.EndpointsControllerState.Verb;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.DeletionRequest;
@@ -68,10 +67,10 @@ import java.util.TreeSet;
  *
  * <p><b>What a sync computes.</b> Nothing for a service of type ExternalName or without a selector (their
  * Endpoints are someone else's). Otherwise one address per selected pod that should be in endpoints
- * ({@link #shouldPodBeInEndpoints}: not terminal, has an IP, and no deletionTimestamp unless the service has
+ * ({@code shouldPodBeInEndpoints}: not terminal, has an IP, and no deletionTimestamp unless the service has
  * {@code publishNotReadyAddresses}), in {@code addresses} if the pod is Ready (or the service publishes not-ready
  * addresses), else in {@code notReadyAddresses}; with each service port whose targetPort the pod has
- * ({@link #findPort}). The subsets are repacked into their canonical layout ({@link EndpointSubsets#repack}). The
+ * ({@code findPort}). The subsets are repacked into their canonical layout ({@link EndpointSubsets#repack}). The
  * labels are the service's, plus {@value #LABEL_MANAGED_BY}={@value #CONTROLLER_NAME} (upstream since 1.33) and
  * {@value #LABEL_HEADLESS} for a service without a cluster IP.
  *
@@ -213,7 +212,7 @@ public final class EndpointsController implements Controller<EndpointsController
             if (expected.isPresent()) {
                 effects.emit(SOURCE, EventTypes.DELETION_REQUESTED, subject(key),
                         new DeletionRequest(ENDPOINTS, key.namespace(), key.name(), null));
-                sent(state, key, Verb.DELETE, null, triggerTime, effects);
+                sent(state, key, null, triggerTime, effects);
             }
             return;
         }
@@ -228,19 +227,20 @@ public final class EndpointsController implements Controller<EndpointsController
             ((ObjectNode) object.get("metadata")).put("name", key.name()).put("namespace", key.namespace());
             effects.emit(SOURCE, EventTypes.CREATION_REQUESTED, subject(key),
                     new CreationRequest(ENDPOINTS, key.namespace(), object));
-            sent(state, key, Verb.CREATE, desired, triggerTime, effects);
+            sent(state, key, desired, triggerTime, effects);
         } else if (!desired.equals(expected.get())) {
             Set<String> dropped = new TreeSet<>(expected.get().labels().keySet());
             dropped.removeAll(desired.labels().keySet());
             effects.emit(SOURCE, EventTypes.PATCH_REQUESTED, subject(key), new PatchRequest(ENDPOINTS, key.namespace(),
                     key.name(), null, PatchRequest.MERGE, body(desired, dropped, triggerTime)));
-            sent(state, key, Verb.PATCH, desired, triggerTime, effects);
+            sent(state, key, desired, triggerTime, effects);
         }
     }
 
-    private static void sent(EndpointsControllerState state, ServiceKey key, Verb verb, EndpointsContent content,
-                             Instant triggerTime, Effects.Builder effects) {
-        state.sent(key, new Request(effects.lastEventId(), verb, content, state.storedResourceVersion(key), triggerTime));
+    /** Remembers the request just emitted; {@code content} is what it writes, null for a delete. */
+    private static void sent(EndpointsControllerState state, ServiceKey key, EndpointsContent content, Instant triggerTime,
+                             Effects.Builder effects) {
+        state.sent(key, new Request(effects.lastEventId(), content, state.storedResourceVersion(key), triggerTime));
     }
 
     /**
@@ -259,7 +259,7 @@ public final class EndpointsController implements Controller<EndpointsController
     }
 
     /** The labels and subsets the service's Endpoints must hold, given the pods of its namespace. */
-    static EndpointsContent endpointsFor(CachedService service, Iterable<CachedPod> pods) {
+    private static EndpointsContent endpointsFor(CachedService service, Iterable<CachedPod> pods) {
         List<Endpoint> endpoints = new ArrayList<>();
         for (CachedPod pod : pods) {
             if (!service.selects(pod) || !shouldPodBeInEndpoints(pod, service.publishNotReadyAddresses())) {
@@ -295,7 +295,7 @@ public final class EndpointsController implements Controller<EndpointsController
      * that is terminal (Succeeded, Failed) or has no IP is left out, and so is a pod being deleted, ready or not,
      * unless the service publishes not-ready addresses: termination takes a pod out of rotation at once.
      */
-    static boolean shouldPodBeInEndpoints(CachedPod pod, boolean includeTerminating) {
+    private static boolean shouldPodBeInEndpoints(CachedPod pod, boolean includeTerminating) {
         return !pod.terminal() && !pod.ips().isEmpty() && (includeTerminating || !pod.deleting());
     }
 
@@ -303,7 +303,7 @@ public final class EndpointsController implements Controller<EndpointsController
      * {@code podToEndpointAddressForService}: the pod IP of the service's IP family (its first
      * {@code ipFamilies}, else that of its cluster IP, else, headless, that of the pod's primary IP).
      */
-    static Optional<Address> podToEndpointAddressForService(CachedService service, CachedPod pod) {
+    private static Optional<Address> podToEndpointAddressForService(CachedService service, CachedPod pod) {
         boolean ipv6 = service.ipFamily() != null ? "IPv6".equals(service.ipFamily())
                 : service.clusterIP() != null && !service.clusterIP().isEmpty() && !CLUSTER_IP_NONE.equals(service.clusterIP())
                 ? isIPv6(service.clusterIP()) : isIPv6(pod.ips().get(0));
@@ -315,7 +315,7 @@ public final class EndpointsController implements Controller<EndpointsController
      * {@code FindPort} ({@code pkg/api/v1/pod/util.go}): a numeric targetPort as it is; a named one is the
      * container port of that name and the service port's protocol; none such, and the pod does not serve it.
      */
-    static Optional<Integer> findPort(CachedPod pod, CachedService.Port servicePort) {
+    private static Optional<Integer> findPort(CachedPod pod, CachedService.Port servicePort) {
         if (servicePort.targetPortName() == null) {
             return Optional.ofNullable(servicePort.targetPortNumber());
         }

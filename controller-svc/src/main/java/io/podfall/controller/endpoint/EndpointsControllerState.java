@@ -66,15 +66,12 @@ public final class EndpointsControllerState {
     record StoredEndpoints(String resourceVersion, EndpointsContent content) {
     }
 
-    /** What a request asks of an Endpoints object. */
-    enum Verb { CREATE, PATCH, DELETE }
-
     /**
      * A request in flight: its event id (the causationId of the answer), the content it writes (null for a
      * delete), the resourceVersion of the object when it was decided (null: absent), and the time of the change
      * that triggered it.
      */
-    record Request(String id, Verb verb, EndpointsContent content, String basedOn, Instant triggerTime) {
+    record Request(String id, EndpointsContent content, String basedOn, Instant triggerTime) {
     }
 
     // --- queries ---
