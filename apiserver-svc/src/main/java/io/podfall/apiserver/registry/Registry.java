@@ -3,6 +3,7 @@ package io.podfall.apiserver.registry;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
+import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -68,9 +69,10 @@ import java.util.Set;
  *
  * <p>Per kind ({@link Kinds}): pods follow {@link PodStrategy}; Deployments and ReplicaSets
  * {@link WorkloadStrategy} (defaults, generation 1 on create and +1 on every spec change, a {@code /scale} that
- * writes {@code spec.replicas}); namespaces and services their own defaults; endpoints and events are stored as
- * given. Every kind with a {@code /status} subresource keeps its status out of writes of the main resource and
- * its spec out of writes of {@code /status}. ownerReferences are stored as given; the garbage collector acts on them.
+ * writes {@code spec.replicas}); namespaces their own defaults; services {@link ServiceStrategy} (defaults and a
+ * cluster IP); Endpoints {@link EndpointsStrategy} (defaults and validation); events are stored as given. Every
+ * kind with a {@code /status} subresource keeps its status out of writes of the main resource and its spec out of
+ * writes of {@code /status}. ownerReferences are stored as given; the garbage collector acts on them.
  *
  * <p>Invariants: an object with finalizers is never removed, it stays terminating; the deletionTimestamp of a
  * terminating object never moves later and its grace period never grows; every write takes the next value of
@@ -170,6 +172,10 @@ public final class Registry implements Core<RegistryState> {
             NamespaceStrategy.prepareForCreate(ns);
         } else if (object instanceof Service service) {
             ServiceStrategy.prepareForCreate(service);
+            errors.addAll(ServiceStrategy.allocateClusterIP(service, state.list(ResourceType.SERVICES, null)));
+        } else if (object instanceof Endpoints endpoints) {
+            EndpointsStrategy.applyDefaults(endpoints);
+            errors.addAll(EndpointsStrategy.validate(endpoints));
         }
         if (!errors.isEmpty()) {
             throw StatusError.invalid(type, meta.getName() == null ? "" : meta.getName(), errors);
@@ -416,6 +422,10 @@ public final class Registry implements Core<RegistryState> {
             NamespaceStrategy.applyDefaults(namespace);
         } else if (next instanceof Service service && !status) {
             ServiceStrategy.applyDefaults(service);
+            return ServiceStrategy.keepClusterIP((Service) current, service);
+        } else if (next instanceof Endpoints endpoints) {
+            EndpointsStrategy.applyDefaults(endpoints);
+            return EndpointsStrategy.validate(endpoints);
         }
         return List.of();
     }

@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The registry's rules for the kinds beside pods and nodes: workloads, their /status and /scale, namespaces, services. */
+/** The registry's rules for the kinds beside pods and nodes: workloads, their /status and /scale, namespaces, services, endpoints. */
 class KindsRegistryTest extends RegistryFixture {
     private static final String DEPLOYMENT = """
             {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","labels":{"app":"web"}},
@@ -222,19 +222,107 @@ class KindsRegistryTest extends RegistryFixture {
         assertFalse(ns.path("metadata").has("namespace"));
     }
 
-    @Test
-    void aServiceGetsTypePortProtocolAndTargetPortDefaults() {
-        JsonNode svc = created(create("services", "{\"metadata\":{\"name\":\"web\"},\"spec\":{\"selector\":{\"app\":\"web\"},\"ports\":[{\"port\":80}]}}"));
+    @Nested
+    class Services {
+        private static final String WEB = "{\"metadata\":{\"name\":\"web\"},\"spec\":{\"selector\":{\"app\":\"web\"},\"ports\":[{\"port\":80}]}}";
 
-        assertEquals("ClusterIP", svc.path("spec").path("type").asText());
-        assertEquals("None", svc.path("spec").path("sessionAffinity").asText());
-        assertEquals("{\"port\":80,\"protocol\":\"TCP\",\"targetPort\":80}", svc.path("spec").path("ports").get(0).toString());
+        @Test
+        void aServiceGetsTypePortProtocolAndTargetPortDefaults() {
+            JsonNode svc = created(create("services", WEB));
+
+            assertEquals("ClusterIP", svc.path("spec").path("type").asText());
+            assertEquals("None", svc.path("spec").path("sessionAffinity").asText());
+            assertEquals("{\"port\":80,\"protocol\":\"TCP\",\"targetPort\":80}", svc.path("spec").path("ports").get(0).toString());
+        }
+
+        @Test
+        void aServiceGetsTheLowestFreeClusterIpAndARemovedServiceReleasesIt() {
+            JsonNode web = created(create("services", WEB));
+            assertEquals("10.96.0.1", web.path("spec").path("clusterIP").asText());
+            assertEquals("[\"10.96.0.1\"]", web.path("spec").path("clusterIPs").toString());
+            assertEquals("[\"IPv4\"]", web.path("spec").path("ipFamilies").toString());
+            assertEquals("SingleStack", web.path("spec").path("ipFamilyPolicy").asText());
+            assertEquals("10.96.0.2", created(create("services", WEB.replace("{\"name\":\"web\"}", "{\"name\":\"db\"}"))).path("spec").path("clusterIP").asText());
+
+            assertEquals(List.of(EventTypes.OBJECT_REMOVED), types(handle(deletion("services", "web", new DeleteOptions()))));
+            assertTrue(state.get(ResourceType.SERVICES, "default", "web").isEmpty());
+            assertEquals("10.96.0.1", created(create("services", WEB)).path("spec").path("clusterIP").asText());
+        }
+
+        @Test
+        void aHeadlessServiceKeepsNoneAndAnExternalNameServiceGetsNoIp() {
+            assertEquals("[\"None\"]", created(create("services", WEB.replace("\"ports\"", "\"clusterIP\":\"None\",\"ports\"")))
+                    .path("spec").path("clusterIPs").toString());
+            assertFalse(created(create("services", "{\"metadata\":{\"name\":\"ext\"},\"spec\":{\"type\":\"ExternalName\",\"externalName\":\"example.com\"}}"))
+                    .path("spec").has("clusterIP"));
+        }
+
+        @Test
+        void aRequestedClusterIpMustBeValidInTheRangeAndFree() {
+            String asked = WEB.replace("\"ports\"", "\"clusterIP\":\"10.96.0.10\",\"ports\"");
+            assertEquals("10.96.0.10", created(create("services", asked)).path("spec").path("clusterIP").asText());
+
+            assertEquals("Service \"db\" is invalid: spec.clusterIPs: Invalid value: []string{\"10.96.0.10\"}: failed to allocate IP 10.96.0.10: "
+                    + "provided IP is already allocated", rejection(create("services", asked.replace("{\"name\":\"web\"}", "{\"name\":\"db\"}"))).getMessage());
+            assertEquals("Service \"db\" is invalid: spec.clusterIPs: Invalid value: []string{\"10.0.0.1\"}: failed to allocate IP 10.0.0.1: "
+                    + "the provided IP (10.0.0.1) is not in the valid range. The range of valid IPs is 10.96.0.0/12",
+                    rejection(create("services", asked.replace("{\"name\":\"web\"}", "{\"name\":\"db\"}").replace("10.96.0.10", "10.0.0.1"))).getMessage());
+            assertEquals(422, rejection(create("services", asked.replace("{\"name\":\"web\"}", "{\"name\":\"db\"}").replace("10.96.0.10", "10.96.0.300"))).getCode());
+        }
+
+        @Test
+        void anUpdateKeepsTheClusterIpAndMayNotChangeIt() {
+            create("services", WEB);
+
+            JsonNode updated = object(handle(request(EventTypes.UPDATE_REQUESTED, new UpdateRequest("services", "default", "web", null,
+                    json(WEB.replace("{\"name\":\"web\"}", "{\"name\":\"web\",\"labels\":{\"tier\":\"front\"}}"))))));
+            assertEquals("front", updated.path("metadata").path("labels").path("tier").asText());
+            assertEquals("10.96.0.1", updated.path("spec").path("clusterIP").asText(), "a body without an IP keeps the stored one");
+
+            Status s = rejection(patch("services", "web", null, "{\"spec\":{\"clusterIP\":\"10.96.0.7\",\"clusterIPs\":[\"10.96.0.7\"]}}"));
+            assertEquals("Service \"web\" is invalid: spec.clusterIPs[0]: Invalid value: []string{\"10.96.0.7\"}: may not change once set", s.getMessage());
+        }
+    }
+
+    @Nested
+    class EndpointsObjects {
+        private static final String WEB = "{\"metadata\":{\"name\":\"web\",\"labels\":{\"app\":\"web\"}},"
+                + "\"subsets\":[{\"addresses\":[{\"ip\":\"10.244.1.2\"}],\"ports\":[{\"port\":80}]}]}";
+
+        @Test
+        void aPortWithoutProtocolIsTcp() {
+            assertEquals("{\"port\":80,\"protocol\":\"TCP\"}", created(create("endpoints", WEB)).path("subsets").get(0).path("ports").get(0).toString());
+        }
+
+        @Test
+        void addressesMustBeIpsAndPortsValid() {
+            Status s = rejection(create("endpoints", "{\"metadata\":{\"name\":\"web\"},\"subsets\":[{\"addresses\":[{\"ip\":\"web-1\"}],"
+                    + "\"notReadyAddresses\":[{\"ip\":\"fd00::2\"}],\"ports\":[{\"name\":\"http\",\"port\":0},{\"port\":81,\"protocol\":\"HTTP\"}]}]}"));
+
+            assertEquals(422, s.getCode());
+            assertEquals("Endpoints \"web\" is invalid: [subsets[0].addresses[0].ip: Invalid value: \"web-1\": must be a valid IP address, "
+                    + "(e.g. 10.9.8.7 or 2001:db8::ffff), subsets[0].ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive, "
+                    + "subsets[0].ports[1].name: Required value, subsets[0].ports[1].protocol: Unsupported value: \"HTTP\": "
+                    + "supported values: \"SCTP\", \"TCP\", \"UDP\"]", s.getMessage());
+        }
+
+        @Test
+        void aMergePatchReplacesTheSubsetsWholeAndRemovesALabelSetToNull() {
+            create("endpoints", WEB);
+
+            JsonNode patched = object(patch("endpoints", "web", null, "{\"metadata\":{\"labels\":{\"app\":null,\"x\":\"y\"}},"
+                    + "\"subsets\":[{\"notReadyAddresses\":[{\"ip\":\"10.244.1.3\"}],\"ports\":[{\"port\":8080}]}]}"));
+            assertEquals("{\"x\":\"y\"}", patched.path("metadata").path("labels").toString());
+            assertEquals("[{\"notReadyAddresses\":[{\"ip\":\"10.244.1.3\"}],\"ports\":[{\"port\":8080,\"protocol\":\"TCP\"}]}]",
+                    patched.path("subsets").toString());
+
+            assertEquals(0, object(patch("endpoints", "web", null, "{\"subsets\":[]}")).path("subsets").size(), "no subsets left");
+            assertEquals(List.of(EventTypes.OBJECT_REMOVED), types(handle(deletion("endpoints", "web", new DeleteOptions()))));
+        }
     }
 
     @Test
-    void eventsAndEndpointsAreStoredAsGiven() {
-        JsonNode ep = created(create("endpoints", "{\"metadata\":{\"name\":\"web\"},\"subsets\":[{\"addresses\":[{\"ip\":\"10.244.1.2\"}],\"ports\":[{\"port\":80}]}]}"));
-        assertEquals("10.244.1.2", ep.path("subsets").get(0).path("addresses").get(0).path("ip").asText());
+    void eventsAreStoredAsGiven() {
         JsonNode ev = created(create("events", "{\"metadata\":{\"name\":\"web.1\"},\"involvedObject\":{\"kind\":\"Pod\",\"name\":\"web-1\"},\"reason\":\"Killing\"}"));
         assertEquals("Killing", ev.path("reason").asText());
     }

@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.podfall.model.apiserver.BindingRequest;
 import io.podfall.model.apiserver.ObjectChange;
@@ -18,14 +17,22 @@ import java.time.Instant;
 
 /**
  * The facts an API server appends, for tests of watchers: each stored object gets the next resourceVersion (and an
- * object without a uid gets {@code uid-<name>}), each fact the next id; an answer or a refusal is caused by the
- * request it answers, as the API server's are.
+ * object without a uid gets {@code uid-<name>}), each fact the next id and the time set by {@link #at} (T0 unless
+ * told). A fact is a request of its own (its own flow) unless it answers a request ({@link #answer}); a refusal is
+ * caused by the request it refuses, as the API server's are.
  */
 public final class ApiServerFacts {
     public static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
 
     private long resourceVersion;
     private int facts;
+    private Instant time = T0;
+
+    /** The facts from now on happen at {@code time}. */
+    public ApiServerFacts at(Instant time) {
+        this.time = time;
+        return this;
+    }
 
     public Event created(Pod pod) {
         return fact(EventTypes.OBJECT_CREATED, ResourceType.PODS, stored(pod));
@@ -79,29 +86,30 @@ public final class ApiServerFacts {
     /** The API server's refusal of a binding, as it answers the request: caused by it. */
     public Event rejected(Event bindingRequested) {
         BindingRequest binding = bindingRequested.data(BindingRequest.class);
-        return rejected(bindingRequested, new StatusBuilder().withStatus("Failure").withReason("Conflict").withCode(409)
-                .withMessage("Operation cannot be fulfilled on pods/binding \"" + binding.name() + "\"")
-                .withNewDetails().withName(binding.name()).withKind("pods").endDetails().build());
+        return rejected(bindingRequested, 409, "Conflict",
+                "Operation cannot be fulfilled on pods/binding \"" + binding.name() + "\"");
     }
 
     /** The API server's refusal of any request, with the Status code and reason it answers (404 NotFound, 409 Conflict). */
     public Event rejected(Event request, int code, String reason) {
-        return rejected(request, new StatusBuilder().withStatus("Failure").withReason(reason).withCode(code).build());
+        return rejected(request, code, reason, null);
+    }
+
+    /** The API server's refusal of any request, with the Status code, reason and message: caused by it. */
+    public Event rejected(Event request, int code, String reason, String message) {
+        return Event.causedBy(request.asCause(), request.id(), 0, "/apiserver", EventTypes.REQUEST_REJECTED,
+                request.subject(), time, new RequestRejection(new StatusBuilder().withStatus("Failure").withReason(reason)
+                        .withCode(code).withMessage(message).build()));
     }
 
     /**
-     * What the API server stored in answer to a request (a deletion, a patch): the fact is caused by the request, and
-     * so in its flow. A later fact of the same flow (a pod's removal after the kubelet's final delete) may be given
-     * as another answer to the same request.
+     * What the API server stored in answer to a request (a creation, a deletion, a patch): the fact is caused by the
+     * request, and so in its flow. A later fact of the same flow (a pod's removal after the kubelet's final delete)
+     * may be given as another answer to the same request.
      */
     public Event answer(Event request, String type, ResourceType resource, HasMetadata object) {
-        return Event.causedBy(request.asCause(), request.id(), ++facts, "/apiserver", type, subject(resource, object), T0,
-                ObjectChange.of(resource, stored(object)));
-    }
-
-    private static Event rejected(Event request, Status status) {
-        return Event.causedBy(request.asCause(), request.id(), 0, "/apiserver", EventTypes.REQUEST_REJECTED,
-                request.subject(), T0, new RequestRejection(status));
+        return Event.causedBy(request.asCause(), request.id(), ++facts, "/apiserver", type, subject(resource, object),
+                time, ObjectChange.of(resource, stored(object)));
     }
 
     private <T extends HasMetadata> T stored(T object) {
@@ -113,7 +121,7 @@ public final class ApiServerFacts {
     }
 
     private Event fact(String type, ResourceType resource, HasMetadata object) {
-        return Event.request("fact-" + ++facts, "/apiserver", type, subject(resource, object), T0, null,
+        return Event.request("fact-" + ++facts, "/apiserver", type, subject(resource, object), time, null,
                 ObjectChange.of(resource, object));
     }
 
