@@ -1,5 +1,6 @@
 package io.podfall.controller;
 
+import io.podfall.controller.endpoint.EndpointsController;
 import io.podfall.controller.garbagecollector.GarbageCollector;
 import io.podfall.controller.scheduler.Scheduler;
 import io.podfall.model.core.Core;
@@ -17,6 +18,6 @@ class CoreProducer {
     @Singleton
     @SuppressWarnings("rawtypes")
     Core core() {
-        return new ControllerManager(List.of(new Scheduler(), new GarbageCollector()));
+        return new ControllerManager(List.of(new Scheduler(), new GarbageCollector(), new EndpointsController()));
     }
 }
