@@ -19,7 +19,10 @@ public final class SimulatedDurations {
     private SimulatedDurations() {
     }
 
-    /** The duration the value gives in decimal seconds, cut to {@link #LONGEST_WAIT}; empty if absent, unreadable or negative. */
+    /**
+     * The duration the value gives in decimal seconds, cut to {@link #LONGEST_WAIT}; empty if absent, unreadable or
+     * negative.
+     */
     public static Optional<Duration> seconds(String value) {
         if (value == null) {
             return Optional.empty();

@@ -111,6 +111,6 @@ public final class EventTypes {
     public static final String VOLUME_PUBLISHED = "csi.VolumePublished";
     /** A volume is unmounted from a pod. Data: {@link io.podfall.model.csi.PublishedVolume}. */
     public static final String VOLUME_UNPUBLISHED = "csi.VolumeUnpublished";
-    /** A volume is unmounted from the node; the volume itself is kept. Data: {@link io.podfall.model.csi.StagedVolume}. */
+    /** A volume is unmounted from the node, and kept. Data: {@link io.podfall.model.csi.StagedVolume}. */
     public static final String VOLUME_UNSTAGED = "csi.VolumeUnstaged";
 }

@@ -99,9 +99,9 @@ import java.util.Optional;
  * {@code ObjectMarkedTerminating}, {@code ObjectRemoved}) are the kubelet's config source; the runtime's facts
  * ({@code SandboxStarted}, {@code ContainerStarted}, {@code ContainerExited}, {@code SandboxStopped}) are its
  * PLEG; the CSI plugin's ({@code VolumeStaged}, {@code VolumePublished}, {@code VolumeUnpublished},
- * {@code VolumeUnstaged}) go to the volume manager, which tells the worker when its pod's volumes are all published
- * or all unpublished. The worker reacts within the same step, so upstream's pending update and cancellation of a sync in
- * flight collapse into the order of the log. Every fact is applied only if it changes what the worker knows, so
+ * {@code VolumeUnstaged}) go to the volume manager, which tells the worker when its pod's volumes are all
+ * published or all unpublished. The worker reacts within the same step, so upstream's pending update and
+ * cancellation of a sync in flight collapse into the order of the log. Every fact is applied only if it changes what the worker knows, so
  * a repeated fact emits nothing. One timer is the end of a preStop hook, keyed
  * {@code prestop/<node>/<podUid>/<container>}; a timer that no longer matches the container's hook is stale and
  * does nothing. The other is housekeeping of an orphaned runtime pod (below). Node registration is the one action without a fact to react to: the wiring asks
@@ -569,10 +569,10 @@ public final class PodWorkers implements Core<PodWorkersState> {
     }
 
     /**
-     * Every container and the sandbox are stopped and the volumes unmounted: the pod is terminated. The status manager writes the final
-     * status; the delete waits for the API server to hold it ({@link #deleteIfReclaimed}). An orphan has neither:
-     * it is forgotten at once. A pod the kubelet never started whose phase is terminal already has nothing new to
-     * report.
+     * Every container and the sandbox are stopped and the volumes unmounted: the pod is terminated. The status
+     * manager writes the final status; the delete waits for the API server to hold it ({@link #deleteIfReclaimed}).
+     * An orphan has neither: it is forgotten at once. A pod the kubelet never started whose phase is terminal
+     * already has nothing new to report.
      */
     private void syncTerminatedPod(PodWorkersState state, PodWorker w, Effects.Builder out) {
         w.status.terminatedAt = out.now();

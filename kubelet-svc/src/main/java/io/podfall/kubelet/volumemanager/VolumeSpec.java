@@ -63,7 +63,10 @@ record VolumeSpec(String name, String driver, String volumeId, boolean staged, b
         return null;
     }
 
-    /** The volume across pods: upstream's unique volume name, {@code <driver>^<volumeHandle>} (csi_plugin.go GetVolumeName). */
+    /**
+     * The volume across pods: upstream's unique volume name, {@code <driver>^<volumeHandle>} (csi_plugin.go
+     * GetVolumeName).
+     */
     String key() {
         return key(driver, volumeId);
     }
@@ -100,7 +103,8 @@ record VolumeSpec(String name, String driver, String volumeId, boolean staged, b
 
     private static String sha256(String s) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JVM has SHA-256", e);
         }

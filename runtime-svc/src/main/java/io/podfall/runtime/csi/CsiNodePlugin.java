@@ -55,7 +55,7 @@ import static io.podfall.runtime.Requests.read;
 public final class CsiNodePlugin implements Core<CsiState> {
     /** The pod annotation that makes unmounting its volumes take time. */
     public static final String UNMOUNT_SECONDS = "podfall.io/unmount-seconds";
-    /** Every timer of the plugin starts with it, so a service running it beside the container runtime can route them. */
+    /** Every timer of the plugin starts with it, so a service running it beside the runtime can route them. */
     public static final String TIMER_PREFIX = "csi/";
     private static final String UNPUBLISH_TIMER = TIMER_PREFIX + "unpublish";
 
