@@ -2,11 +2,12 @@ package io.podfall.runtime;
 
 import io.podfall.model.core.Core;
 import io.podfall.runtime.cri.ContainerRuntime;
+import io.podfall.runtime.csi.CsiNodePlugin;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
-/** Gives flow-adapter's LogProcessor this service's core: the container runtime of every node. */
+/** Gives flow-adapter's LogProcessor this service's core: the container runtime and CSI plugins of every node. */
 @ApplicationScoped
 public class CoreProducer {
 
@@ -14,6 +15,6 @@ public class CoreProducer {
     @Singleton
     @SuppressWarnings("rawtypes")
     Core core() {
-        return new ContainerRuntime();
+        return new NodeServices(new ContainerRuntime(), new CsiNodePlugin());
     }
 }

@@ -100,6 +100,7 @@ public record Timeline(String correlationId, List<Step> steps) {
         add(j, "exitCode=", d.path("exitCode"), "");
         add(j, "reason=", d.path("reason"), "");
         add(j, "ip=", d.path("ip"), "");
+        add(j, "volume=", d.path("volumeId"), "");
         add(j, "status=", d.path("status").path("reason"), "");
         return j.toString();
     }

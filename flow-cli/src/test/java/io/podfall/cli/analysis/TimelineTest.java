@@ -49,6 +49,13 @@ class TimelineTest {
     }
 
     @Test
+    void aVolumeStepShowsItsVolume() {
+        Event unpublished = Event.causedBy(delete.asCause(), "d1", 0, "/csi/node-1", EventTypes.VOLUME_UNPUBLISHED,
+                POD, T0.plusSeconds(70), Map.of("volumeName", "data", "volumeId", "default/pgdata"));
+        assertEquals("volume=default/pgdata", Timeline.of(List.of(delete, unpublished), "d1").steps().get(1).detail());
+    }
+
+    @Test
     void latestDeletionIsTheLastOneAClientAsked() {
         Event later = Event.request("d2", "/apiserver", EventTypes.DELETION_REQUESTED, POD, T0.plusSeconds(20), null, Map.of());
         Event kubeletsFinalDelete = Event.causedBy(later.asCause(), "d2", 0, "/kubelet/node-1",

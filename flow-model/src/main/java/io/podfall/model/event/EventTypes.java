@@ -93,4 +93,24 @@ public final class EventTypes {
     public static final String CONTAINER_REMOVED = "runtime.ContainerRemoved";
     /** The sandbox was removed: nothing of the pod is left on the node. Data: {@link io.podfall.model.runtime.Sandbox}. */
     public static final String SANDBOX_REMOVED = "runtime.SandboxRemoved";
+
+    // --- csi: requests to a node's CSI plugin, which the kubelet's volume manager calls directly (not via CRI) ---
+    /** CSI NodeStageVolume: mount a volume once on the node. Data: {@link io.podfall.model.csi.StagedVolume}. */
+    public static final String NODE_STAGE_VOLUME_REQUESTED = "csi.NodeStageVolumeRequested";
+    /** CSI NodePublishVolume: mount a volume into one pod. Data: {@link io.podfall.model.csi.NodePublishVolume}. */
+    public static final String NODE_PUBLISH_VOLUME_REQUESTED = "csi.NodePublishVolumeRequested";
+    /** CSI NodeUnpublishVolume: unmount a volume from one pod. Data: {@link io.podfall.model.csi.PublishedVolume}. */
+    public static final String NODE_UNPUBLISH_VOLUME_REQUESTED = "csi.NodeUnpublishVolumeRequested";
+    /** CSI NodeUnstageVolume: unmount a volume from the node. Data: {@link io.podfall.model.csi.StagedVolume}. */
+    public static final String NODE_UNSTAGE_VOLUME_REQUESTED = "csi.NodeUnstageVolumeRequested";
+
+    // --- csi: what the node's CSI plugin did ---
+    /** A volume is staged on the node. Data: {@link io.podfall.model.csi.StagedVolume}. */
+    public static final String VOLUME_STAGED = "csi.VolumeStaged";
+    /** A volume is mounted into a pod. Data: {@link io.podfall.model.csi.PublishedVolume}. */
+    public static final String VOLUME_PUBLISHED = "csi.VolumePublished";
+    /** A volume is unmounted from a pod. Data: {@link io.podfall.model.csi.PublishedVolume}. */
+    public static final String VOLUME_UNPUBLISHED = "csi.VolumeUnpublished";
+    /** A volume is unmounted from the node, and kept. Data: {@link io.podfall.model.csi.StagedVolume}. */
+    public static final String VOLUME_UNSTAGED = "csi.VolumeUnstaged";
 }

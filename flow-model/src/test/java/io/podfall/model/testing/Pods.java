@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 
 import java.time.Instant;
+import java.util.Map;
 
 /** Test data for pods: {@code aPod("web-1").onNode("node-1").withGrace(30).build()}. */
 public final class Pods {
@@ -40,6 +41,25 @@ public final class Pods {
 
     public Pods withContainer(String name) {
         b.editSpec().addNewContainer().withName(name).withImage("busybox").endContainer().endSpec();
+        return this;
+    }
+
+    /** A volume from a PersistentVolumeClaim of the pod's namespace. */
+    public Pods withClaim(String volumeName, String claimName) {
+        b.editSpec().addNewVolume().withName(volumeName).withNewPersistentVolumeClaim().withClaimName(claimName)
+                .endPersistentVolumeClaim().endVolume().endSpec();
+        return this;
+    }
+
+    /** An inline CSI ephemeral volume of the driver, with its volumeAttributes. */
+    public Pods withCsiVolume(String volumeName, String driver, Map<String, String> attributes) {
+        b.editSpec().addNewVolume().withName(volumeName).withNewCsi().withDriver(driver)
+                .withVolumeAttributes(attributes).endCsi().endVolume().endSpec();
+        return this;
+    }
+
+    public Pods withEmptyDir(String volumeName) {
+        b.editSpec().addNewVolume().withName(volumeName).withNewEmptyDir().endEmptyDir().endVolume().endSpec();
         return this;
     }
 

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.kubelet.nodestatus.InitialNode;
+import io.podfall.kubelet.volumemanager.VolumeManager;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.DeletionRequest;
@@ -48,7 +49,8 @@ import java.util.Optional;
  * (upstream's {@code UpdatePod}). A worker drives its pod through three phases, its work type:
  *
  * <ol>
- *   <li><b>SyncPod</b>: the pod should run. The worker asks the runtime for the sandbox
+ *   <li><b>SyncPod</b>: the pod should run. The worker has the {@link VolumeManager} mount the pod's CSI volumes
+ *       and waits until they are published (none: no wait, no event), then asks the runtime for the sandbox
  *       ({@code RunPodSandboxRequested}), then, once the sandbox runs, starts each container in spec order
  *       ({@code StartContainerRequested}), and once all of them run, the status manager reports the pod Running
  *       ({@code StatusUpdateRequested}).</li>
@@ -63,7 +65,8 @@ import java.util.Optional;
  *       ({@code StopContainerRequested}). Once every container has exited, it stops the sandbox
  *       ({@code StopPodSandboxRequested}). A pod in which nothing runs any more (a pod already Succeeded or
  *       Failed) thus goes straight on to its sandbox: there is nothing to wait for.</li>
- *   <li><b>TerminatedPod</b>: the runtime reports the sandbox stopped. The worker records it
+ *   <li><b>TerminatedPod</b>: the runtime reports the sandbox stopped. The volume manager unmounts the pod's
+ *       volumes, and once none is left published (at once for a pod without CSI volumes) the worker records it
  *       ({@code kubelet.PodTerminated}); the status manager writes the final status (Succeeded if every
  *       container exited 0, else Failed) and then sends its own DELETE with grace period 0 and a UID
  *       precondition (pkg/kubelet/status/status_manager.go: the pod may go once its resources are reclaimed).
@@ -86,15 +89,19 @@ import java.util.Optional;
  *   <li><i>Each container's preStop hook runs at most once</i>, and its time counts against the grace period.</li>
  *   <li><i>A terminated pod is never restarted.</i> A finished or forgotten UID takes no more updates.</li>
  *   <li><i>Only the API server's pods are deleted.</i> A pod that left the API server while its containers ran
- *       (a force delete) is still torn down on the node, but gets no final status and no final delete: there is
- *       nothing left to write to.</li>
+ *       (a force delete) is still torn down on the node, volumes included, but gets no final status and no final
+ *       delete: there is nothing left to write to.</li>
+ *   <li><i>A pod is terminated only once its volumes are unmounted</i>, so the final status and the final delete
+ *       wait for them: a slow unmount keeps the pod Terminating.</li>
  * </ul>
  *
  * <p>Who calls what: the API server's facts ({@code ObjectCreated}, {@code PodBound}, {@code PodStatusUpdated},
  * {@code ObjectMarkedTerminating}, {@code ObjectRemoved}) are the kubelet's config source; the runtime's facts
  * ({@code SandboxStarted}, {@code ContainerStarted}, {@code ContainerExited}, {@code SandboxStopped}) are its
- * PLEG. The worker reacts within the same step, so upstream's pending update and cancellation of a sync in
- * flight collapse into the order of the log. Every fact is applied only if it changes what the worker knows, so
+ * PLEG; the CSI plugin's ({@code VolumeStaged}, {@code VolumePublished}, {@code VolumeUnpublished},
+ * {@code VolumeUnstaged}) go to the volume manager, which tells the worker when its pod's volumes are all
+ * published or all unpublished. The worker reacts within the same step, so upstream's pending update and
+ * cancellation of a sync in flight collapse into the order of the log. Every fact is applied only if it changes what the worker knows, so
  * a repeated fact emits nothing. One timer is the end of a preStop hook, keyed
  * {@code prestop/<node>/<podUid>/<container>}; a timer that no longer matches the container's hook is stale and
  * does nothing. The other is housekeeping of an orphaned runtime pod (below). Node registration is the one action without a fact to react to: the wiring asks
@@ -175,6 +182,8 @@ public final class PodWorkers implements Core<PodWorkersState> {
             case EventTypes.CONTAINER_STARTED -> containerStarted(state, event, now);
             case EventTypes.CONTAINER_EXITED -> containerExited(state, event, now);
             case EventTypes.SANDBOX_STOPPED -> sandboxStopped(state, event, now);
+            case EventTypes.VOLUME_STAGED, EventTypes.VOLUME_PUBLISHED, EventTypes.VOLUME_UNPUBLISHED,
+                    EventTypes.VOLUME_UNSTAGED -> volumeChanged(state, event, now);
             default -> Effects.NONE;
         };
     }
@@ -372,15 +381,20 @@ public final class PodWorkers implements Core<PodWorkersState> {
         if (status.isTerminationRequested()) {
             return kill(state, w, becameTerminating, at, out);
         }
-        if (!status.isStarted()) {
-            status.startedAt = at;
-            out.emit(source(w), EventTypes.RUN_POD_SANDBOX_REQUESTED, subject(w), new RunPodSandbox(w.node, w.uid,
-                    w.namespace(), w.name(),
-                    pod.getSpec().getContainers().stream()
-                            .map(c -> new RunPodSandbox.ContainerSpec(c.getName(), c.getImage())).toList(),
-                    pod.getMetadata().getAnnotations() == null ? Map.of() : pod.getMetadata().getAnnotations()));
+        if (!status.isStarted() && state.volumeManager.waitForAttachAndMount(pod, out)) {
+            runPodSandbox(w, at, out);
         }
         return out.build();
+    }
+
+    /** SyncPod, once the pod's volumes are mounted: the runtime is asked for the sandbox, and the pod is started. */
+    private void runPodSandbox(PodWorker w, Instant at, Effects.Builder out) {
+        w.status.startedAt = at;
+        out.emit(source(w), EventTypes.RUN_POD_SANDBOX_REQUESTED, subject(w), new RunPodSandbox(w.node, w.uid,
+                w.namespace(), w.name(),
+                w.pod.getSpec().getContainers().stream()
+                        .map(c -> new RunPodSandbox.ContainerSpec(c.getName(), c.getImage())).toList(),
+                w.pod.getMetadata().getAnnotations() == null ? Map.of() : w.pod.getMetadata().getAnnotations()));
     }
 
     /**
@@ -539,15 +553,26 @@ public final class PodWorkers implements Core<PodWorkersState> {
         } else if (!w.status.isStarted()
                 || (w.sandbox == PodWorker.SandboxState.NOTREADY && !w.status.isTerminated())) {
             // Never started, or (a pod only the runtime knows) its sandbox seen stopped before the kill.
+            waitForUnmount(state, w, out);
+        }
+    }
+
+    /**
+     * The pod's runtime is gone (its sandbox stopped, or it never got one): the volume manager unmounts its
+     * volumes, and the pod is terminated once none is left (kubelet.go SyncTerminatedPod waits in WaitForUnmount
+     * before the status manager terminates the pod), now or on the last VolumeUnpublished.
+     */
+    private void waitForUnmount(PodWorkersState state, PodWorker w, Effects.Builder out) {
+        if (state.volumeManager.waitForUnmount(w.uid, out)) {
             syncTerminatedPod(state, w, out);
         }
     }
 
     /**
-     * Every container and the sandbox are stopped: the pod is terminated. The status manager writes the final
-     * status; the delete waits for the API server to hold it ({@link #deleteIfReclaimed}). An orphan has neither:
-     * it is forgotten at once. A pod the kubelet never started whose phase is terminal already has nothing new to
-     * report.
+     * Every container and the sandbox are stopped and the volumes unmounted: the pod is terminated. The status
+     * manager writes the final status; the delete waits for the API server to hold it ({@link #deleteIfReclaimed}).
+     * An orphan has neither: it is forgotten at once. A pod the kubelet never started whose phase is terminal
+     * already has nothing new to report.
      */
     private void syncTerminatedPod(PodWorkersState state, PodWorker w, Effects.Builder out) {
         w.status.terminatedAt = out.now();
@@ -592,6 +617,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
         }
         state.workers.remove(w.uid);
         state.forgotten.add(w.uid);
+        state.volumeManager.forget(w.uid);
     }
 
     // --- the runtime's facts: the kubelet's PLEG ---
@@ -685,7 +711,29 @@ public final class PodWorkers implements Core<PodWorkersState> {
             return Effects.NONE;
         }
         Effects.Builder out = Effects.of(event, now);
-        syncTerminatedPod(state, w, out);
+        waitForUnmount(state, w, out);
+        return out.build();
+    }
+
+    // --- the CSI plugin's facts: the volume manager's actual state ---
+
+    /**
+     * A volume staged, published, unpublished or unstaged: the volume manager takes it in and reconciles; the pod
+     * whose volume it was may now start (all its volumes published) or be terminated (all unpublished after its
+     * sandbox stopped). The decision takes its time from the fact.
+     */
+    private Effects volumeChanged(PodWorkersState state, Event event, Instant now) {
+        Effects.Builder out = Effects.of(event, now);
+        VolumeManager volumes = state.volumeManager;
+        volumes.handle(event, out).map(state.workers::get).ifPresent(w -> {
+            if (volumes.isUnmounted(w.uid)) {
+                if (w.status.isTerminationStarted() && !w.status.isTerminated()) {
+                    syncTerminatedPod(state, w, out);
+                }
+            } else if (volumes.isMounted(w.uid) && !w.status.isStarted() && !w.status.isTerminationRequested()) {
+                runPodSandbox(w, event.time(), out);
+            }
+        });
         return out.build();
     }
 

@@ -2,6 +2,7 @@ package io.podfall.kubelet.podworkers;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.podfall.kubelet.volumemanager.VolumeManager;
 
 import java.util.HashMap;
 import java.util.HashSet;
@@ -9,7 +10,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-/** What the kubelet knows: its informer caches and its pod workers. Changed only by {@link PodWorkers}. */
+/**
+ * What the kubelet knows: its informer caches, its pod workers and its volume manager. Changed only by
+ * {@link PodWorkers}.
+ */
 public final class PodWorkersState {
     /** Informer cache: the pods bound to one of this kubelet's nodes, by UID, as the API server last stored them. */
     final Map<String, Pod> pods = new HashMap<>();
@@ -19,6 +23,8 @@ public final class PodWorkersState {
     final Map<String, PodWorker> workers = new HashMap<>();
     /** UIDs whose worker finished and was forgotten: a late or repeated update must never start them again. */
     final Set<String> forgotten = new HashSet<>();
+    /** The volume manager: the pods' CSI volumes, wanted and mounted. */
+    final VolumeManager volumeManager = new VolumeManager();
 
     public Optional<Pod> pod(String uid) {
         return Optional.ofNullable(pods.get(uid));

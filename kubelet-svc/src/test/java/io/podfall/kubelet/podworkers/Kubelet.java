@@ -7,6 +7,7 @@ import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.apiserver.StatusUpdateRequest;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
+import io.podfall.model.csi.NodePublishVolume;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Ids;
@@ -76,6 +77,26 @@ final class Kubelet {
         return runtime(pod, EventTypes.CONTAINER_EXITED, new ContainerState(node(pod), uid(pod),
                 containerId(pod, container), container, "nginx:1.27", ContainerState.State.EXITED, exitCode,
                 exitCode == 0 ? "Completed" : "Error", T0, now));
+    }
+
+    /**
+     * The node's CSI plugin answers a request of the volume manager, as it does when nothing goes wrong: with the
+     * fact the request asked for, caused by it.
+     */
+    Effects csiAnswer(Event request) {
+        String fact = switch (request.type()) {
+            case EventTypes.NODE_STAGE_VOLUME_REQUESTED -> EventTypes.VOLUME_STAGED;
+            case EventTypes.NODE_PUBLISH_VOLUME_REQUESTED -> EventTypes.VOLUME_PUBLISHED;
+            case EventTypes.NODE_UNPUBLISH_VOLUME_REQUESTED -> EventTypes.VOLUME_UNPUBLISHED;
+            case EventTypes.NODE_UNSTAGE_VOLUME_REQUESTED -> EventTypes.VOLUME_UNSTAGED;
+            default -> throw new IllegalArgumentException("not a CSI request: " + request.type());
+        };
+        Object data = request.is(EventTypes.NODE_PUBLISH_VOLUME_REQUESTED)
+                ? request.data(NodePublishVolume.class).publication() : request.data();
+        Event e = Event.causedBy(request.asCause(), request.id(), 0, "/csi/" + request.data().path("node").asText(),
+                fact, request.subject(), now, data);
+        delivered.add(e);
+        return core.handle(state, e, now);
     }
 
     /**

@@ -18,6 +18,9 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
+import static io.podfall.runtime.Requests.read;
+import static io.podfall.runtime.SimulatedDurations.LONGEST_WAIT;
+
 /**
  * The container runtime (CRI, with CNI for pod IPs) of every node, as containerd serves the kubelet's calls from
  * {@code pkg/kubelet/kuberuntime} ({@code killContainer} in {@code kuberuntime_container.go} calls StopContainer
@@ -56,11 +59,6 @@ import java.util.Optional;
  * </ul>
  */
 public final class ContainerRuntime implements Core<RuntimeState> {
-    /**
-     * The longest the runtime waits for anything. Longer timeouts and exit delays are cut to it: far beyond any
-     * grace period in use, and it keeps every timer within what a clock can represent.
-     */
-    static final Duration LONGEST_WAIT = Duration.ofDays(3650);
     /** 128 + 9: the exit code of a process ended by SIGKILL. */
     static final int KILLED_EXIT_CODE = 137;
 
@@ -302,16 +300,8 @@ public final class ContainerRuntime implements Core<RuntimeState> {
     }
 
     private static Instant after(Instant from, Duration wait) {
+        // Longer timeouts are cut to the longest wait, as exit delays are.
         return from.plus(wait.compareTo(LONGEST_WAIT) > 0 ? LONGEST_WAIT : wait);
-    }
-
-    /** The request's data, or empty when it does not fit the payload type: nothing the runtime can act on. */
-    private static <T> Optional<T> read(Event event, Class<T> payloadType) {
-        try {
-            return Optional.ofNullable(event.data(payloadType));
-        } catch (IllegalArgumentException unreadable) {
-            return Optional.empty();
-        }
     }
 
     private static String source(String node) {

@@ -1,6 +1,7 @@
 package io.podfall.runtime.cri;
 
-import java.math.BigDecimal;
+import io.podfall.runtime.SimulatedDurations;
+
 import java.time.Duration;
 import java.util.Map;
 
@@ -11,7 +12,8 @@ import java.util.Map;
  *
  * @param exitsOnSigterm {@code podfall.io/on-sigterm}: {@code exit} [default] or {@code ignore} (the process
  *                       traps SIGTERM and carries on, so only SIGKILL ends it)
- * @param exitDelay      {@code podfall.io/exit-delay-seconds}: decimal seconds from SIGTERM to the exit [0]
+ * @param exitDelay      {@code podfall.io/exit-delay-seconds}: decimal seconds from SIGTERM to the exit [0];
+ *                       beyond {@link SimulatedDurations#LONGEST_WAIT} the process exits after any timeout
  * @param exitCode       {@code podfall.io/exit-code}: the code of that exit, 0–255 [143 = 128 + SIGTERM's 15]
  */
 public record ProcessBehaviour(boolean exitsOnSigterm, Duration exitDelay, int exitCode) {
@@ -26,27 +28,8 @@ public record ProcessBehaviour(boolean exitsOnSigterm, Duration exitDelay, int e
         }
         return new ProcessBehaviour(
                 !"ignore".equalsIgnoreCase(trimmed(annotations.get(ON_SIGTERM))),
-                exitDelay(trimmed(annotations.get(EXIT_DELAY_SECONDS))),
+                SimulatedDurations.seconds(annotations.get(EXIT_DELAY_SECONDS)).orElse(DEFAULT.exitDelay),
                 exitCode(trimmed(annotations.get(EXIT_CODE))));
-    }
-
-    private static Duration exitDelay(String value) {
-        if (value == null) {
-            return DEFAULT.exitDelay;
-        }
-        try {
-            BigDecimal seconds = new BigDecimal(value);
-            if (seconds.signum() < 0) {
-                return DEFAULT.exitDelay;
-            }
-            // Beyond the longest wait the process exits after any timeout: the same as waiting forever.
-            BigDecimal longest = BigDecimal.valueOf(ContainerRuntime.LONGEST_WAIT.getSeconds());
-            return seconds.compareTo(longest) >= 0
-                    ? ContainerRuntime.LONGEST_WAIT
-                    : Duration.ofNanos(seconds.movePointRight(9).longValue());
-        } catch (NumberFormatException e) {
-            return DEFAULT.exitDelay;
-        }
     }
 
     private static int exitCode(String value) {

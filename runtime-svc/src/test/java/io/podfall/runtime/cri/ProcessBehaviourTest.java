@@ -1,5 +1,6 @@
 package io.podfall.runtime.cri;
 
+import io.podfall.runtime.SimulatedDurations;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -47,6 +48,6 @@ class ProcessBehaviourTest {
 
     @Test
     void delaysBeyondTheLongestWaitAreCut() {
-        assertEquals(ContainerRuntime.LONGEST_WAIT, of(null, "1e30", null).exitDelay());
+        assertEquals(SimulatedDurations.LONGEST_WAIT, of(null, "1e30", null).exitDelay());
     }
 }

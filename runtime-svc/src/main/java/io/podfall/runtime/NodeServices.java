@@ -1,0 +1,54 @@
+package io.podfall.runtime;
+
+import io.podfall.model.core.Core;
+import io.podfall.model.core.Effects;
+import io.podfall.model.core.Timer;
+import io.podfall.model.event.Event;
+import io.podfall.runtime.cri.ContainerRuntime;
+import io.podfall.runtime.cri.RuntimeState;
+import io.podfall.runtime.csi.CsiNodePlugin;
+import io.podfall.runtime.csi.CsiState;
+
+import java.time.Instant;
+
+/**
+ * What runs on every node beside the kubelet and answers its calls: the container runtime (CRI, with CNI inside
+ * RunPodSandbox and StopPodSandbox) and the CSI node plugins, which the kubelet calls directly. Each has its own
+ * state and vocabulary: {@code csi.*} requests and the plugin's timers ({@link CsiNodePlugin#TIMER_PREFIX}) go to
+ * the plugin, everything else to the runtime. They share nothing, so no event is handled by both.
+ */
+public final class NodeServices implements Core<NodeServices.State> {
+
+    /** The runtime's state beside the plugin's. */
+    public record State(RuntimeState runtime, CsiState csi) {
+    }
+
+    private static final String CSI_TYPE_PREFIX = "csi.";
+
+    private final ContainerRuntime runtime;
+    private final CsiNodePlugin csi;
+
+    public NodeServices(ContainerRuntime runtime, CsiNodePlugin csi) {
+        this.runtime = runtime;
+        this.csi = csi;
+    }
+
+    @Override
+    public State newState() {
+        return new State(runtime.newState(), csi.newState());
+    }
+
+    @Override
+    public Effects handle(State state, Event event, Instant now) {
+        return event.type().startsWith(CSI_TYPE_PREFIX)
+                ? csi.handle(state.csi(), event, now)
+                : runtime.handle(state.runtime(), event, now);
+    }
+
+    @Override
+    public Effects fire(State state, Timer timer, Instant now) {
+        return timer.key().startsWith(CsiNodePlugin.TIMER_PREFIX)
+                ? csi.fire(state.csi(), timer, now)
+                : runtime.fire(state.runtime(), timer, now);
+    }
+}

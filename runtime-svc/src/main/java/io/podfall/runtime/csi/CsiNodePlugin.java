@@ -1,0 +1,170 @@
+package io.podfall.runtime.csi;
+
+import io.podfall.model.core.Core;
+import io.podfall.model.core.Effects;
+import io.podfall.model.core.Timer;
+import io.podfall.model.csi.NodePublishVolume;
+import io.podfall.model.csi.PublishedVolume;
+import io.podfall.model.csi.StagedVolume;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.runtime.SimulatedDurations;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+
+import static io.podfall.runtime.Requests.read;
+
+/**
+ * The CSI node plugin of every node (the Node service of the CSI spec, which the kubelet calls over the driver's
+ * socket: pkg/volume/csi/csi_client.go), for every driver: it answers the {@code csi.*Requested} events of the
+ * kubelets' volume managers with what it did on the node. Every fact it emits has source {@code /csi/<node>}, the
+ * subject of the request (the pod it served) and the request as its cause.
+ *
+ * <p>State ({@link CsiState}): per node the volumes staged there and the volumes published into pods, and the ids
+ * of the requests it served.
+ *
+ * <ul>
+ *   <li><b>NodeStageVolume</b> mounts a volume at its staging path, once for the node: VolumeStaged.</li>
+ *   <li><b>NodePublishVolume</b> mounts it into one pod, from the staging path when there is one: VolumePublished.
+ *       The CSI spec has the plugin refuse (FAILED_PRECONDITION) a publish from a staging path where nothing is
+ *       staged; so does this plugin, by not answering (podfall has no error facts for CSI yet, and the kubelet
+ *       never asks so).</li>
+ *   <li><b>NodeUnpublishVolume</b> unmounts it from the pod: VolumeUnpublished, at once, or once the pod's
+ *       {@code podfall.io/unmount-seconds} (given with the publish, decimal seconds, default 0) have passed since
+ *       the request: a slow or stuck unmount (a busy mount point, an unreachable server) is simulated by a timer,
+ *       keyed {@code csi/unpublish/<node>/<podUid>/<volumeName>}.</li>
+ *   <li><b>NodeUnstageVolume</b> unmounts it from the node: VolumeUnstaged. The volume itself is kept: deleting a
+ *       persistent volume is no node's business.</li>
+ * </ul>
+ *
+ * <p>Invariants:
+ * <ul>
+ *   <li>Every request is answered once. The CSI calls are idempotent (the spec: a repeated call, or an unpublish or
+ *       unstage of what is not there, replies OK), so a new request for what is already done is answered with
+ *       the same fact; but a request delivered again, the same id, is recognised and emits nothing.</li>
+ *   <li>An unpublish under way is not started again: a second NodeUnpublishVolume for it waits for the same end.</li>
+ *   <li>The unmount's end is timed from the request's time on the log, not from when the plugin reads it: a plugin
+ *       rebuilding its state from the log sets its timers at the very instants it set them live.</li>
+ *   <li>A request the plugin cannot serve (unreadable data, a publish from a staging path with nothing staged)
+ *       changes nothing and emits nothing: the core never throws on its input.</li>
+ * </ul>
+ */
+public final class CsiNodePlugin implements Core<CsiState> {
+    /** The pod annotation that makes unmounting its volumes take time. */
+    public static final String UNMOUNT_SECONDS = "podfall.io/unmount-seconds";
+    /** Every timer of the plugin starts with it, so a service running it beside the runtime can route them. */
+    public static final String TIMER_PREFIX = "csi/";
+    private static final String UNPUBLISH_TIMER = TIMER_PREFIX + "unpublish";
+
+    @Override
+    public CsiState newState() {
+        return new CsiState();
+    }
+
+    @Override
+    public Effects handle(CsiState state, Event event, Instant now) {
+        if (state.served.contains(event.id())) {
+            return Effects.NONE;
+        }
+        Effects.Builder out = Effects.of(event, now);
+        boolean served = switch (event.type()) {
+            case EventTypes.NODE_STAGE_VOLUME_REQUESTED -> staging(event).map(r -> stage(state, r, event, out))
+                    .orElse(false);
+            case EventTypes.NODE_UNSTAGE_VOLUME_REQUESTED -> staging(event).map(r -> unstage(state, r, event, out))
+                    .orElse(false);
+            case EventTypes.NODE_PUBLISH_VOLUME_REQUESTED -> read(event, NodePublishVolume.class)
+                    .filter(r -> r.node() != null && r.podUid() != null && r.volumeName() != null)
+                    .map(r -> publish(state, r, event, out)).orElse(false);
+            case EventTypes.NODE_UNPUBLISH_VOLUME_REQUESTED -> read(event, PublishedVolume.class)
+                    .filter(r -> r.node() != null && r.podUid() != null && r.volumeName() != null)
+                    .map(r -> unpublish(state, r, event, out)).orElse(false);
+            default -> false;
+        };
+        if (served) {
+            state.served.add(event.id());
+        }
+        return out.build();
+    }
+
+    /** An unmount that took time is done, unless that unpublish is no longer the one under way. */
+    @Override
+    public Effects fire(CsiState state, Timer timer, Instant now) {
+        String[] key = timer.key().split("/", -1);
+        if (key.length != 5 || !timer.key().startsWith(UNPUBLISH_TIMER + "/")) {
+            return Effects.NONE;
+        }
+        Optional<Publication> found = state.publication(key[2], key[3], key[4])
+                .filter(p -> timer.at().equals(p.unpublishDueAt));
+        if (found.isEmpty()) {
+            return Effects.NONE;
+        }
+        Effects.Builder out = Effects.of(timer, now);
+        unpublished(state, found.get(), out);
+        return out.build();
+    }
+
+    private static Optional<StagedVolume> staging(Event request) {
+        return read(request, StagedVolume.class)
+                .filter(r -> r.node() != null && r.driver() != null && r.volumeId() != null);
+    }
+
+    private boolean stage(CsiState state, StagedVolume r, Event request, Effects.Builder out) {
+        state.stagedOn(r.node()).put(CsiState.volumeKey(r.driver(), r.volumeId()), r);
+        out.emit(source(r.node()), EventTypes.VOLUME_STAGED, request.subject(), r);
+        return true;
+    }
+
+    private boolean unstage(CsiState state, StagedVolume r, Event request, Effects.Builder out) {
+        state.stagedOn(r.node()).remove(CsiState.volumeKey(r.driver(), r.volumeId()));
+        out.emit(source(r.node()), EventTypes.VOLUME_UNSTAGED, request.subject(), r);
+        return true;
+    }
+
+    private boolean publish(CsiState state, NodePublishVolume r, Event request, Effects.Builder out) {
+        if (r.stagingTargetPath() != null && !state.isStaged(r.node(), r.driver(), r.volumeId())) {
+            return false;
+        }
+        Map<String, String> annotations = r.annotations() == null ? Map.of() : r.annotations();
+        Duration unmountDelay = SimulatedDurations.seconds(annotations.get(UNMOUNT_SECONDS)).orElse(Duration.ZERO);
+        state.publishedOn(r.node()).putIfAbsent(CsiState.publicationKey(r.podUid(), r.volumeName()),
+                new Publication(r.publication(), request.subject(), unmountDelay));
+        out.emit(source(r.node()), EventTypes.VOLUME_PUBLISHED, request.subject(), r.publication());
+        return true;
+    }
+
+    /**
+     * Unmounts the volume from the pod, at once or after its unmount delay, counted from the request's time on
+     * the log. A volume that is not published is unpublished already: the spec's answer is OK.
+     */
+    private boolean unpublish(CsiState state, PublishedVolume r, Event request, Effects.Builder out) {
+        Optional<Publication> found = state.publication(r.node(), r.podUid(), r.volumeName());
+        if (found.isEmpty()) {
+            out.emit(source(r.node()), EventTypes.VOLUME_UNPUBLISHED, request.subject(), r);
+            return true;
+        }
+        Publication p = found.get();
+        if (p.unpublishDueAt != null) {
+            return true;
+        }
+        if (p.unmountDelay.isZero()) {
+            unpublished(state, p, out);
+            return true;
+        }
+        p.unpublishDueAt = request.time().plus(p.unmountDelay);
+        out.timer(String.join("/", UNPUBLISH_TIMER, r.node(), r.podUid(), r.volumeName()), p.unpublishDueAt);
+        return true;
+    }
+
+    private void unpublished(CsiState state, Publication p, Effects.Builder out) {
+        PublishedVolume v = p.volume;
+        state.publishedOn(v.node()).remove(CsiState.publicationKey(v.podUid(), v.volumeName()));
+        out.emit(source(v.node()), EventTypes.VOLUME_UNPUBLISHED, p.subject, v);
+    }
+
+    private static String source(String node) {
+        return "/csi/" + node;
+    }
+}
