@@ -70,4 +70,33 @@ class TerminationIT {
         assertTrue(killedAfter >= 4 && killedAfter <= 6,
                 "killed once the shortened deadline (the first request + 5 s) passed, not after 60 s: " + killedAfter + " s");
     }
+
+    /**
+     * A pod with a claim: its volume is unpublished after the sandbox stopped and before the pod is terminated; a
+     * slow unmount keeps the pod Terminating, and the final delete waits for it; the node unstages the volume
+     * once no pod uses it.
+     */
+    @Test
+    void aSlowUnmountKeepsThePodTerminatingUntilTheVolumeIsUnpublished() throws InterruptedException {
+        pods.createRunning(new PodBuilder().withNewMetadata().withName("mounted")
+                .addToAnnotations("podfall.io/unmount-seconds", "3").endMetadata()
+                .withNewSpec().addNewContainer().withName("app").withImage("nginx").endContainer()
+                .addNewVolume().withName("data").withNewPersistentVolumeClaim().withClaimName("data-mounted")
+                .endPersistentVolumeClaim().endVolume().endSpec().build());
+        pods.delete("mounted", 10);
+
+        List<Event> unmounting = pods.eventsOf("mounted", NODE_UNPUBLISH_VOLUME_REQUESTED, Duration.ofSeconds(60));
+        assertTrue(unmounting.stream().noneMatch(e -> e.is(POD_TERMINATED)));
+        assertEquals(200, pods.api.get("/api/v1/namespaces/default/pods/mounted").code(), "still Terminating");
+
+        List<Event> events = pods.eventsOf("mounted", SANDBOX_REMOVED, Duration.ofSeconds(90));
+        List<String> order = events.stream().map(Event::type).filter(t -> List.of(SANDBOX_STOPPED,
+                NODE_UNPUBLISH_VOLUME_REQUESTED, VOLUME_UNPUBLISHED, POD_TERMINATED, OBJECT_REMOVED).contains(t)).toList();
+        assertEquals(List.of(SANDBOX_STOPPED, NODE_UNPUBLISH_VOLUME_REQUESTED, VOLUME_UNPUBLISHED, POD_TERMINATED,
+                OBJECT_REMOVED), order);
+        assertEquals(3, seconds(first(events, NODE_UNPUBLISH_VOLUME_REQUESTED, null), first(events, VOLUME_UNPUBLISHED, null)),
+                "the unmount took its 3 s");
+        assertEquals("default/data-mounted", first(events, VOLUME_UNSTAGED, null).data().path("volumeId").asText(),
+                "unstaged from the node once its last pod let go");
+    }
 }
