@@ -1,12 +1,18 @@
 package io.podfall.controller.testing;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.podfall.model.Json;
 import io.podfall.model.apiserver.BindingRequest;
+import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.ObjectChange;
+import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.apiserver.RequestRejection;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
@@ -24,6 +30,7 @@ public final class ApiServerFacts {
 
     private long resourceVersion;
     private int facts;
+    private int generated;
 
     public Event created(Pod pod) {
         return fact(EventTypes.OBJECT_CREATED, ResourceType.PODS, stored(pod));
@@ -72,6 +79,67 @@ public final class ApiServerFacts {
     /** Any object gone from storage; the data holds its last state. */
     public Event removed(ResourceType resource, HasMetadata object) {
         return fact(EventTypes.OBJECT_REMOVED, resource, stored(object));
+    }
+
+    /**
+     * The object a {@code CreationRequested} asks for, stored as the API server stores it (a name from
+     * {@code generateName} and a counter if it has none, the request's namespace, creationTimestamp {@link #T0}),
+     * as the fact that answers the request.
+     */
+    public Event createdFrom(Event creationRequested) {
+        CreationRequest request = creationRequested.data(CreationRequest.class);
+        ResourceType resource = ResourceType.byPlural(request.resource());
+        HasMetadata object = Json.convert(request.object(), resource.javaType());
+        ObjectMeta meta = object.getMetadata();
+        if (meta.getName() == null || meta.getName().isEmpty()) {
+            meta.setName(meta.getGenerateName() + ++generated);
+        }
+        meta.setNamespace(request.namespace());
+        if (meta.getCreationTimestamp() == null) {
+            meta.setCreationTimestamp(T0.toString());
+        }
+        return answer(creationRequested, EventTypes.OBJECT_CREATED, resource, object);
+    }
+
+    /**
+     * A {@code PatchRequested} with a JSON merge patch (RFC 7386) applied to {@code current}, stored, as the fact that
+     * answers it. The subresource is not checked: the test gives a patch that touches what it may.
+     */
+    public Event patchedFrom(Event patchRequested, HasMetadata current) {
+        PatchRequest request = patchRequested.data(PatchRequest.class);
+        ResourceType resource = ResourceType.byPlural(request.resource());
+        JsonNode patched = mergePatch(Json.tree(current), request.patch());
+        return answer(patchRequested, EventTypes.OBJECT_UPDATED, resource, Json.convert(patched, resource.javaType()));
+    }
+
+    /** A fact of the given type about {@code object}, caused by {@code request}: the API server's answer to it. */
+    public Event answer(Event request, String type, ResourceType resource, HasMetadata object) {
+        stored(object);
+        return Event.causedBy(request.asCause(), request.id(), 0, "/apiserver", type,
+                Subjects.of(object.getMetadata().getNamespace(), resource.plural(), object.getMetadata().getName()),
+                T0, ObjectChange.of(resource, object));
+    }
+
+    /** The API server's refusal of any request with the given code and reason, caused by it. */
+    public Event rejected(Event request, int code, String reason) {
+        return Event.causedBy(request.asCause(), request.id(), 0, "/apiserver", EventTypes.REQUEST_REJECTED,
+                request.subject(), T0, new RequestRejection(new StatusBuilder().withStatus("Failure").withReason(reason)
+                        .withCode(code).withMessage(reason + ": " + request.subject()).build()));
+    }
+
+    private static JsonNode mergePatch(JsonNode target, JsonNode patch) {
+        if (!patch.isObject()) {
+            return patch;
+        }
+        ObjectNode result = target != null && target.isObject() ? ((ObjectNode) target).deepCopy() : Json.MAPPER.createObjectNode();
+        patch.fields().forEachRemaining(f -> {
+            if (f.getValue().isNull()) {
+                result.remove(f.getKey());
+            } else {
+                result.set(f.getKey(), mergePatch(result.get(f.getKey()), f.getValue()));
+            }
+        });
+        return result;
     }
 
     /** The API server's refusal of a binding, as it answers the request: caused by it. */
