@@ -14,7 +14,7 @@ import java.util.Map;
  * succeeds. Here a sync fails when the API server rejects one of its requests, and succeeds again when a request
  * of the kind that failed is answered. Without this, a request rejected for good would be re-sent at once, for ever.
  */
-public final class Backoff {
+final class Backoff {
     static final Duration BASE = Duration.ofMillis(5);
     static final Duration MAX = Duration.ofSeconds(1000);
     /** Past this many failures in a row the delay is {@link #MAX} (and the doubling would overflow). */
@@ -27,7 +27,7 @@ public final class Backoff {
     private final Map<String, Failures> byOwner = new HashMap<>();
 
     /** Records a failure of a request of this kind; returns when the owner may try again. */
-    public Instant failed(String owner, Kind kind, Instant now) {
+    Instant failed(String owner, Kind kind, Instant now) {
         int count = byOwner.containsKey(owner) ? byOwner.get(owner).count() + 1 : 1;
         Duration delay = count > DOUBLINGS ? MAX : BASE.multipliedBy(1L << (count - 1));
         Instant until = now.plus(delay.compareTo(MAX) > 0 ? MAX : delay);
@@ -36,7 +36,7 @@ public final class Backoff {
     }
 
     /** A request of this kind was answered: if that kind failed last, the count starts again ({@code Forget}). */
-    public void succeeded(String owner, Kind kind) {
+    void succeeded(String owner, Kind kind) {
         Failures f = byOwner.get(owner);
         if (f != null && f.kind() == kind) {
             byOwner.remove(owner);
@@ -44,12 +44,12 @@ public final class Backoff {
     }
 
     /** The owner is gone. */
-    public void forget(String owner) {
+    void forget(String owner) {
         byOwner.remove(owner);
     }
 
     /** Whether the owner still waits out a failure. */
-    public boolean waiting(String owner, Instant now) {
+    boolean waiting(String owner, Instant now) {
         Failures f = byOwner.get(owner);
         return f != null && now.isBefore(f.until());
     }

@@ -1,6 +1,5 @@
 package io.podfall.controller.replicaset;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -11,7 +10,6 @@ import io.fabric8.kubernetes.api.model.apps.ReplicaSetCondition;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetConditionBuilder;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetStatus;
 import io.podfall.controller.Controller;
-import io.podfall.controller.replicaset.Expectations.Expectation;
 import io.podfall.controller.replicaset.Expectations.Kind;
 import io.podfall.controller.replicaset.ReplicaSetState.Failure;
 import io.podfall.model.Json;
@@ -81,15 +79,11 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
     public static final String SOURCE = "/controller/replicaset";
     /** Upstream's {@code BurstReplicas}: the most pods created or deleted in one sync. */
     static final int BURST_REPLICAS = 500;
-    static final String TIMER_PREFIX = "replicaset/";
-    static final String RETRY = "retry";
-    static final String EXPECTATIONS = "expectations";
+    /** The timer purpose of a wake-up when the next ready pod becomes available. */
     static final String AVAILABLE = "available";
     static final String REPLICA_FAILURE = "ReplicaFailure";
 
-    private static final Set<String> FACTS = Set.of(EventTypes.OBJECT_CREATED, EventTypes.POD_BOUND,
-            EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_UPDATED, EventTypes.OBJECT_MARKED_TERMINATING,
-            EventTypes.OBJECT_REMOVED);
+    private static final Set<String> RESOURCES = Set.of(ResourceType.PODS.plural(), ResourceType.REPLICASETS.plural());
     /** A pod counts as available a moment after its minReadySeconds have passed: upstream's test is strict. */
     private static final Duration AFTER = Duration.ofMillis(1);
 
@@ -101,34 +95,28 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
     @Override
     public void handle(ReplicaSetState state, Event event, Effects.Builder effects) {
         if (event.is(EventTypes.REQUEST_REJECTED)) {
-            rejected(state, event, effects);
+            state.requests().rejected(event, effects).filter(refused -> refused.kind() != Kind.WRITE)
+                    .ifPresent(refused -> state.fail(refused.owner(), new Failure(
+                            refused.kind() == Kind.CREATION ? "FailedCreate" : "FailedDelete",
+                            event.data(RequestRejection.class).status().getMessage(), effects.now())));
             return;
         }
-        if (!FACTS.contains(event.type())) {
-            return;
-        }
-        ObjectChange change = event.data(ObjectChange.class);
-        boolean isPod = ResourceType.PODS.plural().equals(change.resource());
-        if (!isPod && !ResourceType.REPLICASETS.plural().equals(change.resource())) {
-            return;
-        }
-        JsonNode meta = change.object().path("metadata");
-        if (!state.resourceVersions().isNews(meta.path("namespace").asText(""), meta.path("resourceVersion").asText(null))) {
+        Optional<ObjectChange> news = state.requests().news(event, RESOURCES);
+        if (news.isEmpty()) {
             return;
         }
         Set<String> toSync = new LinkedHashSet<>();
-        state.expectations().observe(event.causationId()).ifPresent(answered -> {
-            state.backoff().succeeded(answered.owner(), answered.kind());
+        state.requests().answered(event).ifPresent(answered -> {
             if (Expectations.POD_CHANGES.contains(answered.kind())) {
                 state.recovered(answered.owner());
             }
             toSync.add(answered.owner());
         });
         boolean removed = event.is(EventTypes.OBJECT_REMOVED);
-        if (isPod) {
-            podChanged(state, change.object(Pod.class), removed, toSync);
+        if (news.get().resourceType() == ResourceType.PODS) {
+            podChanged(state, news.get().object(Pod.class), removed, toSync);
         } else {
-            ReplicaSet rs = change.object(ReplicaSet.class);
+            ReplicaSet rs = news.get().object(ReplicaSet.class);
             String key = key(rs.getMetadata());
             if (removed) {
                 state.removeReplicaSet(key);
@@ -140,21 +128,10 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
         toSync.forEach(key -> sync(state, key, effects));
     }
 
+    /** A retry after a backoff, a request in flight timed out, or the next pod available: sync the ReplicaSet. */
     @Override
     public void fire(ReplicaSetState state, Timer timer, Effects.Builder effects) {
-        if (!timer.key().startsWith(TIMER_PREFIX)) {
-            return;
-        }
-        String rest = timer.key().substring(TIMER_PREFIX.length());
-        String purpose = rest.substring(0, rest.indexOf('/'));
-        String key = rest.substring(purpose.length() + 1);
-        if (purpose.equals(EXPECTATIONS)) {
-            if (!state.expectations().expire(key, effects.now())) {
-                return;
-            }
-            state.expectations().nextTimeout(key).ifPresent(at -> effects.timer(timer.key(), at));
-        }
-        sync(state, key, effects);
+        state.requests().fired(timer, effects).ifPresent(key -> sync(state, key, effects));
     }
 
     /** Caches the pod, and collects the ReplicaSets it concerns: its controller before and after, and whoever deletes it. */
@@ -168,49 +145,28 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
             state.putPod(pod);
         }
         if (removed || pod.getMetadata().getDeletionTimestamp() != null) {
-            toSync.addAll(state.expectations().deletionObserved(uid));
+            toSync.addAll(state.requests().expectations().deletionObserved(uid));
         }
         ControllerRefs.controllerUid(pod, ResourceType.REPLICASETS).flatMap(state::keyOf).ifPresent(toSync::add);
     }
 
-    /**
-     * The API server refused one of our requests: its expectation ends, a refused creation or deletion is recorded
-     * as the ReplicaSet's failure, and its next sync waits out the backoff. (A deletion refused as NotFound cannot
-     * happen here: the pod's removal comes first on the log and already ended the expectation.)
-     */
-    private static void rejected(ReplicaSetState state, Event event, Effects.Builder effects) {
-        Optional<Expectation> refused = state.expectations().observe(event.causationId());
-        if (refused.isEmpty()) {
-            return;
-        }
-        Expectation e = refused.get();
-        if (e.kind() != Kind.WRITE) {
-            state.fail(e.owner(), new Failure(e.kind() == Kind.CREATION ? "FailedCreate" : "FailedDelete",
-                    event.data(RequestRejection.class).status().getMessage(), effects.now()));
-        }
-        effects.timer(timerKey(RETRY, e.owner()), state.backoff().failed(e.owner(), e.kind(), effects.now()));
-    }
-
     private static void sync(ReplicaSetState state, String key, Effects.Builder effects) {
         Optional<ReplicaSet> cached = state.replicaSet(key);
-        if (cached.isEmpty() || state.backoff().waiting(key, effects.now())) {
+        if (cached.isEmpty() || state.requests().backingOff(key, effects.now())) {
             return;
         }
         ReplicaSet rs = cached.get();
         List<Pod> active = state.podsControlledBy(rs.getMetadata().getUid()).stream().filter(ActivePods::isActive).toList();
-        boolean requested = false;
-        if (rs.getMetadata().getDeletionTimestamp() == null && state.expectations().satisfied(key, Expectations.POD_CHANGES)) {
-            requested = manageReplicas(state, key, rs, active, effects);
+        if (rs.getMetadata().getDeletionTimestamp() == null
+                && state.requests().expectations().satisfied(key, Expectations.POD_CHANGES)) {
+            manageReplicas(state, key, rs, active, effects);
         }
-        requested |= updateStatus(state, key, rs, active, effects);
-        if (requested) {
-            state.expectations().nextTimeout(key).ifPresent(at -> effects.timer(timerKey(EXPECTATIONS, key), at));
-        }
-        wakeWhenNextAvailable(key, rs, active, effects);
+        updateStatus(state, key, rs, active, effects);
+        wakeWhenNextAvailable(state, key, rs, active, effects);
     }
 
-    /** Creates the missing pods or deletes the surplus; whether it asked for anything. */
-    private static boolean manageReplicas(ReplicaSetState state, String key, ReplicaSet rs, List<Pod> active,
+    /** Creates the missing pods or deletes the surplus. */
+    private static void manageReplicas(ReplicaSetState state, String key, ReplicaSet rs, List<Pod> active,
                                           Effects.Builder effects) {
         int diff = active.size() - replicas(rs);
         String namespace = rs.getMetadata().getNamespace();
@@ -218,17 +174,16 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
             for (int i = 0; i < Math.min(-diff, BURST_REPLICAS); i++) {
                 effects.emit(SOURCE, EventTypes.CREATION_REQUESTED, Subjects.of(namespace, ResourceType.PODS.plural(), ""),
                         new CreationRequest(ResourceType.PODS.plural(), namespace, Json.tree(podFromTemplate(rs))));
-                expect(state, key, Kind.CREATION, null, effects);
+                state.requests().expect(key, Kind.CREATION, null, effects);
             }
         } else if (diff > 0) {
             for (Pod victim : podsToDelete(state, rs, active, Math.min(diff, BURST_REPLICAS), effects.now())) {
                 String name = victim.getMetadata().getName();
                 effects.emit(SOURCE, EventTypes.DELETION_REQUESTED, Subjects.of(namespace, ResourceType.PODS.plural(), name),
                         new DeletionRequest(ResourceType.PODS.plural(), namespace, name, null));
-                expect(state, key, Kind.DELETION, victim.getMetadata().getUid(), effects);
+                state.requests().expect(key, Kind.DELETION, victim.getMetadata().getUid(), effects);
             }
         }
-        return diff != 0;
     }
 
     /**
@@ -269,21 +224,20 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
         return active.stream().sorted(ActivePods.deletionOrder(ranks, now)).limit(count).toList();
     }
 
-    /** Writes the status if it changed and no write of it is in flight; whether it did. */
-    private static boolean updateStatus(ReplicaSetState state, String key, ReplicaSet rs, List<Pod> active,
+    /** Writes the status if it changed and no write of it is in flight. */
+    private static void updateStatus(ReplicaSetState state, String key, ReplicaSet rs, List<Pod> active,
                                         Effects.Builder effects) {
         ReplicaSetStatus current = rs.getStatus() == null ? new ReplicaSetStatus() : rs.getStatus();
         ReplicaSetStatus next = calculateStatus(rs, current, active, state.failure(key), effects.now());
-        if (Json.tree(next).equals(Json.tree(current)) || !state.expectations().satisfied(key, Set.of(Kind.WRITE))) {
-            return false;
+        if (Json.tree(next).equals(Json.tree(current)) || !state.requests().expectations().satisfied(key, Set.of(Kind.WRITE))) {
+            return;
         }
         String namespace = rs.getMetadata().getNamespace();
         String name = rs.getMetadata().getName();
         effects.emit(SOURCE, EventTypes.PATCH_REQUESTED, Subjects.of(namespace, ResourceType.REPLICASETS.plural(), name),
                 new PatchRequest(ResourceType.REPLICASETS.plural(), namespace, name, "status", PatchRequest.MERGE,
                         Json.MAPPER.createObjectNode().set("status", Json.tree(next))));
-        expect(state, key, Kind.WRITE, null, effects);
-        return true;
+        state.requests().expect(key, Kind.WRITE, null, effects);
     }
 
     /**
@@ -315,7 +269,7 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
     }
 
     /** With minReadySeconds, a ready pod becomes available later, without a fact: a timer wakes the sync then. */
-    private static void wakeWhenNextAvailable(String key, ReplicaSet rs, List<Pod> active, Effects.Builder effects) {
+    private static void wakeWhenNextAvailable(ReplicaSetState state, String key, ReplicaSet rs, List<Pod> active, Effects.Builder effects) {
         int minReadySeconds = Objects.requireNonNullElse(rs.getSpec().getMinReadySeconds(), 0);
         if (minReadySeconds == 0) {
             return;
@@ -323,15 +277,7 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
         active.stream().filter(p -> !ActivePods.isAvailable(p, minReadySeconds, effects.now()))
                 .flatMap(p -> ActivePods.availableAfter(p, minReadySeconds).stream())
                 .min(Instant::compareTo)
-                .ifPresent(at -> effects.timer(timerKey(AVAILABLE, key), at.plus(AFTER)));
-    }
-
-    private static void expect(ReplicaSetState state, String key, Kind kind, String podUid, Effects.Builder effects) {
-        state.expectations().expect(effects.lastEventId(), new Expectation(key, kind, podUid, effects.now()));
-    }
-
-    static String timerKey(String purpose, String key) {
-        return TIMER_PREFIX + purpose + "/" + key;
+                .ifPresent(at -> effects.timer(state.requests().timerKey(AVAILABLE, key), at.plus(AFTER)));
     }
 
     static String key(ObjectMeta meta) {

@@ -15,8 +15,8 @@ import java.util.TreeSet;
 
 /**
  * What the {@link ReplicaSetController} knows: its informer caches of ReplicaSets and of the pods they control,
- * its requests in flight ({@link Expectations}), the rate limit of its retries ({@link Backoff}) and the last
- * failure of each ReplicaSet's pod management (its {@code ReplicaFailure} condition). Only the controller
+ * its requests in flight with the rate limit of its retries ({@link RequestsInFlight}) and the last failure of each
+ * ReplicaSet's pod management (its {@code ReplicaFailure} condition). Only the controller
  * changes it; the methods keep the index of pods by controller in step with the pods.
  */
 public final class ReplicaSetState {
@@ -28,9 +28,7 @@ public final class ReplicaSetState {
     private final Map<String, Pod> pods = new HashMap<>();
     /** The uids of the pods each ReplicaSet uid controls, in uid order. */
     private final Map<String, Set<String>> podsByController = new HashMap<>();
-    private final Expectations expectations = new Expectations();
-    private final Backoff backoff = new Backoff();
-    private final ResourceVersions resourceVersions = new ResourceVersions();
+    private final RequestsInFlight requests = new RequestsInFlight("replicaset");
     /** The request that failed last for each ReplicaSet, until one of its pod requests succeeds again. */
     private final Map<String, Failure> failures = new HashMap<>();
 
@@ -63,16 +61,8 @@ public final class ReplicaSetState {
         return Optional.ofNullable(pods.get(uid));
     }
 
-    public Expectations expectations() {
-        return expectations;
-    }
-
-    Backoff backoff() {
-        return backoff;
-    }
-
-    ResourceVersions resourceVersions() {
-        return resourceVersions;
+    public RequestsInFlight requests() {
+        return requests;
     }
 
     Optional<Failure> failure(String key) {
@@ -95,8 +85,7 @@ public final class ReplicaSetState {
         if (gone != null) {
             keysByUid.remove(gone.getMetadata().getUid());
         }
-        expectations.forget(key);
-        backoff.forget(key);
+        requests.forget(key);
         failures.remove(key);
     }
 

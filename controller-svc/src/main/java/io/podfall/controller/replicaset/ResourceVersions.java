@@ -13,11 +13,11 @@ import java.util.Map;
  *
  * <p>Kubernetes calls resourceVersions opaque: one that is not a number is always taken as news.
  */
-public final class ResourceVersions {
+final class ResourceVersions {
     private final Map<String, Long> seen = new HashMap<>();
 
     /** Whether the fact is news, remembering it if so. */
-    public boolean isNews(String namespace, String resourceVersion) {
+    boolean isNews(String namespace, String resourceVersion) {
         long version;
         try {
             version = Long.parseLong(resourceVersion);

@@ -312,7 +312,7 @@ class ReplicaSetControllerTest {
         handle(api.removed(RS, rs));
 
         assertTrue(state.replicaSet("default/web").isEmpty());
-        assertTrue(state.expectations().satisfied("default/web"));
+        assertTrue(state.requests().expectations().satisfied("default/web"));
     }
 
     @Test

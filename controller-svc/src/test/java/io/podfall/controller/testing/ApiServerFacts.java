@@ -1,7 +1,6 @@
 package io.podfall.controller.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -18,7 +17,11 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonValue;
 
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 
 /**
@@ -127,19 +130,16 @@ public final class ApiServerFacts {
                         .withCode(code).withMessage(reason + ": " + request.subject()).build()));
     }
 
+    /** RFC 7386, by JSON-P's implementation (Parsson, on the classpath through Quarkus). */
     private static JsonNode mergePatch(JsonNode target, JsonNode patch) {
-        if (!patch.isObject()) {
-            return patch;
+        JsonValue merged = jakarta.json.Json.createMergePatch(jsonp(patch)).apply(jsonp(target));
+        return Json.read(merged.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static JsonValue jsonp(JsonNode node) {
+        try (JsonReader reader = jakarta.json.Json.createReader(new StringReader(Json.string(node)))) {
+            return reader.readValue();
         }
-        ObjectNode result = target != null && target.isObject() ? ((ObjectNode) target).deepCopy() : Json.MAPPER.createObjectNode();
-        patch.fields().forEachRemaining(f -> {
-            if (f.getValue().isNull()) {
-                result.remove(f.getKey());
-            } else {
-                result.set(f.getKey(), mergePatch(result.get(f.getKey()), f.getValue()));
-            }
-        });
-        return result;
     }
 
     /** The API server's refusal of a binding, as it answers the request: caused by it. */
