@@ -388,7 +388,8 @@ final class DeploymentSync {
             return -rs.replicas();
         }
         int deploymentMaxReplicas = replicas(d) + maxSurge(d);
-        int before = intAnnotation(rs, MAX_REPLICAS).filter(max -> max != 0).orElse(value(d.getStatus() == null ? null : d.getStatus().getReplicas()));
+        int before = intAnnotation(rs, MAX_REPLICAS).filter(max -> max != 0)
+                .orElse(value(d.getStatus() == null ? null : d.getStatus().getReplicas()));
         if (before == 0) {
             return 0;
         }
@@ -426,9 +427,11 @@ final class DeploymentSync {
         next.setAvailableReplicas(available);
         next.setUnavailableReplicas(Math.max(0, replicaCount(all) - available));
         if (available >= replicas(d) - maxUnavailable(d)) {
-            setCondition(next, condition(AVAILABLE, "True", "MinimumReplicasAvailable", "Deployment has minimum availability.", now));
+            setCondition(next, condition(AVAILABLE, "True", "MinimumReplicasAvailable",
+                    "Deployment has minimum availability.", now));
         } else {
-            setCondition(next, condition(AVAILABLE, "False", "MinimumReplicasUnavailable", "Deployment does not have minimum availability.", now));
+            setCondition(next, condition(AVAILABLE, "False", "MinimumReplicasUnavailable",
+                    "Deployment does not have minimum availability.", now));
         }
         return next;
     }

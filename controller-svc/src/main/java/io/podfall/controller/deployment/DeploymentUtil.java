@@ -316,7 +316,8 @@ final class DeploymentUtil {
         int replicas = replicas(d);
         return value(status.getUpdatedReplicas()) == replicas && value(status.getReplicas()) == replicas
                 && value(status.getAvailableReplicas()) == replicas
-                && Objects.requireNonNullElse(status.getObservedGeneration(), 0L) >= Objects.requireNonNullElse(d.getMetadata().getGeneration(), 0L);
+                && Objects.requireNonNullElse(status.getObservedGeneration(), 0L)
+                >= Objects.requireNonNullElse(d.getMetadata().getGeneration(), 0L);
     }
 
     /** {@code DeploymentProgressing}: more updated, ready or available replicas than before, or fewer old ones. */

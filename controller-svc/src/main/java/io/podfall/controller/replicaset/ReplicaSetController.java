@@ -46,7 +46,7 @@ import java.util.Set;
  * ReplicaSet named by its controller reference ({@code ownerReferences[controller=true]}, by uid). Orphans that
  * match a selector are not adopted ({@code claimPods} is not simulated): every pod podfall's controllers create
  * carries its controller reference from the start. A fact at or below the last resourceVersion seen in its
- * namespace is a redelivery and changes nothing ({@link ResourceVersions}).
+ * namespace is a redelivery and changes nothing.
  *
  * <p><b>Sync</b> ({@code syncReplicaSet}), after every fact that touches a ReplicaSet or a pod it controls:
  * <ul>
@@ -69,7 +69,8 @@ import java.util.Set;
  *
  * <p><b>Failures.</b> A rejected creation or deletion is recorded as the ReplicaFailure condition (FailedCreate,
  * FailedDelete) until a later one succeeds; a rejected request of any kind delays the ReplicaSet's next sync by a
- * growing backoff ({@link Backoff}), woken by a timer. An answer that never comes ends the expectation after {@link Expectations#TIMEOUT}.
+ * growing backoff, woken by a timer; an answer that never comes ends the expectation after
+ * {@link Expectations#TIMEOUT} ({@link RequestsInFlight}).
  *
  * <p>Timer keys: {@code replicaset/retry/<ns>/<name>}, {@code replicaset/expectations/<ns>/<name>},
  * {@code replicaset/available/<ns>/<name>}.
@@ -167,7 +168,7 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
 
     /** Creates the missing pods or deletes the surplus. */
     private static void manageReplicas(ReplicaSetState state, String key, ReplicaSet rs, List<Pod> active,
-                                          Effects.Builder effects) {
+                                       Effects.Builder effects) {
         int diff = active.size() - replicas(rs);
         String namespace = rs.getMetadata().getNamespace();
         if (diff < 0) {
@@ -226,7 +227,7 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
 
     /** Writes the status if it changed and no write of it is in flight. */
     private static void updateStatus(ReplicaSetState state, String key, ReplicaSet rs, List<Pod> active,
-                                        Effects.Builder effects) {
+                                     Effects.Builder effects) {
         ReplicaSetStatus current = rs.getStatus() == null ? new ReplicaSetStatus() : rs.getStatus();
         ReplicaSetStatus next = calculateStatus(rs, current, active, state.failure(key), effects.now());
         if (Json.tree(next).equals(Json.tree(current)) || !state.requests().expectations().satisfied(key, Set.of(Kind.WRITE))) {
@@ -251,7 +252,8 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
                 : Objects.requireNonNullElse(rs.getSpec().getTemplate().getMetadata().getLabels(), Map.of());
         int minReadySeconds = Objects.requireNonNullElse(rs.getSpec().getMinReadySeconds(), 0);
         next.setReplicas(active.size());
-        next.setFullyLabeledReplicas((int) active.stream().filter(p -> labels(p).entrySet().containsAll(templateLabels.entrySet())).count());
+        next.setFullyLabeledReplicas((int) active.stream()
+                .filter(p -> labels(p).entrySet().containsAll(templateLabels.entrySet())).count());
         next.setReadyReplicas((int) active.stream().filter(ActivePods::isReady).count());
         next.setAvailableReplicas((int) active.stream().filter(p -> ActivePods.isAvailable(p, minReadySeconds, now)).count());
         next.setObservedGeneration(rs.getMetadata().getGeneration());
@@ -269,7 +271,8 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
     }
 
     /** With minReadySeconds, a ready pod becomes available later, without a fact: a timer wakes the sync then. */
-    private static void wakeWhenNextAvailable(ReplicaSetState state, String key, ReplicaSet rs, List<Pod> active, Effects.Builder effects) {
+    private static void wakeWhenNextAvailable(ReplicaSetState state, String key, ReplicaSet rs, List<Pod> active,
+                                              Effects.Builder effects) {
         int minReadySeconds = Objects.requireNonNullElse(rs.getSpec().getMinReadySeconds(), 0);
         if (minReadySeconds == 0) {
             return;
