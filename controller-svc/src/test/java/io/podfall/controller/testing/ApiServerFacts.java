@@ -1,18 +1,27 @@
 package io.podfall.controller.testing;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.podfall.model.Json;
 import io.podfall.model.apiserver.BindingRequest;
+import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.ObjectChange;
+import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.apiserver.RequestRejection;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonValue;
 
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 
 /**
@@ -26,6 +35,7 @@ public final class ApiServerFacts {
 
     private long resourceVersion;
     private int facts;
+    private int generated;
     private Instant time = T0;
 
     /** The facts from now on happen at {@code time}. */
@@ -83,6 +93,49 @@ public final class ApiServerFacts {
         return fact(EventTypes.OBJECT_REMOVED, resource, stored(object));
     }
 
+    /**
+     * The object a {@code CreationRequested} asks for, stored as the API server stores it (a name from
+     * {@code generateName} and a counter if it has none, the request's namespace, creationTimestamp the facts' time),
+     * as the fact that answers the request.
+     */
+    public Event createdFrom(Event creationRequested) {
+        CreationRequest request = creationRequested.data(CreationRequest.class);
+        ResourceType resource = ResourceType.byPlural(request.resource());
+        HasMetadata object = Json.convert(request.object(), resource.javaType());
+        ObjectMeta meta = object.getMetadata();
+        if (meta.getName() == null || meta.getName().isEmpty()) {
+            meta.setName(meta.getGenerateName() + ++generated);
+        }
+        meta.setNamespace(request.namespace());
+        if (meta.getCreationTimestamp() == null) {
+            meta.setCreationTimestamp(time.toString());
+        }
+        return answer(creationRequested, EventTypes.OBJECT_CREATED, resource, object);
+    }
+
+    /**
+     * A {@code PatchRequested} with a JSON merge patch (RFC 7386) applied to {@code current}, stored, as the fact that
+     * answers it. The subresource is not checked: the test gives a patch that touches what it may.
+     */
+    public Event patchedFrom(Event patchRequested, HasMetadata current) {
+        PatchRequest request = patchRequested.data(PatchRequest.class);
+        ResourceType resource = ResourceType.byPlural(request.resource());
+        JsonNode patched = mergePatch(Json.tree(current), request.patch());
+        return answer(patchRequested, EventTypes.OBJECT_UPDATED, resource, Json.convert(patched, resource.javaType()));
+    }
+
+    /** RFC 7386, by JSON-P's implementation (Parsson, on the classpath through Quarkus). */
+    private static JsonNode mergePatch(JsonNode target, JsonNode patch) {
+        JsonValue merged = jakarta.json.Json.createMergePatch(jsonp(patch)).apply(jsonp(target));
+        return Json.read(merged.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static JsonValue jsonp(JsonNode node) {
+        try (JsonReader reader = jakarta.json.Json.createReader(new StringReader(Json.string(node)))) {
+            return reader.readValue();
+        }
+    }
+
     /** The API server's refusal of a binding, as it answers the request: caused by it. */
     public Event rejected(Event bindingRequested) {
         BindingRequest binding = bindingRequested.data(BindingRequest.class);
@@ -92,7 +145,7 @@ public final class ApiServerFacts {
 
     /** The API server's refusal of any request, with the Status code and reason it answers (404 NotFound, 409 Conflict). */
     public Event rejected(Event request, int code, String reason) {
-        return rejected(request, code, reason, null);
+        return rejected(request, code, reason, reason + ": " + request.subject());
     }
 
     /** The API server's refusal of any request, with the Status code, reason and message: caused by it. */

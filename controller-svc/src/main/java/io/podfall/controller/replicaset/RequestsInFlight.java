@@ -1,0 +1,115 @@
+package io.podfall.controller.replicaset;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.podfall.controller.replicaset.Expectations.Expectation;
+import io.podfall.controller.replicaset.Expectations.Kind;
+import io.podfall.model.apiserver.ObjectChange;
+import io.podfall.model.core.Effects;
+import io.podfall.model.core.Timer;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+
+import java.time.Instant;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What a controller that changes objects through requests keeps beside its cache, upstream's work queue with its
+ * rate limiter and the controller's expectations: which facts are news ({@link ResourceVersions}), which requests
+ * await an answer ({@link Expectations}), and which owner waits out a failure ({@link Backoff}). It sets the
+ * controller's timers, keyed {@code <controller>/<purpose>/<namespace>/<name>}: {@value #RETRY} when the backoff
+ * ends, {@value #EXPECTATIONS} when the oldest request in flight times out; the controller may add its own purposes.
+ */
+public final class RequestsInFlight {
+    public static final String RETRY = "retry";
+    public static final String EXPECTATIONS = "expectations";
+    /** The apiserver facts that show an object as stored (or, removed, its last state). */
+    private static final Set<String> FACTS = Set.of(EventTypes.OBJECT_CREATED, EventTypes.POD_BOUND,
+            EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_UPDATED, EventTypes.OBJECT_MARKED_TERMINATING,
+            EventTypes.OBJECT_REMOVED);
+
+    private final String timerPrefix;
+    private final Expectations expectations = new Expectations();
+    private final Backoff backoff = new Backoff();
+    private final ResourceVersions resourceVersions = new ResourceVersions();
+
+    /** @param controller the controller's name, the first part of its timer keys */
+    public RequestsInFlight(String controller) {
+        this.timerPrefix = controller + "/";
+    }
+
+    /** The object a fact shows, if the event is a fact about one of these resources (plural names) not seen before. */
+    public Optional<ObjectChange> news(Event event, Set<String> resources) {
+        if (!FACTS.contains(event.type())) {
+            return Optional.empty();
+        }
+        ObjectChange change = event.data(ObjectChange.class);
+        JsonNode meta = change.object().path("metadata");
+        boolean news = resources.contains(change.resource())
+                && resourceVersions.isNews(meta.path("namespace").asText(""), meta.path("resourceVersion").asText(null));
+        return news ? Optional.of(change) : Optional.empty();
+    }
+
+    /** If the fact answers one of our requests: that request's expectation, now ended; a failed kind works again. */
+    public Optional<Expectation> answered(Event fact) {
+        Optional<Expectation> answered = expectations.observe(fact.causationId());
+        answered.ifPresent(e -> backoff.succeeded(e.owner(), e.kind()));
+        return answered;
+    }
+
+    /** If the rejection refuses one of our requests: its expectation, now ended; the owner's next sync waits out the backoff. */
+    public Optional<Expectation> rejected(Event rejection, Effects.Builder effects) {
+        Optional<Expectation> refused = expectations.observe(rejection.causationId());
+        refused.ifPresent(e -> effects.timer(timerKey(RETRY, e.owner()), backoff.failed(e.owner(), e.kind(), effects.now())));
+        return refused;
+    }
+
+    /** If the timer is ours: the owner to sync now (after a timeout only if a request in flight did time out). */
+    public Optional<String> fired(Timer timer, Effects.Builder effects) {
+        if (!timer.key().startsWith(timerPrefix)) {
+            return Optional.empty();
+        }
+        String rest = timer.key().substring(timerPrefix.length());
+        String purpose = rest.substring(0, rest.indexOf('/'));
+        String owner = rest.substring(purpose.length() + 1);
+        if (purpose.equals(EXPECTATIONS)) {
+            boolean expired = expectations.expire(owner, effects.now());
+            expectations.nextTimeout(owner).ifPresent(at -> effects.timer(timer.key(), at));
+            if (!expired) {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(owner);
+    }
+
+    /**
+     * Remembers the request just emitted as the owner's, until it is answered. The first of the owner's requests
+     * in flight sets the timeout timer; when it fires, it moves on to the next oldest.
+     */
+    public void expect(String owner, Kind kind, String podUid, Effects.Builder effects) {
+        boolean first = expectations.satisfied(owner);
+        expectations.expect(effects.lastEventId(), new Expectation(owner, kind, podUid, effects.now()));
+        if (first) {
+            effects.timer(timerKey(EXPECTATIONS, owner), effects.now().plus(Expectations.TIMEOUT));
+        }
+    }
+
+    /** Whether the owner still waits out a failure: it must not sync yet. */
+    public boolean backingOff(String owner, Instant now) {
+        return backoff.waiting(owner, now);
+    }
+
+    public Expectations expectations() {
+        return expectations;
+    }
+
+    /** The owner is gone: nothing it waited for matters any more. */
+    public void forget(String owner) {
+        expectations.forget(owner);
+        backoff.forget(owner);
+    }
+
+    public String timerKey(String purpose, String owner) {
+        return timerPrefix + purpose + "/" + owner;
+    }
+}
