@@ -1,7 +1,9 @@
 package io.podfall.controller;
 
+import io.podfall.controller.deployment.DeploymentController;
 import io.podfall.controller.endpoint.EndpointsController;
 import io.podfall.controller.garbagecollector.GarbageCollector;
+import io.podfall.controller.replicaset.ReplicaSetController;
 import io.podfall.controller.scheduler.Scheduler;
 import io.podfall.model.core.Core;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -18,6 +20,7 @@ class CoreProducer {
     @Singleton
     @SuppressWarnings("rawtypes")
     Core core() {
-        return new ControllerManager(List.of(new Scheduler(), new GarbageCollector(), new EndpointsController()));
+        return new ControllerManager(List.of(new Scheduler(), new ReplicaSetController(), new DeploymentController(),
+                new GarbageCollector(), new EndpointsController()));
     }
 }

@@ -1,0 +1,239 @@
+package io.podfall.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.podfall.broker.KafkaBrokerExtension;
+import io.podfall.cli.launch.Suite;
+import io.podfall.cli.log.EventLog;
+import io.podfall.cli.scenario.ApiClient;
+import io.podfall.e2e.clients.Command;
+import io.podfall.e2e.clients.Kubectl;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.event.Subjects;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * A Deployment's life through the controller manager, driven by the real kubectl: its ReplicaSet and pods are
+ * created, a deleted pod is replaced while it still terminates, and deleting the Deployment cascades as each
+ * {@code --cascade} mode says, every pod's deletion carrying the correlation of kubectl's request.
+ */
+@ExtendWith({KafkaBrokerExtension.class, SuiteExtension.class})
+class DeploymentIT {
+    private static final String NS = "/namespaces/default/";
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static Suite suite;
+    private static Kubectl kubectl;
+    private static ApiClient api;
+
+    @BeforeAll
+    static void clients(Suite running) {
+        assumeTrue(Kubectl.SYSTEM != null, "kubectl is not on this machine");
+        suite = running;
+        kubectl = new Kubectl(Kubectl.SYSTEM, running.apiserverUrl());
+        api = new ApiClient(running.apiserverUrl());
+    }
+
+    /** A Deployment whose processes take a second to exit on SIGTERM, so a pod is seen Terminating. */
+    private static void deploy(String name, int replicas) {
+        Command.Result created = kubectl.runWithInput("""
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata:
+                  name: %1$s
+                spec:
+                  replicas: %2$d
+                  selector:
+                    matchLabels:
+                      app: %1$s
+                  template:
+                    metadata:
+                      labels:
+                        app: %1$s
+                      annotations:
+                        podfall.io/exit-delay-seconds: "1"
+                    spec:
+                      terminationGracePeriodSeconds: 10
+                      containers:
+                      - name: app
+                        image: nginx:1.27
+                """.formatted(name, replicas), "apply", "-f", "-");
+        assertEquals(0, created.exitCode(), created.toString());
+        awaitReady(name, replicas);
+    }
+
+    /** Waits until the Deployment reports the number of ready replicas and that many pods run. */
+    private static void awaitReady(String name, int replicas) {
+        api.await("/apis/apps/v1" + NS + "deployments/" + name,
+                r -> r.code() == 200 && r.body().path("status").path("readyReplicas").asInt() == replicas
+                        && r.body().path("status").path("replicas").asInt() == replicas,
+                WAIT, name + " with " + replicas + " ready replicas");
+        assertEquals(replicas, pods(name).stream()
+                .filter(p -> "Running".equals(p.path("status").path("phase").asText())).count());
+    }
+
+    private static List<JsonNode> pods(String app) {
+        return items("/api/v1" + NS + "pods?labelSelector=app%3D" + app);
+    }
+
+    private static List<JsonNode> replicaSets(String app) {
+        return items("/apis/apps/v1" + NS + "replicasets?labelSelector=app%3D" + app);
+    }
+
+    private static List<JsonNode> items(String path) {
+        ApiClient.Response list = api.get(path);
+        assertEquals(200, list.code(), list.body().toString());
+        List<JsonNode> items = new ArrayList<>();
+        list.body().path("items").forEach(items::add);
+        return items;
+    }
+
+    private static void awaitGone(String path, String what) {
+        api.await(path, r -> r.code() == 404, WAIT, what + " gone");
+    }
+
+    private static void awaitNone(String app) {
+        api.await("/api/v1" + NS + "pods?labelSelector=app%3D" + app, r -> r.body().path("items").isEmpty(), WAIT,
+                "no pods of " + app);
+        assertTrue(replicaSets(app).isEmpty(), "no ReplicaSet of " + app);
+    }
+
+    private static Set<String> names(List<JsonNode> objects) {
+        return objects.stream().map(o -> o.path("metadata").path("name").asText()).collect(Collectors.toSet());
+    }
+
+    @Test
+    void theDeploymentOwnsAReplicaSetThatOwnsItsPods() {
+        deploy("web-owned", 2);
+        JsonNode deployment = api.get("/apis/apps/v1" + NS + "deployments/web-owned").body();
+        List<JsonNode> rs = replicaSets("web-owned");
+        assertEquals(1, rs.size());
+        JsonNode owner = rs.get(0).path("metadata").path("ownerReferences").path(0);
+        assertEquals(deployment.path("metadata").path("uid"), owner.path("uid"));
+        assertTrue(owner.path("controller").asBoolean() && owner.path("blockOwnerDeletion").asBoolean());
+        String hash = rs.get(0).path("metadata").path("labels").path("pod-template-hash").asText();
+        assertEquals("web-owned-" + hash, rs.get(0).path("metadata").path("name").asText());
+        for (JsonNode pod : pods("web-owned")) {
+            assertEquals(rs.get(0).path("metadata").path("uid"), pod.path("metadata").path("ownerReferences").path(0).path("uid"));
+            assertTrue(pod.path("metadata").path("name").asText().startsWith("web-owned-" + hash + "-"));
+        }
+        assertEquals(0, kubectl.run("delete", "deployment", "web-owned").exitCode());
+        awaitNone("web-owned");
+    }
+
+    @Test
+    void aDeletedPodIsReplacedWhileItStillTerminates() {
+        deploy("web-replace", 3);
+        String victim = pods("web-replace").get(0).path("metadata").path("name").asText();
+        assertEquals(0, kubectl.run("delete", "pod", victim, "--wait=false").exitCode());
+
+        JsonNode all = api.await("/api/v1" + NS + "pods?labelSelector=app%3Dweb-replace",
+                r -> r.body().path("items").size() == 4, WAIT, "a replacement beside the terminating pod").body();
+        List<JsonNode> terminating = new ArrayList<>();
+        all.path("items").forEach(p -> {
+            if (p.path("metadata").has("deletionTimestamp")) {
+                terminating.add(p);
+            }
+        });
+        assertEquals(Set.of(victim), names(terminating), "the old pod still terminates beside its replacement");
+
+        awaitGone("/api/v1" + NS + "pods/" + victim, victim);
+        awaitReady("web-replace", 3);
+        assertFalse(names(pods("web-replace")).contains(victim));
+        assertEquals(0, kubectl.run("delete", "deployment", "web-replace").exitCode());
+        awaitNone("web-replace");
+    }
+
+    @Test
+    void backgroundCascadeRemovesTheDeploymentAtOnceAndTheDependentsFollowInTheRequestsCorrelation() {
+        deploy("web-bg", 2);
+        Set<String> before = names(pods("web-bg"));
+        Command.Result deleted = kubectl.run("delete", "deployment", "web-bg");
+        assertEquals(0, deleted.exitCode(), deleted.toString());
+        assertEquals("deployment.apps \"web-bg\" deleted", deleted.stdout().trim());
+        assertEquals(404, api.get("/apis/apps/v1" + NS + "deployments/web-bg").code());
+        awaitNone("web-bg");
+
+        List<Event> log = readLog();
+        Event request = log.stream().filter(e -> e.is(EventTypes.DELETION_REQUESTED)
+                && e.subject().equals(Subjects.of("default", "deployments", "web-bg"))).findFirst().orElseThrow();
+        Set<String> deletedByGc = log.stream().filter(e -> e.is(EventTypes.DELETION_REQUESTED)
+                        && e.source().equals("/controller/garbagecollector")
+                        && request.id().equals(e.correlationId()) && e.subject().contains("/pods/"))
+                .map(e -> e.subject().substring(e.subject().lastIndexOf('/') + 1)).collect(Collectors.toSet());
+        assertEquals(before, deletedByGc, "every pod deleted by the garbage collector in kubectl's correlation");
+    }
+
+    @Test
+    void foregroundCascadeKeepsTheDeploymentUntilItsReplicaSetAndPodsAreGone() {
+        deploy("web-fg", 2);
+        Command.Result deleted = kubectl.run("delete", "deployment", "web-fg", "--cascade=foreground", "--wait=false");
+        assertEquals(0, deleted.exitCode(), deleted.toString());
+        ApiClient.Response deleting = api.get("/apis/apps/v1" + NS + "deployments/web-fg");
+        assertEquals(200, deleting.code(), "kept while dependents exist");
+        assertTrue(deleting.body().path("metadata").has("deletionTimestamp"));
+        assertEquals("foregroundDeletion", deleting.body().path("metadata").path("finalizers").path(0).asText());
+
+        awaitGone("/apis/apps/v1" + NS + "deployments/web-fg", "web-fg");
+        assertTrue(pods("web-fg").isEmpty(), "no pod outlives its Deployment in foreground");
+        assertTrue(replicaSets("web-fg").isEmpty());
+    }
+
+    @Test
+    void orphanCascadeLeavesTheReplicaSetAndPodsRunningWithoutTheDeploymentAsOwner() {
+        deploy("web-or", 2);
+        Set<String> before = names(pods("web-or"));
+        Command.Result deleted = kubectl.run("delete", "deployment", "web-or", "--cascade=orphan");
+        assertEquals(0, deleted.exitCode(), deleted.toString());
+        awaitGone("/apis/apps/v1" + NS + "deployments/web-or", "web-or");
+
+        List<JsonNode> rs = replicaSets("web-or");
+        assertEquals(1, rs.size());
+        assertFalse(rs.get(0).path("metadata").has("ownerReferences")
+                && !rs.get(0).path("metadata").path("ownerReferences").isEmpty(), "no owner left: " + rs.get(0));
+        assertEquals(before, names(pods("web-or")), "the same pods still run");
+        pods("web-or").forEach(p -> assertFalse(p.path("metadata").has("deletionTimestamp")));
+
+        String rsName = rs.get(0).path("metadata").path("name").asText();
+        assertEquals(0, kubectl.run("delete", "replicaset", rsName).exitCode());
+        awaitNone("web-or");
+    }
+
+    @Test
+    void aPodHeldByAFinalizerBlocksAForegroundDeletionUntilThePatchReleasesIt() {
+        deploy("web-held", 1);
+        String pod = pods("web-held").get(0).path("metadata").path("name").asText();
+        assertEquals(0, kubectl.run("patch", "pod", pod, "--type=merge", "-p",
+                "{\"metadata\":{\"finalizers\":[\"example.com/block\"]}}").exitCode());
+        assertEquals(0, kubectl.run("delete", "deployment", "web-held", "--cascade=foreground", "--wait=false").exitCode());
+
+        api.await("/api/v1" + NS + "pods/" + pod,
+                r -> r.body().path("metadata").path("deletionGracePeriodSeconds").asInt(-1) == 0, WAIT,
+                "the pod terminated, held by its finalizer");
+        assertEquals(200, api.get("/apis/apps/v1" + NS + "deployments/web-held").code(),
+                "the Deployment waits for the held pod");
+
+        assertEquals(0, kubectl.run("patch", "pod", pod, "--type=merge", "-p", "{\"metadata\":{\"finalizers\":null}}")
+                .exitCode());
+        awaitGone("/apis/apps/v1" + NS + "deployments/web-held", "web-held");
+        awaitNone("web-held");
+    }
+
+    private static List<Event> readLog() {
+        try (EventLog log = new EventLog(suite.bootstrapServers(), SuiteExtension.TOPIC)) {
+            return log.readToEnd(Duration.ofSeconds(10));
+        }
+    }
+}
