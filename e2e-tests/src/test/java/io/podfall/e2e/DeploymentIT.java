@@ -231,6 +231,61 @@ class DeploymentIT {
         awaitNone("web-held");
     }
 
+    @Test
+    void aPodLeavesItsServicesEndpointsAsSoonAsItIsMarkedForDeletionInTheDeletionsFlow() {
+        deploy("web-svc", 2);
+        Command.Result service = kubectl.runWithInput("""
+                apiVersion: v1
+                kind: Service
+                metadata:
+                  name: web-svc
+                spec:
+                  selector:
+                    app: web-svc
+                  ports:
+                  - port: 80
+                    targetPort: 8080
+                """, "apply", "-f", "-");
+        assertEquals(0, service.exitCode(), service.toString());
+        api.await("/api/v1" + NS + "endpoints/web-svc",
+                r -> r.code() == 200 && r.body().path("subsets").path(0).path("addresses").size() == 2, WAIT,
+                "both pods in the endpoints");
+        JsonNode victim = pods("web-svc").get(0);
+        String name = victim.path("metadata").path("name").asText();
+        String ip = victim.path("status").path("podIP").asText();
+        assertEquals(0, kubectl.run("delete", "pod", name, "--wait=false").exitCode());
+
+        String subject = Subjects.of("default", "pods", name);
+        String endpoints = Subjects.of("default", "endpoints", "web-svc");
+        List<Event> log;
+        try (EventLog events = new EventLog(suite.bootstrapServers(), SuiteExtension.TOPIC)) {
+            // until the Endpoints changed in the deletion's flow
+            log = events.readUntil(all -> all.stream().anyMatch(e -> e.is(EventTypes.OBJECT_UPDATED)
+                    && e.subject().equals(endpoints) && all.stream().anyMatch(r -> r.is(EventTypes.DELETION_REQUESTED)
+                    && r.subject().equals(subject) && r.id().equals(e.correlationId()))), WAIT);
+        }
+        Event request = log.stream().filter(e -> e.is(EventTypes.DELETION_REQUESTED) && e.subject().equals(subject)
+                && e.id().equals(e.correlationId())).findFirst().orElseThrow();
+        Event marked = log.stream().filter(e -> e.is(EventTypes.OBJECT_MARKED_TERMINATING) && e.subject().equals(subject))
+                .findFirst().orElseThrow();
+        Event patch = log.stream().filter(e -> e.is(EventTypes.PATCH_REQUESTED) && e.subject().equals(endpoints)
+                && marked.id().equals(e.causationId())).findFirst().orElseThrow(
+                        () -> new AssertionError("no endpoints patch caused by the pod's ObjectMarkedTerminating"));
+        assertEquals("/controller/endpoint", patch.source());
+        assertEquals(request.id(), patch.correlationId(), "in the deletion's flow");
+        Event updated = log.stream().filter(e -> e.is(EventTypes.OBJECT_UPDATED) && patch.id().equals(e.causationId()))
+                .findFirst().orElseThrow();
+        assertEquals(request.id(), updated.correlationId());
+        JsonNode addresses = updated.data().path("object").path("subsets").path(0).path("addresses");
+        assertEquals(1, addresses.size(), "only the pod that is not being deleted: " + addresses);
+        assertFalse(ip.equals(addresses.path(0).path("ip").asText()));
+
+        assertEquals(0, kubectl.run("delete", "service", "web-svc").exitCode());
+        assertEquals(0, kubectl.run("delete", "deployment", "web-svc").exitCode());
+        awaitNone("web-svc");
+        awaitGone("/api/v1" + NS + "endpoints/web-svc", "the Service's Endpoints");
+    }
+
     private static List<Event> readLog() {
         try (EventLog log = new EventLog(suite.bootstrapServers(), SuiteExtension.TOPIC)) {
             return log.readToEnd(Duration.ofSeconds(10));
