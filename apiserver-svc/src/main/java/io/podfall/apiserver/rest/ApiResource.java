@@ -7,6 +7,7 @@ import io.podfall.adapter.SimulatedClock;
 import io.podfall.apiserver.registry.Kinds;
 import io.podfall.apiserver.registry.Outcome;
 import io.podfall.apiserver.registry.RegistryState;
+import io.podfall.apiserver.registry.Selectors;
 import io.podfall.apiserver.registry.StatusError;
 import io.podfall.apiserver.registry.WorkloadStrategy;
 import io.podfall.apiserver.rest.ApiPaths.Document;
