@@ -68,6 +68,19 @@ public final class StatusError extends RuntimeException {
                 name, errors);
     }
 
+    /**
+     * {@code NewForbidden}: {@code namespaces "default" is forbidden: this namespace may not be deleted}, or without
+     * the name when there is none; {@code causes} as the refusing admission plugin adds them.
+     */
+    public static StatusError forbidden(ResourceType type, String name, String why, StatusCause... causes) {
+        String subject = name == null || name.isEmpty() ? type.qualifiedName() : type.qualifiedName() + " " + quote(name);
+        StatusDetails d = details(name == null ? "" : name, type.group(), type.plural());
+        if (causes.length > 0) {
+            d.setCauses(List.of(causes));
+        }
+        return failure(403, "Forbidden", subject + " is forbidden: " + why, d);
+    }
+
     /** {@code NewBadRequest}: no details. */
     public static StatusError badRequest(String message) {
         return failure(400, "BadRequest", message, null);
