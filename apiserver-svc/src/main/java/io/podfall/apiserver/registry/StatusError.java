@@ -96,10 +96,13 @@ public final class StatusError extends RuntimeException {
                 new StatusDetails());
     }
 
-    /** {@code negotiation.NewUnsupportedMediaTypeError}. */
-    public static StatusError unsupportedMediaType(String contentType) {
+    /**
+     * {@code negotiation.NewUnsupportedMediaTypeError}: JSON, and the protobuf of the kinds kubectl sends that way
+     * (see {@code rest.KubernetesProtobuf}); {@code what} tells what was sent instead.
+     */
+    public static StatusError unsupportedMediaType(String what) {
         return failure(415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media "
-                + "types include: application/json (got " + contentType + ")", null);
+                + "types include: application/json, application/vnd.kubernetes.protobuf (got " + what + ")", null);
     }
 
     /**

@@ -24,22 +24,31 @@ final class RequestBodies {
      * {@code PUT .../scale}), and the Python client sends {@code application/json} even without a body.
      */
     static void requireJson(String contentType) {
-        if (contentType == null || contentType.isBlank()) {
-            return;
-        }
-        String mediaType = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
-        if (!mediaType.equals("application/json")) {
+        if (!isJson(contentType)) {
             throw StatusError.unsupportedMediaType(contentType);
         }
     }
 
+    private static boolean isJson(String contentType) {
+        return contentType == null || contentType.isBlank() || mediaType(contentType).equals("application/json");
+    }
+
+    private static String mediaType(String contentType) {
+        return contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+    }
+
     /**
      * The object of a POST or PUT, with {@code kind} and {@code apiVersion} taken from the URL when the body lacks them
-     * (the Python client omits them).
+     * (the Python client omits them). JSON, or the protobuf kubectl 1.32 sends for a few kinds ({@link KubernetesProtobuf}).
      */
     static ObjectNode object(ResourceType type, String contentType, byte[] body) {
-        requireJson(contentType);
-        JsonNode tree = parse(body);
+        JsonNode tree;
+        if (!isJson(contentType) && mediaType(contentType).equals(KubernetesProtobuf.MEDIA_TYPE)) {
+            tree = KubernetesProtobuf.decode(body);
+        } else {
+            requireJson(contentType);
+            tree = parse(body);
+        }
         if (!(tree instanceof ObjectNode object)) {
             throw StatusError.badRequest("the body of the request must be a JSON object");
         }

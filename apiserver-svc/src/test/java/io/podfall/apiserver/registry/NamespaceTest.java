@@ -212,8 +212,8 @@ class NamespaceTest extends RegistryFixture {
             createNamespace("team-a");
 
             Effects effects = updateNamespace("team-a", Kinds.FINALIZE, body -> {
-                body.with("spec").putArray("finalizers");
-                body.with("status").put("phase", "Terminating");
+                body.withObjectProperty("spec").putArray("finalizers");
+                body.withObjectProperty("status").put("phase", "Terminating");
             });
 
             assertEquals(List.of(EventTypes.OBJECT_UPDATED), types(effects), "an active namespace stays");
@@ -225,7 +225,7 @@ class NamespaceTest extends RegistryFixture {
         void anUpdateOfTheNamespaceItselfNeverChangesItsFinalizers() {
             createNamespace("team-a");
 
-            updateNamespace("team-a", null, body -> body.with("spec").putArray("finalizers"));
+            updateNamespace("team-a", null, body -> body.withObjectProperty("spec").putArray("finalizers"));
 
             assertEquals(List.of("kubernetes"), namespace("team-a").getSpec().getFinalizers());
         }
@@ -307,7 +307,7 @@ class NamespaceTest extends RegistryFixture {
     }
 
     private Effects finalizeNamespace(String name, List<String> finalizers) {
-        return updateNamespace(name, Kinds.FINALIZE, body -> body.with("spec").set("finalizers", Json.tree(finalizers)));
+        return updateNamespace(name, Kinds.FINALIZE, body -> body.withObjectProperty("spec").set("finalizers", Json.tree(finalizers)));
     }
 
     /** A PUT of the namespace as stored, changed by {@code change}, to the namespace or its {@code subresource}. */
