@@ -1,6 +1,7 @@
 package io.podfall.apiserver.registry;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -204,11 +205,34 @@ public final class Registry implements Core<RegistryState> {
         }
         try {
             // fabric8's Pod and Node carry their kind and apiVersion from construction: a body without them gets them.
-            return Json.convert(json, type.javaType());
+            return Json.convert(withoutNulls(json), type.javaType());
         } catch (IllegalArgumentException e) {
             throw StatusError.badRequest(type.kind() + " in version \"" + type.version() + "\" cannot be handled as a "
                     + type.kind() + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * A JSON null decodes to the zero value in Go: an absent field, a nil list or map. fabric8 would keep a null
+     * list where the rules expect an empty one, so a null field is dropped and a null element of a list is an
+     * empty object (Go's zero struct).
+     */
+    private static JsonNode withoutNulls(JsonNode json) {
+        if (json instanceof ObjectNode object) {
+            ObjectNode out = Json.MAPPER.createObjectNode();
+            object.fields().forEachRemaining(f -> {
+                if (!f.getValue().isNull()) {
+                    out.set(f.getKey(), withoutNulls(f.getValue()));
+                }
+            });
+            return out;
+        }
+        if (json instanceof ArrayNode array) {
+            ArrayNode out = Json.MAPPER.createArrayNode();
+            array.forEach(e -> out.add(e.isNull() ? Json.MAPPER.createObjectNode() : withoutNulls(e)));
+            return out;
+        }
+        return json;
     }
 
     // --- binding: pkg/registry/core/pod/storage/storage.go BindingREST, setPodNodeAndMetadata ---

@@ -1,7 +1,9 @@
 package io.podfall.apiserver.rest;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.podfall.apiserver.registry.StatusError;
@@ -16,6 +18,8 @@ import java.util.Locale;
 
 /** Reading request bodies and query options the way the API server's handlers do, refusing with a Status. */
 final class RequestBodies {
+    private static final ObjectReader SINGLE_VALUE = Json.MAPPER.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
     private RequestBodies() {
     }
 
@@ -122,12 +126,13 @@ final class RequestBodies {
         return options;
     }
 
+    /** One JSON value and nothing after it, as Go's decoder reads a body ("invalid character after top-level value"). */
     private static JsonNode parse(byte[] body) {
         if (body == null || body.length == 0) {
             throw StatusError.badRequest("the body of the request is empty");
         }
         try {
-            JsonNode tree = Json.MAPPER.readTree(body);
+            JsonNode tree = SINGLE_VALUE.readTree(body);
             if (tree == null || tree.isMissingNode()) {
                 throw StatusError.badRequest("the body of the request is empty");
             }
