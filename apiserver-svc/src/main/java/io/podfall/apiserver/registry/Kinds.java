@@ -1,17 +1,23 @@
 package io.podfall.apiserver.registry;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
 
 import java.util.List;
 
 /**
  * What differs between the kinds the registry stores, besides their strategies: the subresources each serves,
- * whether a delete answers with the object or a Status, and the discovery categories. Shared by the registry and
- * the HTTP layer, so a path is served exactly when the registry accepts its requests.
+ * whether a delete answers with the object or a Status, which serve deletecollection, and the discovery
+ * categories. Shared by the registry and the HTTP layer, so a path is served exactly when the registry accepts
+ * its requests.
  */
 public final class Kinds {
     public static final String STATUS = "status";
     public static final String SCALE = "scale";
+    /** A namespace's {@code /finalize}: the only write of its {@code spec.finalizers}. */
+    public static final String FINALIZE = "finalize";
 
     private Kinds() {
     }
@@ -19,14 +25,21 @@ public final class Kinds {
     /**
      * The subresources of a kind that podfall serves: {@code /status} where upstream splits the status from the
      * spec (every kind here but endpoints and events), {@code /scale} for the workloads
-     * ({@code pkg/registry/apps/deployment/storage/storage.go}, {@code .../replicaset/storage/storage.go}).
+     * ({@code pkg/registry/apps/deployment/storage/storage.go}, {@code .../replicaset/storage/storage.go}),
+     * {@code /finalize} for namespaces ({@code pkg/registry/core/namespace/storage/storage.go} FinalizeREST).
      */
     public static List<String> subresources(ResourceType type) {
         return switch (type) {
             case DEPLOYMENTS, REPLICASETS -> List.of(STATUS, SCALE);
+            case NAMESPACES -> List.of(STATUS, FINALIZE);
             case ENDPOINTS, EVENTS -> List.of();
             default -> List.of(STATUS);
         };
+    }
+
+    /** Whether a subresource can be read (GET, and so PATCH): FinalizeREST only updates. */
+    public static boolean readable(String subresource) {
+        return !FINALIZE.equals(subresource);
     }
 
     /** Whether the object has a status that only its {@code /status} subresource may write. */
@@ -50,8 +63,19 @@ public final class Kinds {
         };
     }
 
-    /** Whether the kind can be deleted here: a namespace's deletion (the namespace controller emptying it) is not simulated. */
-    public static boolean deletable(ResourceType type) {
+    /**
+     * Whether the kind serves {@code deletecollection}: every kind but namespaces, whose storage has no
+     * DeleteCollection (a namespace goes only through its own termination, one at a time).
+     */
+    public static boolean collectionDeletable(ResourceType type) {
         return type != ResourceType.NAMESPACES;
+    }
+
+    /** A {@code <Kind>List} of {@code items} at {@code resourceVersion}, as a LIST and a deletecollection answer. */
+    public static ObjectNode list(ResourceType type, String resourceVersion, List<JsonNode> items) {
+        ObjectNode doc = Json.MAPPER.createObjectNode().put("kind", type.kind() + "List").put("apiVersion", type.apiVersion());
+        doc.putObject("metadata").put("resourceVersion", resourceVersion);
+        doc.putArray("items").addAll(items);
+        return doc;
     }
 }

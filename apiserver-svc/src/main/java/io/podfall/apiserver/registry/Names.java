@@ -3,21 +3,29 @@ package io.podfall.apiserver.registry;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.podfall.apiserver.registry.StatusError.FieldError;
 import io.podfall.model.event.Ids;
+import io.podfall.model.k8s.ResourceType;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * Object names: the RFC 1123 subdomain rule pods and nodes share ({@code NameIsDNSSubdomain},
- * {@code staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go}) and {@code generateName}.
+ * Object names, by the rule of their kind ({@code staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go}):
+ * a namespace's is an RFC 1123 label ({@code ValidateNamespaceName}), a service's an RFC 1035 label
+ * ({@code ValidateServiceName}), every other kind's an RFC 1123 subdomain ({@code NameIsDNSSubdomain}); and
+ * {@code generateName}.
  */
 final class Names {
-    private static final String DNS1123_SUBDOMAIN_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-    private static final Pattern DNS1123_SUBDOMAIN = Pattern.compile(DNS1123_SUBDOMAIN_FMT);
-    private static final int DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
-    private static final String DNS1123_SUBDOMAIN_ERROR = "a lowercase RFC 1123 subdomain must consist of lower case "
-            + "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+    private static final Rule DNS1123_SUBDOMAIN = new Rule("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*", 253,
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start "
+                    + "and end with an alphanumeric character", "example.com");
+    private static final Rule DNS1123_LABEL = new Rule("[a-z0-9]([-a-z0-9]*[a-z0-9])?", 63,
+            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end "
+                    + "with an alphanumeric character", "my-name", "123-abc");
+    private static final Rule DNS1035_LABEL = new Rule("[a-z]([-a-z0-9]*[a-z0-9])?", 63,
+            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, "
+                    + "and end with an alphanumeric character", "my-name", "abc-123");
     /** {@code staging/src/k8s.io/apiserver/pkg/storage/names/generate.go}: 5 random characters, no vowels. */
     private static final String GENERATED_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
     private static final int GENERATED_LENGTH = 5;
@@ -26,22 +34,17 @@ final class Names {
     private Names() {
     }
 
-    /** {@code ValidateObjectMeta}'s name rules. */
-    static List<FieldError> validate(ObjectMeta meta) {
-        List<FieldError> errors = new ArrayList<>();
+    /** {@code ValidateObjectMeta}'s name rules for an object of {@code type}. */
+    static List<FieldError> validate(ResourceType type, ObjectMeta meta) {
         if (meta.getName() == null || meta.getName().isEmpty()) {
-            errors.add(FieldError.required("metadata.name", "name or generateName is required"));
-            return errors;
+            return List.of(FieldError.required("metadata.name", "name or generateName is required"));
         }
-        String name = meta.getName();
-        if (name.length() > DNS1123_SUBDOMAIN_MAX_LENGTH) {
-            errors.add(FieldError.invalid("metadata.name", name, "must be no more than " + DNS1123_SUBDOMAIN_MAX_LENGTH + " characters"));
-        }
-        if (!DNS1123_SUBDOMAIN.matcher(name).matches()) {
-            errors.add(FieldError.invalid("metadata.name", name, DNS1123_SUBDOMAIN_ERROR
-                    + " (e.g. 'example.com', regex used for validation is '" + DNS1123_SUBDOMAIN_FMT + "')"));
-        }
-        return errors;
+        Rule rule = switch (type) {
+            case NAMESPACES -> DNS1123_LABEL;
+            case SERVICES -> DNS1035_LABEL;
+            default -> DNS1123_SUBDOMAIN;
+        };
+        return rule.check("metadata.name", meta.getName());
     }
 
     /** A name for {@code generateName}, derived from the request (cores draw no random numbers). */
@@ -53,5 +56,28 @@ final class Names {
             suffix.append(GENERATED_ALPHABET.charAt(Integer.parseInt(seed.substring(2 * i, 2 * i + 2), 16) % GENERATED_ALPHABET.length()));
         }
         return prefix + suffix;
+    }
+
+    /**
+     * A name format: its regex, its maximum length, and the message {@code RegexError} builds from them
+     * (the examples joined as upstream joins them, hence the double space before "or").
+     */
+    private record Rule(Pattern pattern, String format, int maxLength, String message) {
+        Rule(String format, int maxLength, String description, String... examples) {
+            this(Pattern.compile(format), format, maxLength, description + " (e.g. "
+                    + String.join(" or ", Arrays.stream(examples).map(e -> "'" + e + "', ").toList())
+                    + "regex used for validation is '" + format + "')");
+        }
+
+        List<FieldError> check(String field, String name) {
+            List<FieldError> errors = new ArrayList<>();
+            if (name.length() > maxLength) {
+                errors.add(FieldError.invalid(field, name, "must be no more than " + maxLength + " characters"));
+            }
+            if (!pattern.matcher(name).matches()) {
+                errors.add(FieldError.invalid(field, name, message));
+            }
+            return errors;
+        }
     }
 }

@@ -1,10 +1,12 @@
 package io.podfall.apiserver.registry;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.podfall.model.Json;
+import io.podfall.model.apiserver.CollectionDeletionRequest;
 import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.DeletionRequest;
 import io.podfall.model.apiserver.ObjectChange;
@@ -15,13 +17,16 @@ import io.podfall.model.event.EventTypes;
 import io.podfall.model.k8s.ResourceType;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The answer to a request, read from what the {@link Registry} did with it: the Status of its rejection, else
- * the object of the last fact it caused (for a write to {@code /scale}, the Scale it shows), else (a delete that found deletion pending with an earlier deadline,
- * or a status write, update or patch that changed nothing) the object as stored. Pure: the HTTP layer calls it
- * with the effects of the request, under the log processor's lock, so "as stored" is the state right after it.
+ * (a deletecollection) the list of what it deleted, else the object of the last fact it caused (for a write to
+ * {@code /scale}, the Scale it shows), else (a delete that found deletion pending with an earlier deadline, or a
+ * status write, update or patch that changed nothing) the object as stored. Pure: the HTTP layer calls it with
+ * the effects of the request, under the log processor's lock, so "as stored" is the state right after it.
  *
  * @param code the HTTP status code
  * @param body the object, or a Kubernetes Status
@@ -39,6 +44,9 @@ public record Outcome(int code, JsonNode body) {
                 Status status = fact.data(RequestRejection.class).status();
                 return Optional.of(new Outcome(status.getCode(), Json.tree(status)));
             }
+        }
+        if (request.is(EventTypes.COLLECTION_DELETION_REQUESTED)) {
+            return Optional.of(new Outcome(200, deletedCollection(state, request.data(CollectionDeletionRequest.class), facts)));
         }
         boolean scale = Kinds.SCALE.equals(request.data().path("subresource").asText(""));
         if (!facts.isEmpty()) {
@@ -66,6 +74,24 @@ public record Outcome(int code, JsonNode body) {
         return new StatusBuilder().withNewMetadata().endMetadata().withStatus("Success")
                 .withNewDetails().withName(object.getMetadata().getName()).withGroup(change.resourceType().group())
                 .withKind(change.resourceType().plural()).withUid(object.getMetadata().getUid()).endDetails().build();
+    }
+
+    /**
+     * The answer of a deletecollection: a {@code <Kind>List} of every object it matched, in key order, each as the
+     * request left it: terminating, in its last state if it was removed, or as stored if it was already being
+     * deleted with an earlier deadline. (Upstream lists the same objects as they were before the deletes.)
+     */
+    private static ObjectNode deletedCollection(RegistryState state, CollectionDeletionRequest req, List<Event> facts) {
+        ResourceType type = ResourceType.byPlural(req.resource());
+        Selectors selectors = Selectors.parse(type, req.fieldSelector(), req.labelSelector());
+        Map<String, JsonNode> byName = new TreeMap<>();
+        state.list(type, req.namespace()).stream().map(Json::tree).filter(selectors::matches)
+                .forEach(o -> byName.put(o.path("metadata").path("name").asText(), o));
+        for (Event fact : facts) {
+            JsonNode object = fact.data(ObjectChange.class).object();
+            byName.put(object.path("metadata").path("name").asText(), object);
+        }
+        return Kinds.list(type, Long.toString(state.resourceVersion()), List.copyOf(byName.values()));
     }
 
     private static Outcome stored(RegistryState state, Event request) {

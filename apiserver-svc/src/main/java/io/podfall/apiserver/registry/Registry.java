@@ -1,6 +1,7 @@
 package io.podfall.apiserver.registry;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.fabric8.kubernetes.api.model.Endpoints;
@@ -15,6 +16,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.podfall.apiserver.registry.StatusError.FieldError;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.BindingRequest;
+import io.podfall.model.apiserver.CollectionDeletionRequest;
 import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.DeletionRequest;
 import io.podfall.model.apiserver.ObjectChange;
@@ -43,7 +45,8 @@ import java.util.Set;
 /**
  * The API server's registry and etcd: the only writer of object state. Requests reach it as events on the log
  * ({@code apiserver.CreationRequested}, {@code BindingRequested}, {@code StatusUpdateRequested},
- * {@code DeletionRequested}), whoever sent them (source {@code /apiserver} for HTTP calls, {@code /kubelet/<node>},
+ * {@code UpdateRequested}, {@code PatchRequested}, {@code DeletionRequested}, {@code CollectionDeletionRequested}),
+ * whoever sent them (source {@code /apiserver} for HTTP calls, {@code /kubelet/<node>},
  * {@code /controller/scheduler}); every other event is ignored. Each request is either applied, and every write
  * it makes is one fact with the full object after the change (what a watch shows), or refused with one
  * {@code apiserver.RequestRejected} carrying the Kubernetes Status, and then nothing is stored.
@@ -66,6 +69,9 @@ import java.util.Set;
  *       for a pod whose containers have stopped. An object held by finalizers at grace 0 is removed by the
  *       update that takes its last finalizer away.</li>
  * </ul>
+ * A deletecollection deletes every object its selectors match, each exactly as a single delete
+ * ({@link #deleteCollection}). A namespace terminates its own way: see {@link NamespaceStrategy}; and nothing is
+ * created in a namespace that does not exist or is terminating ({@link NamespaceLifecycle}).
  *
  * <p>Per kind ({@link Kinds}): pods follow {@link PodStrategy}; Deployments and ReplicaSets
  * {@link WorkloadStrategy} (defaults, generation 1 on create and +1 on every spec change, a {@code /scale} that
@@ -87,8 +93,8 @@ public final class Registry implements Core<RegistryState> {
     static final String FINALIZER_FOREGROUND = "foregroundDeletion";
     private static final List<String> PROPAGATION_POLICIES = List.of("Foreground", "Background", "Orphan", "nil");
     private static final Set<String> REQUESTS = Set.of(EventTypes.CREATION_REQUESTED, EventTypes.BINDING_REQUESTED,
-            EventTypes.STATUS_UPDATE_REQUESTED, EventTypes.DELETION_REQUESTED, EventTypes.UPDATE_REQUESTED,
-            EventTypes.PATCH_REQUESTED);
+            EventTypes.STATUS_UPDATE_REQUESTED, EventTypes.DELETION_REQUESTED, EventTypes.COLLECTION_DELETION_REQUESTED,
+            EventTypes.UPDATE_REQUESTED, EventTypes.PATCH_REQUESTED);
     private static final String STATUS = Kinds.STATUS;
     /** What podfall lets a pod update change; upstream's list also has a few spec fields podfall does not run. */
     private static final String POD_UPDATABLE_FIELDS = "`metadata.labels`,`metadata.annotations`,`metadata.finalizers`,"
@@ -112,6 +118,7 @@ public final class Registry implements Core<RegistryState> {
                 case EventTypes.STATUS_UPDATE_REQUESTED -> updateStatus(state, payload(event, StatusUpdateRequest.class), out);
                 case EventTypes.UPDATE_REQUESTED -> update(state, payload(event, UpdateRequest.class), out);
                 case EventTypes.PATCH_REQUESTED -> patch(state, payload(event, PatchRequest.class), out);
+                case EventTypes.COLLECTION_DELETION_REQUESTED -> deleteCollection(state, event, payload(event, CollectionDeletionRequest.class), out);
                 default -> delete(state, payload(event, DeletionRequest.class), out);
             }
         } catch (StatusError refused) {
@@ -158,7 +165,9 @@ public final class Registry implements Core<RegistryState> {
         meta.setDeletionTimestamp(null);
         meta.setDeletionGracePeriodSeconds(null);
         meta.setResourceVersion(null);
-        List<FieldError> errors = new ArrayList<>(Names.validate(meta));
+        // Mutating admission comes before validation upstream, so a missing namespace is a 404 whatever the object.
+        NamespaceLifecycle.admitCreate(state, type, namespace, meta.getName());
+        List<FieldError> errors = new ArrayList<>(Names.validate(type, meta));
         if (type.namespaced() && namespace.isEmpty()) {
             errors.add(FieldError.required("metadata.namespace", ""));
         }
@@ -170,6 +179,7 @@ public final class Registry implements Core<RegistryState> {
             errors.addAll(WorkloadStrategy.validate(object));
         } else if (object instanceof Namespace ns) {
             NamespaceStrategy.prepareForCreate(ns);
+            errors.addAll(NamespaceStrategy.validate(ns));
         } else if (object instanceof Service service) {
             ServiceStrategy.prepareForCreate(service);
             errors.addAll(ServiceStrategy.allocateClusterIP(service, state.list(ResourceType.SERVICES, null)));
@@ -201,21 +211,45 @@ public final class Registry implements Core<RegistryState> {
         }
         try {
             // fabric8's Pod and Node carry their kind and apiVersion from construction: a body without them gets them.
-            return Json.convert(json, type.javaType());
+            return Json.convert(withoutNulls(json), type.javaType());
         } catch (IllegalArgumentException e) {
             throw StatusError.badRequest(type.kind() + " in version \"" + type.version() + "\" cannot be handled as a "
                     + type.kind() + ": " + e.getMessage());
         }
     }
 
+    /**
+     * A JSON null decodes to the zero value in Go: an absent field, a nil list or map. fabric8 would keep a null
+     * list where the rules expect an empty one, so a null field is dropped and a null element of a list is an
+     * empty object (Go's zero struct).
+     */
+    private static JsonNode withoutNulls(JsonNode json) {
+        if (json instanceof ObjectNode object) {
+            ObjectNode out = Json.MAPPER.createObjectNode();
+            object.fields().forEachRemaining(f -> {
+                if (!f.getValue().isNull()) {
+                    out.set(f.getKey(), withoutNulls(f.getValue()));
+                }
+            });
+            return out;
+        }
+        if (json instanceof ArrayNode array) {
+            ArrayNode out = Json.MAPPER.createArrayNode();
+            array.forEach(e -> out.add(e.isNull() ? Json.MAPPER.createObjectNode() : withoutNulls(e)));
+            return out;
+        }
+        return json;
+    }
+
     // --- binding: pkg/registry/core/pod/storage/storage.go BindingREST, setPodNodeAndMetadata ---
 
     private void bind(RegistryState state, BindingRequest req, Effects.Builder out) {
         Pod pod = existingPod(state, req.namespace(), req.name());
+        NamespaceLifecycle.admitCreate(state, ResourceType.PODS, req.namespace(), req.name());
         if (req.nodeName() == null || req.nodeName().isEmpty()) {
             throw StatusError.invalid("Binding", "Binding", "", req.name(), List.of(FieldError.required("target.name", "")));
         }
-        checkUid(pod, req.uid());
+        checkUid(ResourceType.PODS, pod, req.uid());
         if (pod.getMetadata().getDeletionTimestamp() != null) {
             throw StatusError.conflict("pods/binding", req.name(), "pod " + req.name() + " is being deleted, cannot be assigned to a host");
         }
@@ -239,7 +273,7 @@ public final class Registry implements Core<RegistryState> {
 
     private void updateStatus(RegistryState state, StatusUpdateRequest req, Effects.Builder out) {
         Pod pod = existingPod(state, req.namespace(), req.name());
-        checkUid(pod, req.uid());
+        checkUid(ResourceType.PODS, pod, req.uid());
         Pod updated = copy(pod);
         updated.setStatus(req.status());
         // etcd3's GuaranteedUpdate skips a write that changes nothing: no new revision, nothing to watch.
@@ -267,6 +301,10 @@ public final class Registry implements Core<RegistryState> {
     private void patch(RegistryState state, PatchRequest req, Effects.Builder out) {
         ResourceType type = resourceType(req.resource());
         String subresource = subresource(type, req.subresource());
+        if (!Kinds.readable(subresource)) {
+            // A patch reads the object through the subresource first; /finalize has no GET to read it through.
+            throw StatusError.methodNotAllowed();
+        }
         HasMetadata current = state.get(type, req.namespace(), req.name()).orElseThrow(() -> StatusError.notFound(type, req.name()));
         if (req.patch() == null) {
             throw StatusError.badRequest("the body of the request is empty");
@@ -296,7 +334,8 @@ public final class Registry implements Core<RegistryState> {
     /**
      * The split of spec and status that every strategy with a status subresource makes in {@code PrepareForUpdate}:
      * a write of the main resource keeps the stored status, one of {@code /status} the stored spec. A namespace's
-     * spec (its finalizers) is not written by an update either: only {@code /finalize} does that upstream.
+     * spec (its finalizers) is not written by an update either: only {@code /finalize} does that, and it keeps
+     * the status ({@code namespaceFinalizeStrategy}).
      */
     static JsonNode withStoredParts(ResourceType type, HasMetadata current, JsonNode next, String subresource) {
         if (!(next instanceof ObjectNode body) || !Kinds.hasStatusSubresource(type)) {
@@ -305,7 +344,7 @@ public final class Registry implements Core<RegistryState> {
         ObjectNode out = body.deepCopy();
         JsonNode stored = Json.tree(current);
         List<String> kept = STATUS.equals(subresource) ? List.of("spec")
-                : type == ResourceType.NAMESPACES ? List.of("spec", STATUS) : List.of(STATUS);
+                : type == ResourceType.NAMESPACES && !Kinds.FINALIZE.equals(subresource) ? List.of("spec", STATUS) : List.of(STATUS);
         for (String field : kept) {
             if (stored.has(field)) {
                 out.set(field, stored.get(field).deepCopy());
@@ -320,9 +359,10 @@ public final class Registry implements Core<RegistryState> {
      * Stores {@code next} in place of {@code current}: the resourceVersion precondition, the fields an update
      * never changes, the strategy's {@code PrepareForUpdate} and validation, then one write
      * ({@code ObjectUpdated}), none if nothing changed, or the removal of an object whose last finalizer this
-     * update took away while it waits at grace 0 (store.go {@code shouldDeleteDuringUpdate}: no finalizers left
-     * and {@code deletionGracePeriodSeconds == 0}; a pod still within its grace period stays, and the kubelet's
-     * final delete removes it).
+     * update took away while it waits at grace 0 (store.go {@code ShouldDeleteDuringUpdate}: no finalizers left,
+     * being deleted, {@code deletionGracePeriodSeconds} 0 or unset; a pod still within its grace period stays,
+     * and the kubelet's final delete removes it). A namespace also needs its {@code spec.finalizers} empty
+     * ({@code ShouldDeleteNamespaceDuringUpdate}): the {@code /finalize} of the namespace controller removes it.
      */
     private static void store(RegistryState state, ResourceType type, HasMetadata current, HasMetadata next, String namespace,
                               String name, String subresource, Effects.Builder out) {
@@ -387,7 +427,8 @@ public final class Registry implements Core<RegistryState> {
         }
 
         Long grace = old.getDeletionGracePeriodSeconds();
-        if (meta.getFinalizers().isEmpty() && grace != null && grace == 0) {
+        boolean finalized = !(next instanceof Namespace ns) || NamespaceStrategy.isFinalized(ns);
+        if (meta.getFinalizers().isEmpty() && old.getDeletionTimestamp() != null && (grace == null || grace == 0) && finalized) {
             // The removal carries the object as this update left it (no finalizers), with the removal's resourceVersion.
             meta.setResourceVersion(Long.toString(state.nextResourceVersion()));
             state.remove(type, next);
@@ -420,6 +461,7 @@ public final class Registry implements Core<RegistryState> {
             return errors;
         } else if (next instanceof Namespace namespace) {
             NamespaceStrategy.applyDefaults(namespace);
+            return NamespaceStrategy.validate(namespace);
         } else if (next instanceof Service service && !status) {
             ServiceStrategy.applyDefaults(service);
             return ServiceStrategy.keepClusterIP((Service) current, service);
@@ -460,17 +502,81 @@ public final class Registry implements Core<RegistryState> {
 
     private void delete(RegistryState state, DeletionRequest req, Effects.Builder out) {
         ResourceType type = resourceType(req.resource());
-        if (!Kinds.deletable(type)) {
+        NamespaceLifecycle.admitDelete(type, req.name());
+        DeleteOptions options = checkedOptions(req.options());
+        HasMetadata current = state.get(type, req.namespace(), req.name())
+                .orElseThrow(() -> StatusError.notFound(type, req.name()));
+        if (current instanceof Namespace namespace) {
+            deleteNamespace(state, namespace, options, out);
+        } else {
+            deleteObject(state, type, current, options, out);
+        }
+    }
+
+    /**
+     * {@code DeleteCollection} of store.go: the objects of the resource in the namespace that the selectors
+     * match, listed once, each deleted exactly as a single delete with the same options would (a pod gracefully,
+     * another kind at once or held by its finalizers), in key order. The handler refuses bad options and
+     * selectors before anything is deleted. Not atomic, as upstream: the first refusal (a precondition that does
+     * not hold for this object) ends it, the deletions before it stay, and the refusal is the answer.
+     */
+    private void deleteCollection(RegistryState state, Event request, CollectionDeletionRequest req, Effects.Builder out) {
+        ResourceType type = resourceType(req.resource());
+        String namespace = req.namespace() == null ? "" : req.namespace();
+        if (!Kinds.collectionDeletable(type) || type.namespaced() == namespace.isEmpty()) {
             throw StatusError.methodNotAllowed();
         }
-        DeleteOptions options = req.options() == null ? new DeleteOptions() : req.options();
+        DeleteOptions options = checkedOptions(req.options());
+        Selectors selectors = Selectors.parse(type, req.fieldSelector(), req.labelSelector());
+        List<HasMetadata> matched = state.list(type, namespace).stream().filter(o -> selectors.matches(Json.tree(o))).toList();
+        for (HasMetadata object : matched) {
+            try {
+                deleteObject(state, type, object, options, out);
+            } catch (StatusError refused) {
+                out.emit(SOURCE, EventTypes.REQUEST_REJECTED, request.subject(), new RequestRejection(refused.status()));
+                return;
+            }
+        }
+    }
+
+    /** The options of a delete as its handler accepts them: no dry run, and valid ({@link #validateOptions}). */
+    private static DeleteOptions checkedOptions(DeleteOptions requested) {
+        DeleteOptions options = requested == null ? new DeleteOptions() : requested;
         if (options.getDryRun() != null && !options.getDryRun().isEmpty()) {
             // A dry run stores nothing and so has no fact to put on the log; podfall refuses it rather than fake one.
             throw StatusError.badRequest("dryRun is not supported by this API server");
         }
-        HasMetadata current = state.get(type, req.namespace(), req.name())
-                .orElseThrow(() -> StatusError.notFound(type, req.name()));
         validateOptions(options);
+        return options;
+    }
+
+    /**
+     * {@code REST.Delete} of {@code pkg/registry/core/namespace/storage/storage.go}: the first delete marks the
+     * namespace {@code Terminating} ({@link NamespaceStrategy#markTerminating}); later ones change nothing while
+     * {@code spec.finalizers} is not empty (the namespace controller is still emptying it), and once it is, go
+     * the generic way (the namespace leaves unless {@code metadata.finalizers} hold it).
+     */
+    private void deleteNamespace(RegistryState state, Namespace current, DeleteOptions options, Effects.Builder out) {
+        ObjectMeta meta = current.getMetadata();
+        if (options.getPreconditions() != null) {
+            checkUid(ResourceType.NAMESPACES, current, options.getPreconditions().getUid());
+            String rv = options.getPreconditions().getResourceVersion();
+            if (rv != null && !rv.equals(meta.getResourceVersion())) {
+                throw StatusError.conflict(ResourceType.NAMESPACES.plural(), meta.getName(), "Precondition failed: ResourceVersion in precondition: "
+                        + rv + ", ResourceVersion in object meta: " + meta.getResourceVersion());
+            }
+        }
+        if (meta.getDeletionTimestamp() == null) {
+            Namespace next = copy(current);
+            NamespaceStrategy.markTerminating(next, options, timestamp(out.now()));
+            write(state, out, EventTypes.OBJECT_MARKED_TERMINATING, ResourceType.NAMESPACES, next);
+        } else if (NamespaceStrategy.isFinalized(current)) {
+            deleteObject(state, ResourceType.NAMESPACES, current, options, out);
+        }
+    }
+
+    /** One object's delete: store.go {@code Delete} from {@code rest.BeforeDelete} on. Every check precedes the first write. */
+    private static void deleteObject(RegistryState state, ResourceType type, HasMetadata current, DeleteOptions options, Effects.Builder out) {
         checkPreconditions(type, current, options);
         // delete.go: negative values are treated as 1s on the delete path.
         Long requested = options.getGracePeriodSeconds() != null && options.getGracePeriodSeconds() < 0 ? Long.valueOf(1) : options.getGracePeriodSeconds();
@@ -607,10 +713,10 @@ public final class Registry implements Core<RegistryState> {
         return (Pod) state.get(ResourceType.PODS, namespace, name).orElseThrow(() -> StatusError.notFound(ResourceType.PODS, name));
     }
 
-    /** The uid precondition of the binding and status writes, as etcd3's storage reports it. */
-    private static void checkUid(HasMetadata current, String uid) {
+    /** The uid precondition of the binding and status writes, and of a namespace's delete, as etcd3's storage reports it. */
+    private static void checkUid(ResourceType type, HasMetadata current, String uid) {
         if (uid != null && !uid.isEmpty() && !uid.equals(current.getMetadata().getUid())) {
-            throw StatusError.conflict("pods", current.getMetadata().getName(), "Precondition failed: UID in precondition: "
+            throw StatusError.conflict(type.plural(), current.getMetadata().getName(), "Precondition failed: UID in precondition: "
                     + uid + ", UID in object meta: " + current.getMetadata().getUid());
         }
     }

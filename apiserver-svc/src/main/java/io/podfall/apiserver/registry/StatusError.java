@@ -68,6 +68,19 @@ public final class StatusError extends RuntimeException {
                 name, errors);
     }
 
+    /**
+     * {@code NewForbidden}: {@code namespaces "default" is forbidden: this namespace may not be deleted}, or without
+     * the name when there is none; {@code causes} as the refusing admission plugin adds them.
+     */
+    public static StatusError forbidden(ResourceType type, String name, String why, StatusCause... causes) {
+        String subject = name == null || name.isEmpty() ? type.qualifiedName() : type.qualifiedName() + " " + quote(name);
+        StatusDetails d = details(name == null ? "" : name, type.group(), type.plural());
+        if (causes.length > 0) {
+            d.setCauses(List.of(causes));
+        }
+        return failure(403, "Forbidden", subject + " is forbidden: " + why, d);
+    }
+
     /** {@code NewBadRequest}: no details. */
     public static StatusError badRequest(String message) {
         return failure(400, "BadRequest", message, null);
@@ -83,10 +96,13 @@ public final class StatusError extends RuntimeException {
                 new StatusDetails());
     }
 
-    /** {@code negotiation.NewUnsupportedMediaTypeError}. */
-    public static StatusError unsupportedMediaType(String contentType) {
+    /**
+     * {@code negotiation.NewUnsupportedMediaTypeError}: JSON, and the protobuf of the kinds kubectl sends that way
+     * (see {@code rest.KubernetesProtobuf}); {@code what} tells what was sent instead.
+     */
+    public static StatusError unsupportedMediaType(String what) {
         return failure(415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media "
-                + "types include: application/json (got " + contentType + ")", null);
+                + "types include: application/json, application/vnd.kubernetes.protobuf (got " + what + ")", null);
     }
 
     /**

@@ -2,16 +2,19 @@ package io.podfall.apiserver.rest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.podfall.adapter.LogProcessor;
 import io.podfall.adapter.SimulatedClock;
 import io.podfall.apiserver.registry.Kinds;
 import io.podfall.apiserver.registry.Outcome;
 import io.podfall.apiserver.registry.RegistryState;
+import io.podfall.apiserver.registry.Selectors;
 import io.podfall.apiserver.registry.StatusError;
 import io.podfall.apiserver.registry.WorkloadStrategy;
 import io.podfall.apiserver.rest.ApiPaths.Document;
 import io.podfall.apiserver.rest.ApiPaths.Resource;
 import io.podfall.model.Json;
+import io.podfall.model.apiserver.CollectionDeletionRequest;
 import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.DeletionRequest;
 import io.podfall.model.apiserver.PatchRequest;
@@ -71,6 +74,9 @@ public class ApiResource {
                 return Responses.json(200, document.body());
             }
             Resource r = (Resource) target;
+            if (!Kinds.readable(r.subresource())) {
+                throw StatusError.methodNotAllowed();
+            }
             requireLive();
             if (r.collection()) {
                 return list(r, fieldSelector, labelSelector, accept, includeObject);
@@ -127,6 +133,9 @@ public class ApiResource {
                                            byte[] body) {
         return submit(() -> {
             Resource r = resource(path, false);
+            if (!Kinds.readable(r.subresource())) {
+                throw StatusError.methodNotAllowed();
+            }
             refuseDryRun(dryRun);
             String patchType = RequestBodies.patchType(contentType);
             return requests.submit(EventTypes.PATCH_REQUESTED, subject(r), traceparent,
@@ -134,22 +143,35 @@ public class ApiResource {
         });
     }
 
-    /** DELETE of an object: {@code apiserver.DeletionRequested}, with DeleteOptions from the body or the query. */
+    /**
+     * DELETE of an object ({@code apiserver.DeletionRequested}) or of a collection, the {@code deletecollection}
+     * verb ({@code apiserver.CollectionDeletionRequested}, with the LIST's label and field selectors): DeleteOptions
+     * from the body or the query. A collection is deleted within one namespace (or, cluster-scoped, everywhere);
+     * upstream serves no deletecollection across all namespaces, nor of namespaces.
+     */
     @DELETE
     @Path(API_PATHS)
     public CompletionStage<Response> delete(@PathParam("path") String path, @HeaderParam(CONTENT_TYPE) String contentType,
                                             @HeaderParam(TRACEPARENT) String traceparent,
                                             @QueryParam("gracePeriodSeconds") String gracePeriodSeconds,
                                             @QueryParam("propagationPolicy") String propagationPolicy,
-                                            @QueryParam("dryRun") List<String> dryRun, byte[] body) {
+                                            @QueryParam("dryRun") List<String> dryRun,
+                                            @QueryParam("fieldSelector") String fieldSelector, @QueryParam("labelSelector") String labelSelector,
+                                            byte[] body) {
         return submit(() -> {
-            Resource r = resource(path, false);
-            if (r.subresource() != null) {
+            if (!(ApiPaths.parse(path) instanceof Resource r) || r.subresource() != null
+                    || (r.collection() && (r.namespace() == null || !Kinds.collectionDeletable(r.type())))) {
                 throw StatusError.methodNotAllowed();
             }
+            DeleteOptions options = RequestBodies.deleteOptions(contentType, body, gracePeriodSeconds, propagationPolicy, dryRun);
+            if (r.collection()) {
+                // Parsed here too, so a selector the LIST would refuse never reaches the log.
+                Selectors.parse(r.type(), fieldSelector, labelSelector);
+                return requests.submit(EventTypes.COLLECTION_DELETION_REQUESTED, Subjects.ofCollection(r.namespace(), r.type().plural()),
+                        traceparent, new CollectionDeletionRequest(r.type().plural(), r.namespace(), labelSelector, fieldSelector, options));
+            }
             return requests.submit(EventTypes.DELETION_REQUESTED, subject(r), traceparent,
-                    new DeletionRequest(r.type().plural(), r.namespace(), r.name(),
-                            RequestBodies.deleteOptions(contentType, body, gracePeriodSeconds, propagationPolicy, dryRun)));
+                    new DeletionRequest(r.type().plural(), r.namespace(), r.name(), options));
         });
     }
 
@@ -228,13 +250,8 @@ public class ApiResource {
         ObjectNode list = processor.read(RegistryState.class, s -> {
             String resourceVersion = Long.toString(s.resourceVersion());
             List<JsonNode> items = s.list(type, r.namespace()).stream().map(Json::tree).filter(selectors::matches).toList();
-            if (table.isPresent()) {
-                return Tables.table(type, items, resourceVersion, clock.now(), table.get());
-            }
-            ObjectNode doc = Json.MAPPER.createObjectNode().put("kind", type.kind() + "List").put("apiVersion", type.apiVersion());
-            doc.putObject("metadata").put("resourceVersion", resourceVersion);
-            doc.putArray("items").addAll(items);
-            return doc;
+            return table.isPresent() ? Tables.table(type, items, resourceVersion, clock.now(), table.get())
+                    : Kinds.list(type, resourceVersion, items);
         });
         return Responses.json(200, list);
     }

@@ -20,7 +20,8 @@ final class Discovery {
     /** The named groups served, all in version v1. */
     static final List<String> GROUPS = List.of("apps");
     private static final String VERSION = "v1";
-    private static final List<String> VERBS = List.of("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch");
+    private static final String DELETECOLLECTION = "deletecollection";
+    private static final List<String> VERBS = List.of("create", "delete", DELETECOLLECTION, "get", "list", "patch", "update", "watch");
     private static final List<String> SUBRESOURCE_VERBS = List.of("get", "patch", "update");
 
     private Discovery() {
@@ -63,7 +64,8 @@ final class Discovery {
                 continue;
             }
             ObjectNode r = resource(resources, type.plural(), type, type.kind());
-            (Kinds.deletable(type) ? VERBS : VERBS.stream().filter(v -> !v.startsWith("delete")).toList()).forEach(r.putArray("verbs")::add);
+            (Kinds.collectionDeletable(type) ? VERBS : VERBS.stream().filter(v -> !v.equals(DELETECOLLECTION)).toList())
+                    .forEach(r.putArray("verbs")::add);
             type.shortNames().forEach(r.putArray("shortNames")::add);
             List<String> categories = Kinds.categories(type);
             if (!categories.isEmpty()) {
@@ -75,7 +77,7 @@ final class Discovery {
                 if (scale) {
                     sub.put("group", "autoscaling").put("version", VERSION);
                 }
-                SUBRESOURCE_VERBS.forEach(sub.putArray("verbs")::add);
+                (Kinds.readable(subresource) ? SUBRESOURCE_VERBS : List.of("update")).forEach(sub.putArray("verbs")::add);
             }
         }
         return doc;

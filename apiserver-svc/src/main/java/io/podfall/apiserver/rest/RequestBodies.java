@@ -1,7 +1,9 @@
 package io.podfall.apiserver.rest;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.podfall.apiserver.registry.StatusError;
@@ -16,6 +18,8 @@ import java.util.Locale;
 
 /** Reading request bodies and query options the way the API server's handlers do, refusing with a Status. */
 final class RequestBodies {
+    private static final ObjectReader SINGLE_VALUE = Json.MAPPER.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
     private RequestBodies() {
     }
 
@@ -24,22 +28,31 @@ final class RequestBodies {
      * {@code PUT .../scale}), and the Python client sends {@code application/json} even without a body.
      */
     static void requireJson(String contentType) {
-        if (contentType == null || contentType.isBlank()) {
-            return;
-        }
-        String mediaType = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
-        if (!mediaType.equals("application/json")) {
+        if (!isJson(contentType)) {
             throw StatusError.unsupportedMediaType(contentType);
         }
     }
 
+    private static boolean isJson(String contentType) {
+        return contentType == null || contentType.isBlank() || mediaType(contentType).equals("application/json");
+    }
+
+    private static String mediaType(String contentType) {
+        return contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+    }
+
     /**
      * The object of a POST or PUT, with {@code kind} and {@code apiVersion} taken from the URL when the body lacks them
-     * (the Python client omits them).
+     * (the Python client omits them). JSON, or the protobuf kubectl 1.32 sends for a few kinds ({@link KubernetesProtobuf}).
      */
     static ObjectNode object(ResourceType type, String contentType, byte[] body) {
-        requireJson(contentType);
-        JsonNode tree = parse(body);
+        JsonNode tree;
+        if (!isJson(contentType) && mediaType(contentType).equals(KubernetesProtobuf.MEDIA_TYPE)) {
+            tree = KubernetesProtobuf.decode(body);
+        } else {
+            requireJson(contentType);
+            tree = parse(body);
+        }
         if (!(tree instanceof ObjectNode object)) {
             throw StatusError.badRequest("the body of the request must be a JSON object");
         }
@@ -113,12 +126,13 @@ final class RequestBodies {
         return options;
     }
 
+    /** One JSON value and nothing after it, as Go's decoder reads a body ("invalid character after top-level value"). */
     private static JsonNode parse(byte[] body) {
         if (body == null || body.length == 0) {
             throw StatusError.badRequest("the body of the request is empty");
         }
         try {
-            JsonNode tree = Json.MAPPER.readTree(body);
+            JsonNode tree = SINGLE_VALUE.readTree(body);
             if (tree == null || tree.isMissingNode()) {
                 throw StatusError.badRequest("the body of the request is empty");
             }

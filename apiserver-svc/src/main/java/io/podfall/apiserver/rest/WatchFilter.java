@@ -1,6 +1,7 @@
 package io.podfall.apiserver.rest;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.podfall.apiserver.registry.Selectors;
 import io.podfall.model.k8s.ResourceType;
 
 /**

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Status;
 import io.podfall.adapter.LogProcessor;
 import io.podfall.adapter.SimulatedClock;
 import io.podfall.apiserver.registry.RegistryState;
+import io.podfall.apiserver.registry.Selectors;
 import io.podfall.apiserver.registry.StatusError;
 import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;

@@ -204,12 +204,6 @@ class KindsRegistryTest extends RegistryFixture {
             assertFalse(state.get(ResourceType.DEPLOYMENTS, "default", "web").isPresent());
         }
 
-        @Test
-        void namespacesCannotBeDeletedHere() {
-            create("namespaces", "{\"metadata\":{\"name\":\"team-a\"}}");
-
-            assertEquals(405, rejection(handle(deletion("namespaces", "team-a", new DeleteOptions()))).getCode());
-        }
     }
 
     @Test

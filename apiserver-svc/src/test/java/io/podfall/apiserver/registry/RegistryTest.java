@@ -50,7 +50,7 @@ class RegistryTest extends RegistryFixture {
         assertEquals("namespaces/default/pods/web-1", fact.subject());
         Pod pod = fact.data(ObjectChange.class).object(Pod.class);
         assertEquals(Ids.derived("uid", lastRequest.id()), pod.getMetadata().getUid());
-        assertEquals("1", pod.getMetadata().getResourceVersion());
+        assertEquals(rv(1), pod.getMetadata().getResourceVersion());
         assertEquals("2025-03-01T10:00:00Z", pod.getMetadata().getCreationTimestamp());
         assertEquals(30L, pod.getSpec().getTerminationGracePeriodSeconds());
         assertEquals("Always", pod.getSpec().getRestartPolicy());
@@ -83,12 +83,13 @@ class RegistryTest extends RegistryFixture {
 
     @Test
     void everyWriteTakesTheNextResourceVersionOfOneGlobalCounter() {
+        createNamespace("other");
         create(aPod("a").build());
         create(aPod("b").inNamespace("other").build());
         Effects node = createNode("node-1");
 
-        assertEquals("3", node.events().get(0).data(ObjectChange.class).object().path("metadata").path("resourceVersion").asText());
-        assertEquals(3, state.resourceVersion());
+        assertEquals(rv(4), node.events().get(0).data(ObjectChange.class).object().path("metadata").path("resourceVersion").asText());
+        assertEquals(4, writes());
     }
 
     @Test
@@ -104,7 +105,7 @@ class RegistryTest extends RegistryFixture {
         assertEquals("metadata.name", status.getDetails().getCauses().get(0).getField());
         assertEquals("FieldValueInvalid", status.getDetails().getCauses().get(0).getReason());
         assertEquals("Pod", status.getDetails().getKind());
-        assertEquals(0, state.size());
+        assertEquals(0, objects());
     }
 
     @Test
@@ -190,7 +191,7 @@ class RegistryTest extends RegistryFixture {
         assertEquals("", status.getDetails().getGroup());
         assertEquals("web-1", status.getDetails().getName());
         assertSame(before, stored("web-1"));
-        assertEquals(1, state.resourceVersion(), "a rejection is no write");
+        assertEquals(1, writes(), "a rejection is no write");
     }
 
     @Test
@@ -225,7 +226,7 @@ class RegistryTest extends RegistryFixture {
         handle(creation, T0);
 
         assertSame(Effects.NONE, handle(creation, T0.plusSeconds(1)));
-        assertEquals(1, state.resourceVersion());
+        assertEquals(1, writes());
     }
 
     @Test
@@ -235,7 +236,7 @@ class RegistryTest extends RegistryFixture {
                 T0, null, ObjectChange.of(ResourceType.PODS, aPod("web-2").build()));
 
         assertSame(Effects.NONE, handle(fact, T0));
-        assertEquals(1, state.size());
+        assertEquals(1, objects());
     }
 
     // --- binding ---
@@ -251,7 +252,7 @@ class RegistryTest extends RegistryFixture {
             assertEquals(List.of(EventTypes.POD_BOUND), types(effects));
             Pod pod = pod(effects, 0);
             assertEquals("node-1", pod.getSpec().getNodeName());
-            assertEquals("2", pod.getMetadata().getResourceVersion());
+            assertEquals(rv(2), pod.getMetadata().getResourceVersion());
             assertEquals("True", pod.getStatus().getConditions().stream().filter(c -> c.getType().equals("PodScheduled"))
                     .findFirst().orElseThrow().getStatus());
             assertEquals("node-1", stored("web-1").getSpec().getNodeName());
@@ -337,7 +338,7 @@ class RegistryTest extends RegistryFixture {
             String uid = uidOf(create(aPod("web-1").build()));
 
             assertSame(Effects.NONE, updateStatus("web-1", uid, new PodStatusBuilder().withPhase("Pending").build()));
-            assertEquals(1, state.resourceVersion());
+            assertEquals(1, writes());
         }
     }
 
@@ -355,7 +356,7 @@ class RegistryTest extends RegistryFixture {
             Pod pod = pod(effects, 0);
             assertEquals("2025-03-01T10:00:40Z", pod.getMetadata().getDeletionTimestamp());
             assertEquals(30L, pod.getMetadata().getDeletionGracePeriodSeconds());
-            assertEquals("2", pod.getMetadata().getResourceVersion());
+            assertEquals(rv(2), pod.getMetadata().getResourceVersion());
             assertTrue(pod.getMetadata().getFinalizers().isEmpty(), "Background adds no finalizer");
             assertEquals(Json.tree(pod), Json.tree(stored("web-1")));
         }
@@ -387,9 +388,9 @@ class RegistryTest extends RegistryFixture {
 
             assertEquals(List.of(EventTypes.OBJECT_MARKED_TERMINATING, EventTypes.OBJECT_REMOVED), types(effects));
             assertEquals(0L, pod(effects, 0).getMetadata().getDeletionGracePeriodSeconds());
-            assertEquals("2", pod(effects, 0).getMetadata().getResourceVersion());
-            assertEquals("3", pod(effects, 1).getMetadata().getResourceVersion(), "the removal is a revision too");
-            assertEquals(0, state.size());
+            assertEquals(rv(2), pod(effects, 0).getMetadata().getResourceVersion());
+            assertEquals(rv(3), pod(effects, 1).getMetadata().getResourceVersion(), "the removal is a revision too");
+            assertEquals(0, objects());
         }
 
         @Test
@@ -492,7 +493,7 @@ class RegistryTest extends RegistryFixture {
                     .withNewPreconditions().withResourceVersion("99").endPreconditions().build(), T0));
 
             assertEquals(409, status.getCode());
-            assertTrue(status.getMessage().contains("the ResourceVersion in the precondition (99) does not match the ResourceVersion in record (1)"));
+            assertTrue(status.getMessage().contains("the ResourceVersion in the precondition (99) does not match the ResourceVersion in record (" + rv(1) + ")"));
         }
 
         @Test
@@ -500,7 +501,7 @@ class RegistryTest extends RegistryFixture {
             String uid = uidOf(create(aPod("web-1").onNode("node-1").build()));
 
             Effects effects = delete("web-1", new DeleteOptionsBuilder()
-                    .withNewPreconditions().withUid(uid).withResourceVersion("1").endPreconditions().build(), T0);
+                    .withNewPreconditions().withUid(uid).withResourceVersion(rv(1)).endPreconditions().build(), T0);
 
             assertEquals(List.of(EventTypes.OBJECT_MARKED_TERMINATING), types(effects));
         }
@@ -634,7 +635,7 @@ class RegistryTest extends RegistryFixture {
         Outcome outcome = Outcome.of(state, lastRequest, effects).orElseThrow();
 
         assertEquals(200, outcome.code());
-        assertEquals("3", outcome.body().path("metadata").path("resourceVersion").asText());
+        assertEquals(rv(3), outcome.body().path("metadata").path("resourceVersion").asText());
         assertEquals("0", outcome.body().path("metadata").path("deletionGracePeriodSeconds").asText());
     }
 

@@ -39,7 +39,7 @@ class UpdateAndPatchTest extends RegistryFixture {
         assertEquals(List.of(EventTypes.OBJECT_UPDATED), types(effects));
         Pod pod = pod(effects);
         assertEquals(Map.of("app", "web"), pod.getMetadata().getLabels());
-        assertEquals("2", pod.getMetadata().getResourceVersion());
+        assertEquals(rv(2), pod.getMetadata().getResourceVersion());
         assertEquals(Json.tree(pod), Json.tree(stored("web-1")));
         Outcome outcome = Outcome.of(state, lastRequest, effects).orElseThrow();
         assertEquals(200, outcome.code());
@@ -161,7 +161,7 @@ class UpdateAndPatchTest extends RegistryFixture {
         assertTrue(effects.events().isEmpty());
         Outcome outcome = Outcome.of(state, lastRequest, effects).orElseThrow();
         assertEquals(200, outcome.code());
-        assertEquals("1", outcome.body().path("metadata").path("resourceVersion").asText());
+        assertEquals(rv(1), outcome.body().path("metadata").path("resourceVersion").asText());
     }
 
     @Test
@@ -287,7 +287,7 @@ class UpdateAndPatchTest extends RegistryFixture {
 
         assertEquals(422, status.getCode());
         assertEquals("Invalid", status.getReason());
-        assertEquals("1", stored("y").getMetadata().getResourceVersion());
+        assertEquals(rv(1), stored("y").getMetadata().getResourceVersion());
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.podfall.apiserver.rest;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
+import io.podfall.apiserver.registry.Selectors;
 import io.podfall.apiserver.registry.StatusError;
 import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
@@ -216,7 +217,10 @@ class RestPiecesTest {
 
             assertEquals("[\"ns\"]", named(resources, "namespaces").path("shortNames").toString());
             assertFalse(named(resources, "namespaces").path("namespaced").asBoolean());
-            assertFalse(named(resources, "namespaces").path("verbs").toString().contains("delete"), "namespace deletion is not served");
+            assertEquals("[\"create\",\"delete\",\"get\",\"list\",\"patch\",\"update\",\"watch\"]",
+                    named(resources, "namespaces").path("verbs").toString(), "namespaces are deleted one by one: no deletecollection");
+            assertEquals("[\"update\"]", named(resources, "namespaces/finalize").path("verbs").toString());
+            assertEquals("[\"get\",\"patch\",\"update\"]", named(resources, "namespaces/status").path("verbs").toString());
             assertEquals("[\"svc\"]", named(resources, "services").path("shortNames").toString());
             assertEquals("[\"all\"]", named(resources, "services").path("categories").toString());
             assertEquals("[\"ep\"]", named(resources, "endpoints").path("shortNames").toString());

@@ -2,11 +2,14 @@ package io.podfall.apiserver.rest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.podfall.apiserver.registry.Registry;
 import io.podfall.apiserver.registry.RegistryState;
+import io.podfall.apiserver.registry.Selectors;
 import io.podfall.apiserver.registry.StatusError;
+import io.podfall.apiserver.registry.SystemNamespaces;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.BindingRequest;
 import io.podfall.model.apiserver.CreationRequest;
@@ -35,14 +38,23 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Watch events from the registry's facts, the history a watch starts from, and what each watcher is sent. */
+/**
+ * Watch events from the registry's facts, the history a watch starts from, and what each watcher is sent. The
+ * registry starts with the system namespaces; resourceVersions in assertions count from after them.
+ */
 class WatchTest {
     private static final Instant T0 = Instant.parse("2025-03-01T10:00:00Z");
 
     private final Registry registry = new Registry();
     private final RegistryState state = registry.newState();
     private final WatchHub hub = new WatchHub();
+    private final long base;
     private int requests;
+
+    WatchTest() {
+        SystemNamespaces.missing(state, T0).forEach(this::handle);
+        base = state.resourceVersion();
+    }
 
     @Nested
     class FromFacts {
@@ -68,7 +80,7 @@ class WatchTest {
             // An unscheduled pod is marked (grace 0) and removed at once: two writes, two resourceVersions.
             assertEquals(List.of("MODIFIED 2", "DELETED 3"), all.seen().subList(1, 3));
             WatchEvent deleted = all.events.get(2);
-            assertEquals("3", deleted.object().path("metadata").path("resourceVersion").asText());
+            assertEquals(rv(3), deleted.object().path("metadata").path("resourceVersion").asText());
             assertEquals("0", deleted.object().path("metadata").path("deletionGracePeriodSeconds").asText());
             assertEquals(uid, deleted.object().path("metadata").path("uid").asText());
         }
@@ -106,7 +118,7 @@ class WatchTest {
             String uid = uidOf(create("web-1"));
             bind("web-1", uid);
 
-            Recorder w = watchFrom(1, new WatchFilter(ResourceType.PODS, "default", none()));
+            Recorder w = watchFrom(base + 1, new WatchFilter(ResourceType.PODS, "default", none()));
 
             assertEquals(List.of("MODIFIED 2"), w.started());
         }
@@ -128,6 +140,8 @@ class WatchTest {
         @Test
         void aWatchOfOneNamespaceSeesNothingOfAnother() {
             Recorder w = watchFrom(0, new WatchFilter(ResourceType.PODS, "default", none()));
+            handle(request(Registry.SOURCE, EventTypes.CREATION_REQUESTED, "namespaces/other",
+                    new CreationRequest("namespaces", "", Json.tree(new NamespaceBuilder().withNewMetadata().withName("other").endMetadata().build()))));
             handle(creation(aPod("db-1").inNamespace("other").build(), "other"));
             Recorder nodes = watchFrom(0, new WatchFilter(ResourceType.NODES, null, none()));
 
@@ -142,17 +156,17 @@ class WatchTest {
         void aResourceVersionOlderThanTheRetainedChangesIsExpired() {
             WatchHistory history = historyOfFiveChanges(3);
 
-            StatusError e = assertThrows(StatusError.class, () -> history.since(1));
+            StatusError e = assertThrows(StatusError.class, () -> history.since(base + 1));
             assertEquals(410, e.status().getCode());
             assertEquals("Expired", e.status().getReason());
-            assertEquals("too old resource version: 1 (2)", e.status().getMessage());
+            assertEquals("too old resource version: " + rv(1) + " (" + rv(2) + ")", e.status().getMessage());
         }
 
         @Test
         void theNewestDroppedResourceVersionIsStillServedCompletely() {
             WatchHistory history = historyOfFiveChanges(3);
 
-            assertEquals(List.of(3L, 4L, 5L), history.since(2).stream().map(WatchEvent::resourceVersion).toList());
+            assertEquals(List.of(base + 3, base + 4, base + 5), history.since(base + 2).stream().map(WatchEvent::resourceVersion).toList());
         }
 
         @Test
@@ -168,7 +182,7 @@ class WatchTest {
                 create("web-" + i);
             }
 
-            Recorder w = watchFrom(1, new WatchFilter(ResourceType.PODS, null, none()));
+            Recorder w = watchFrom(base + 1, new WatchFilter(ResourceType.PODS, null, none()));
             create("later");
 
             assertEquals(410, w.start.expired().getCode());
@@ -205,7 +219,7 @@ class WatchTest {
             assertEquals(List.of("DELETED 3"), running.seen());
             JsonNode last = running.events.get(0).object();
             assertEquals("Running", last.path("status").path("phase").asText());
-            assertEquals("3", last.path("metadata").path("resourceVersion").asText());
+            assertEquals(rv(3), last.path("metadata").path("resourceVersion").asText());
         }
 
         @Test
@@ -321,11 +335,11 @@ class WatchTest {
         }
 
         List<String> seen() {
-            return events.stream().map(e -> e.type() + " " + e.resourceVersion()).toList();
+            return events.stream().map(e -> e.type() + " " + (e.resourceVersion() - base)).toList();
         }
 
         List<String> started() {
-            return start.events().stream().map(e -> e.type() + " " + e.resourceVersion()).toList();
+            return start.events().stream().map(e -> e.type() + " " + (e.resourceVersion() - base)).toList();
         }
     }
 
@@ -333,6 +347,11 @@ class WatchTest {
         Recorder r = new Recorder(filter);
         r.start = WatchRoute.begin(state, resourceVersion, filter, hub, r);
         return r;
+    }
+
+    /** The resourceVersion of the test's {@code n}th write. */
+    private String rv(long n) {
+        return Long.toString(base + n);
     }
 
     private static Selectors none() {

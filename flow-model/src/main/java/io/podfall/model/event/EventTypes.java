@@ -17,6 +17,11 @@ public final class EventTypes {
     public static final String CREATION_REQUESTED = "apiserver.CreationRequested";
     /** A client asked to delete an object. Data: {@link io.podfall.model.apiserver.DeletionRequest}. */
     public static final String DELETION_REQUESTED = "apiserver.DeletionRequested";
+    /**
+     * A client asked to delete every object of a resource in a namespace that a label and a field selector match
+     * (the {@code deletecollection} verb). Data: {@link io.podfall.model.apiserver.CollectionDeletionRequest}.
+     */
+    public static final String COLLECTION_DELETION_REQUESTED = "apiserver.CollectionDeletionRequested";
     /** The scheduler asked to bind a pod to a node. Data: {@link io.podfall.model.apiserver.BindingRequest}. */
     public static final String BINDING_REQUESTED = "apiserver.BindingRequested";
     /** A kubelet's status manager asked to write a pod's status. Data: {@link io.podfall.model.apiserver.StatusUpdateRequest}. */

@@ -14,6 +14,11 @@ public final class Subjects {
                 : "namespaces/" + namespace + "/" + resource + "/" + name;
     }
 
+    /** A collection, the subject of a request about many objects: {@code namespaces/default/pods}, {@code nodes}. */
+    public static String ofCollection(String namespace, String resource) {
+        return namespace == null || namespace.isEmpty() ? resource : "namespaces/" + namespace + "/" + resource;
+    }
+
     /** The namespace of a subject, "" when it names a cluster-scoped object (or nothing). */
     public static String namespaceOf(String subject) {
         if (subject == null || !subject.startsWith("namespaces/")) {

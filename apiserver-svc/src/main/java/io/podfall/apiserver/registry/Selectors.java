@@ -1,7 +1,6 @@
-package io.podfall.apiserver.rest;
+package io.podfall.apiserver.registry;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.podfall.apiserver.registry.StatusError;
 import io.podfall.model.k8s.ResourceType;
 
 import java.util.ArrayList;
@@ -9,14 +8,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The {@code fieldSelector} and {@code labelSelector} of a LIST, equality-based: {@code k=v}, {@code k==v},
+ * The {@code fieldSelector} and {@code labelSelector} of a LIST, a watch or a collection delete, equality-based: {@code k=v}, {@code k==v},
  * {@code k!=v}, comma-separated (all must hold); label selectors also take {@code k} (exists) and {@code !k}.
  * Field selectors support the fields upstream converts for the kind (a subset); any other is refused as upstream
  * refuses it, with {@code field label not supported}. kubectl's delete wait lists with
  * {@code fieldSelector=metadata.name=<name>} and treats any count other than one as "deleted", so ignoring an
  * unknown selector would be a false success.
  */
-record Selectors(List<Requirement> fields, List<Requirement> labels) {
+public record Selectors(List<Requirement> fields, List<Requirement> labels) {
     /**
      * The fields each kind can be selected by: {@code metadata.name} (and {@code metadata.namespace} if namespaced)
      * for every kind ({@code DefaultClusterScopedAttr}, {@code DefaultNamespaceScopedAttr}), and the kind's own
@@ -49,7 +48,7 @@ record Selectors(List<Requirement> fields, List<Requirement> labels) {
     }
 
     /** @throws StatusError 400 BadRequest for a selector that cannot be parsed or names an unsupported field */
-    static Selectors parse(ResourceType type, String fieldSelector, String labelSelector) {
+    public static Selectors parse(ResourceType type, String fieldSelector, String labelSelector) {
         List<Requirement> fields = requirements(fieldSelector, false);
         for (Requirement r : fields) {
             if (!FIELDS.get(type).contains(r.key())) {
@@ -60,7 +59,7 @@ record Selectors(List<Requirement> fields, List<Requirement> labels) {
     }
 
     /** Whether an object (as JSON) satisfies every requirement. */
-    boolean matches(JsonNode object) {
+    public boolean matches(JsonNode object) {
         for (Requirement r : fields) {
             JsonNode v = object.at("/" + r.key().replace('.', '/'));
             if (!r.matches(v.isMissingNode() || v.isNull() ? "" : v.asText())) {
