@@ -1,5 +1,6 @@
 package io.podfall.controller.endpoint;
 
+import io.podfall.controller.ResourceVersions;
 import io.podfall.controller.endpoint.EndpointSubsets.Subset;
 
 import java.time.Instant;
@@ -27,7 +28,7 @@ public final class EndpointsControllerState {
     /** Requests in flight per Endpoints object, oldest first; the API server answers them in this order. */
     private final Map<ServiceKey, ArrayDeque<Request>> inFlight = new HashMap<>();
     /** The highest resourceVersion of a fact seen per namespace. */
-    private final Map<String, Long> newestResourceVersion = new HashMap<>();
+    private final ResourceVersions resourceVersions = new ResourceVersions();
 
     /** A service and its Endpoints object: same namespace, same name. */
     record ServiceKey(String namespace, String name) {
@@ -123,25 +124,9 @@ public final class EndpointsControllerState {
         return inFlight.containsKey(key);
     }
 
-    /**
-     * Whether a fact with this resourceVersion is new. The API server numbers every write from one counter and a
-     * namespace's facts travel in one partition, in order, so each new fact of a namespace has a higher
-     * resourceVersion than the one before; a fact that does not is a redelivery. A resourceVersion that is not a
-     * number (Kubernetes calls them opaque) is always taken as new.
-     */
+    /** Whether a fact about the namespace is new ({@link ResourceVersions}); remembered if so. */
     boolean isNews(String namespace, String resourceVersion) {
-        long version;
-        try {
-            version = Long.parseLong(resourceVersion);
-        } catch (NumberFormatException e) {
-            return true;
-        }
-        Long newest = newestResourceVersion.get(namespace);
-        if (newest != null && version <= newest) {
-            return false;
-        }
-        newestResourceVersion.put(namespace, version);
-        return true;
+        return resourceVersions.isNews(namespace, resourceVersion);
     }
 
     // --- changes ---

@@ -1,6 +1,7 @@
 package io.podfall.controller.replicaset;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.podfall.controller.ResourceVersions;
 import io.podfall.controller.replicaset.Expectations.Expectation;
 import io.podfall.controller.replicaset.Expectations.Kind;
 import io.podfall.model.apiserver.ObjectChange;
