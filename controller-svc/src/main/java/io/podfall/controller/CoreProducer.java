@@ -3,6 +3,7 @@ package io.podfall.controller;
 import io.podfall.controller.deployment.DeploymentController;
 import io.podfall.controller.endpoint.EndpointsController;
 import io.podfall.controller.garbagecollector.GarbageCollector;
+import io.podfall.controller.namespace.NamespaceController;
 import io.podfall.controller.replicaset.ReplicaSetController;
 import io.podfall.controller.scheduler.Scheduler;
 import io.podfall.model.core.Core;
@@ -21,6 +22,6 @@ class CoreProducer {
     @SuppressWarnings("rawtypes")
     Core core() {
         return new ControllerManager(List.of(new Scheduler(), new ReplicaSetController(), new DeploymentController(),
-                new GarbageCollector(), new EndpointsController()));
+                new GarbageCollector(), new EndpointsController(), new NamespaceController()));
     }
 }
