@@ -37,6 +37,19 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--exit-delay", defaultValue = "1", description = "seconds the process takes to exit after SIGTERM (default: ${DEFAULT-VALUE})")
     double exitDelay;
 
+    /** The demo with its defaults, against the suite {@code up} just started. */
+    static DemoCommand against(String server, String bootstrap, String topic) {
+        DemoCommand demo = new DemoCommand();
+        demo.server = server;
+        demo.log = new LogOptions();
+        demo.log.bootstrap = bootstrap;
+        demo.log.topic = topic;
+        demo.namespace = "default";
+        demo.grace = 5;
+        demo.exitDelay = 1;
+        return demo;
+    }
+
     @Override
     public Integer call() {
         String pod = name != null ? name : "demo-" + Long.toString(System.currentTimeMillis() % 1_000_000_000L, 36);

@@ -31,6 +31,9 @@ final class UpCommand implements Callable<Integer> {
     @Option(names = "--work-dir", defaultValue = ".podfall", description = "broker data and service logs (default: ${DEFAULT-VALUE})")
     Path workDir;
 
+    @Option(names = "--demo", description = "once healthy, create a pod, delete it and print its deletion's timeline, as `podfall demo` does")
+    boolean demo;
+
     @Option(names = "--project", defaultValue = ".", description = "the podfall checkout whose services to run (default: ${DEFAULT-VALUE})")
     Path project;
 
@@ -53,6 +56,11 @@ final class UpCommand implements Callable<Integer> {
                     Path.of("").toAbsolutePath().relativize(s.log()));
         }
         System.out.println("API server: " + suite.apiserverUrl() + "   e.g. kubectl get pods; ./podfall demo");
+        if (demo) {
+            System.out.println();
+            DemoCommand.against(suite.apiserverUrl(), suite.bootstrapServers(), topic).call();
+            System.out.println();
+        }
         System.out.println("Press Ctrl-C to stop.");
         stopped.await();
         return 0;
