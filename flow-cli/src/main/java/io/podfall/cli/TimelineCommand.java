@@ -21,7 +21,7 @@ final class TimelineCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        List<Event> all = source.read(System.err);
+        List<Event> all = source.read();
         System.out.print(Timeline.of(all, flow.correlationIn(all, source.name())).render());
         return 0;
     }

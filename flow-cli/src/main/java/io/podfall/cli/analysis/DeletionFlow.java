@@ -40,11 +40,16 @@ public record DeletionFlow(Event request, List<Event> events) {
         }
         List<DeletionFlow> flows = new ArrayList<>();
         for (Event e : log) {
-            if (e.is(EventTypes.DELETION_REQUESTED) && e.id().equals(e.correlationId()) && isPod(e.subject())) {
+            if (isRequest(e)) {
                 flows.add(new DeletionFlow(e, List.copyOf(byCorrelation.get(e.id()))));
             }
         }
         return flows;
+    }
+
+    /** The root of a pod deletion: a {@code DeletionRequested} of a pod that starts its own correlation. */
+    static boolean isRequest(Event e) {
+        return e.is(EventTypes.DELETION_REQUESTED) && e.id().equals(e.correlationId()) && isPod(e.subject());
     }
 
     static boolean isPod(String subject) {

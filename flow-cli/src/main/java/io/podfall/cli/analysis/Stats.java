@@ -11,6 +11,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -43,34 +45,113 @@ public record Stats(int flows, int completed, int rejected, int killed, Map<Stri
         }
     }
 
+    /** The phases, by row: what each measures of a deletion that was not rejected (empty: not measured). */
+    private static final Map<String, Function<DeletionFlow, Optional<Duration>>> PHASES = new LinkedHashMap<>();
+
+    static {
+        PHASES.put(TOTAL, f -> span(Optional.of(f.request()), f.removed()));
+        PHASES.put(TO_TERMINATING, f -> span(Optional.of(f.request()), f.first(EventTypes.OBJECT_MARKED_TERMINATING)));
+        PHASES.put(TO_SIGTERM, f -> span(f.first(EventTypes.OBJECT_MARKED_TERMINATING), f.signal("SIGTERM")));
+        PHASES.put(TO_EXIT, f -> span(f.signal("SIGTERM"), f.last(EventTypes.CONTAINER_EXITED)));
+        PHASES.put(TO_SANDBOX_STOPPED, f -> span(f.last(EventTypes.CONTAINER_EXITED), f.first(EventTypes.SANDBOX_STOPPED)));
+        PHASES.put(TO_REMOVED, f -> span(f.first(EventTypes.SANDBOX_STOPPED), f.removed()));
+        PHASES.put(GRACE_REQUESTED, f -> f.requestedGraceSeconds().map(Duration::ofSeconds));
+        PHASES.put(GRACE_HONOURED, DeletionFlow::honouredGrace);
+    }
+
+    /** The events the phases and counts read; a flow being collected keeps only these. */
+    static final Set<String> MEASURED = Set.of(EventTypes.OBJECT_MARKED_TERMINATING, EventTypes.CONTAINER_SIGNALLED,
+            EventTypes.CONTAINER_EXITED, EventTypes.SANDBOX_STOPPED, EventTypes.OBJECT_REMOVED,
+            EventTypes.REQUEST_REJECTED);
+
     public static Stats of(List<Event> log) {
-        List<DeletionFlow> flows = DeletionFlow.all(log).stream().filter(f -> !f.rejected()).toList();
-        int rejected = DeletionFlow.all(log).size() - flows.size();
-        Map<String, Summary> d = new LinkedHashMap<>();
-        d.put(TOTAL, measure(flows, f -> span(Optional.of(f.request()), f.removed())));
-        d.put(TO_TERMINATING, measure(flows, f -> span(Optional.of(f.request()), f.first(EventTypes.OBJECT_MARKED_TERMINATING))));
-        d.put(TO_SIGTERM, measure(flows, f -> span(f.first(EventTypes.OBJECT_MARKED_TERMINATING), f.signal("SIGTERM"))));
-        d.put(TO_EXIT, measure(flows, f -> span(f.signal("SIGTERM"), f.last(EventTypes.CONTAINER_EXITED))));
-        d.put(TO_SANDBOX_STOPPED, measure(flows, f -> span(f.last(EventTypes.CONTAINER_EXITED), f.first(EventTypes.SANDBOX_STOPPED))));
-        d.put(TO_REMOVED, measure(flows, f -> span(f.first(EventTypes.SANDBOX_STOPPED), f.removed())));
-        d.put(GRACE_REQUESTED, measure(flows, f -> f.requestedGraceSeconds().map(Duration::ofSeconds)));
-        d.put(GRACE_HONOURED, measure(flows, DeletionFlow::honouredGrace));
-        int completed = (int) flows.stream().filter(f -> f.removed().isPresent()).count();
-        int killed = (int) flows.stream().filter(f -> f.signal("SIGKILL").isPresent()).count();
-        return new Stats(flows.size(), completed, rejected, killed, d);
+        Collector c = new Collector();
+        log.forEach(c);
+        return c.result();
+    }
+
+    /**
+     * Stats of a log read one event at a time, in log order, without keeping the log: each deletion is folded
+     * into a small accumulator (its request and the {@link #MEASURED} events of its correlation), measured and
+     * dropped as soon as nothing can change its figures: once its request is rejected, or once the pod is gone
+     * from the store (ObjectRemoved) and from its node (SandboxRemoved: no container or sandbox is left to
+     * signal, exit or stop). What is kept for the end is one number per phase and deletion, for the percentiles.
+     */
+    public static final class Collector implements Consumer<Event> {
+        private final Map<String, Open> open = new LinkedHashMap<>();
+        private final Map<String, List<Long>> millis = new LinkedHashMap<>();
+        private int flows;
+        private int completed;
+        private int rejected;
+        private int killed;
+
+        public Collector() {
+            PHASES.keySet().forEach(row -> millis.put(row, new ArrayList<>()));
+        }
+
+        /** A deletion being collected: its request and measured events so far, and whether its sandbox is gone. */
+        private static final class Open {
+            final DeletionFlow flow;
+            boolean sandboxRemoved;
+
+            Open(Event request) {
+                flow = new DeletionFlow(request, new ArrayList<>());
+            }
+
+            boolean done() {
+                return flow.rejected() || sandboxRemoved && flow.removed().isPresent();
+            }
+        }
+
+        @Override
+        public void accept(Event e) {
+            if (DeletionFlow.isRequest(e)) {
+                open.put(e.id(), new Open(e));
+                return;
+            }
+            Open o = open.get(e.correlationId());
+            if (o == null) {
+                return;
+            }
+            if (MEASURED.contains(e.type())) {
+                o.flow.events().add(e);
+            }
+            o.sandboxRemoved |= e.is(EventTypes.SANDBOX_REMOVED);
+            if (o.done()) {
+                measure(o.flow);
+                open.remove(e.correlationId());
+            }
+        }
+
+        /** Deletions read but not yet measured: the memory a collector holds besides one number per phase. */
+        public int open() {
+            return open.size();
+        }
+
+        /** The figures of everything read so far; the deletions still open are measured as they stand. */
+        public Stats result() {
+            open.values().forEach(o -> measure(o.flow));
+            open.clear();
+            Map<String, Summary> d = new LinkedHashMap<>();
+            millis.forEach((row, values) -> d.put(row, Summary.of(values)));
+            return new Stats(flows, completed, rejected, killed, d);
+        }
+
+        private void measure(DeletionFlow f) {
+            if (f.rejected()) {
+                rejected++;
+                return;
+            }
+            flows++;
+            PHASES.forEach((row, phase) -> phase.apply(f).ifPresent(x -> millis.get(row).add(x.toMillis())));
+            completed += f.removed().isPresent() ? 1 : 0;
+            killed += f.signal("SIGKILL").isPresent() ? 1 : 0;
+        }
     }
 
     /** The share of deletions (not rejected) in which a container got SIGKILL; 0 without deletions. */
     public double sigkillRate() {
         return flows == 0 ? 0 : (double) killed / flows;
-    }
-
-    private static Summary measure(List<DeletionFlow> flows, Function<DeletionFlow, Optional<Duration>> phase) {
-        List<Long> ms = new ArrayList<>();
-        for (DeletionFlow f : flows) {
-            phase.apply(f).ifPresent(x -> ms.add(x.toMillis()));
-        }
-        return Summary.of(ms);
     }
 
     private static Optional<Duration> span(Optional<Event> from, Optional<Event> to) {

@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -23,37 +24,58 @@ import java.util.function.Predicate;
  * nothing committed, so reading never disturbs the services.
  */
 public final class EventLog implements AutoCloseable {
+    private static final Duration POLL = Duration.ofMillis(200);
+
+    private final String topic;
     private final KafkaConsumer<String, byte[]> consumer;
-    private final List<Event> events = new ArrayList<>();
+    private final List<TopicPartition> partitions;
     private int unreadable;
 
     public EventLog(String bootstrap, String topic) {
+        this.topic = topic;
         consumer = new KafkaConsumer<>(Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
                 ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000),
                 new StringDeserializer(), new ByteArrayDeserializer());
-        List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(10)).stream()
+        partitions = consumer.partitionsFor(topic, Duration.ofSeconds(10)).stream()
                 .map(p -> new TopicPartition(topic, p.partition())).toList();
         consumer.assign(partitions);
         consumer.seekToBeginning(partitions);
     }
 
+    /** How many records the topic holds now. */
+    public long size() {
+        Map<TopicPartition, Long> begin = consumer.beginningOffsets(partitions);
+        return consumer.endOffsets(partitions).entrySet().stream().mapToLong(e -> e.getValue() - begin.get(e.getKey())).sum();
+    }
+
     /** Everything on the topic now. */
     public List<Event> readToEnd(Duration timeout) {
-        Map<TopicPartition, Long> end = consumer.endOffsets(consumer.assignment());
+        List<Event> events = new ArrayList<>();
+        readToEnd(events::add, timeout);
+        return List.copyOf(events);
+    }
+
+    /** Streams everything on the topic now to {@code sink}, in log order, one poll's batch at a time. */
+    public void readToEnd(Consumer<Event> sink, Duration timeout) {
+        Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
         Instant deadline = Instant.now().plus(timeout);
         while (!reached(end) && Instant.now().isBefore(deadline)) {
-            poll();
+            for (ConsumerRecord<String, byte[]> r : consumer.poll(POLL)) {
+                decode(r, sink);
+            }
         }
-        return List.copyOf(events);
     }
 
     /** Reads on until the events read so far satisfy {@code done}, or the timeout passes; returns them all. */
     public List<Event> readUntil(Predicate<List<Event>> done, Duration timeout) {
+        List<Event> events = new ArrayList<>();
         Instant deadline = Instant.now().plus(timeout);
         while (!done.test(events) && Instant.now().isBefore(deadline)) {
-            poll();
+            for (ConsumerRecord<String, byte[]> r : consumer.poll(POLL)) {
+                decode(r, events::add);
+            }
         }
         return List.copyOf(events);
     }
@@ -63,17 +85,18 @@ public final class EventLog implements AutoCloseable {
         return unreadable;
     }
 
-    private void poll() {
-        for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-            try {
-                events.add(EventCodec.decode(name -> {
-                    Header h = r.headers().lastHeader(name);
-                    return h == null ? null : h.value();
-                }, r.value()));
-            } catch (UnreadableEventException e) {
-                unreadable++;
-            }
+    private void decode(ConsumerRecord<String, byte[]> r, Consumer<Event> sink) {
+        Event e;
+        try {
+            e = EventCodec.decode(name -> {
+                Header h = r.headers().lastHeader(name);
+                return h == null ? null : h.value();
+            }, r.value());
+        } catch (UnreadableEventException ex) {
+            unreadable++;
+            return;
         }
+        sink.accept(e);
     }
 
     private boolean reached(Map<TopicPartition, Long> end) {

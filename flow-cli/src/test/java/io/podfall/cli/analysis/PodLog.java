@@ -120,9 +120,9 @@ public final class PodLog {
     }
 
     /**
-     * The whole graceful deletion at {@code start}: terminating +17, kubelet +51, SIGTERM +76, exit after
-     * {@code exitMs} more (or SIGKILL at the deadline when the process ignores SIGTERM), sandbox stopped +36
-     * later, removed +89 after that.
+     * The whole graceful deletion at {@code start}, in the steps of the suite's (README): terminating +17, kubelet
+     * +51, SIGTERM +76, exit after {@code exitMs} more (or SIGKILL at the deadline when the process ignores
+     * SIGTERM), sandbox stopped +36 later, removed +89 after that, sandbox removed +45 after that.
      */
     public PodLog deleted(long start, long grace, long exitMs, boolean ignoresSigterm) {
         delete(start, grace);
@@ -144,9 +144,18 @@ public final class PodLog {
         sandboxStopped(exit + 36);
         then(exit + 72, "/kubelet/node-1", EventTypes.POD_TERMINATED, data("node", "node-1", "podUid", uid,
                 "gracePeriodSeconds", grace));
+        then(exit + 72, "/kubelet/node-1", EventTypes.STATUS_UPDATE_REQUESTED, data("namespace", "default", "name", name,
+                "uid", uid, "status", data("phase", ignoresSigterm ? "Failed" : "Succeeded")));
+        then(exit + 72, "/apiserver", EventTypes.POD_STATUS_UPDATED, data("resource", "pods", "object",
+                data("metadata", data("uid", uid), "status", data("phase", ignoresSigterm ? "Failed" : "Succeeded"))));
         then(exit + 72, "/kubelet/node-1", EventTypes.DELETION_REQUESTED, data("resource", "pods", "namespace", "default",
                 "name", name, "options", data("gracePeriodSeconds", 0, "preconditions", data("uid", uid))));
         removed(exit + 125);
+        then(exit + 140, "/kubelet/node-1", EventTypes.REMOVE_POD_SANDBOX_REQUESTED, data("node", "node-1", "podUid", uid));
+        Map<String, Object> gone = container();
+        gone.put("state", "EXITED");
+        then(exit + 160, "/runtime/node-1", EventTypes.CONTAINER_REMOVED, gone);
+        then(exit + 170, "/runtime/node-1", EventTypes.SANDBOX_REMOVED, sandbox());
         return this;
     }
 
