@@ -7,6 +7,8 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -14,8 +16,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -78,6 +82,62 @@ public final class EventLog implements AutoCloseable {
             }
         }
         return List.copyOf(events);
+    }
+
+    /**
+     * Streams the topic to {@code sink} from the beginning and then live, as records arrive, until the calling
+     * thread is interrupted (the interrupt is consumed) or {@link #stop()} is called. {@code caughtUp} runs once,
+     * between the last record that was on the topic when following began and the first one after it.
+     *
+     * @throws IllegalStateException when the topic does not exist
+     */
+    public void follow(Consumer<Event> sink, Runnable caughtUp) {
+        if (partitions.isEmpty()) {
+            throw new IllegalStateException("no topic " + topic);
+        }
+        Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+        Set<TopicPartition> behind = new HashSet<>(partitions);
+        try {
+            reachedWherePositioned(behind, end, caughtUp);
+            while (true) {
+                for (ConsumerRecord<String, byte[]> r : consumer.poll(POLL)) {
+                    TopicPartition p = new TopicPartition(r.topic(), r.partition());
+                    if (r.offset() >= end.get(p)) {
+                        reached(behind, p, caughtUp);
+                    }
+                    decode(r, sink);
+                    if (r.offset() + 1 >= end.get(p)) {
+                        reached(behind, p, caughtUp);
+                    }
+                }
+                // offsets that carry no record (transaction markers, compacted records) end no record
+                reachedWherePositioned(behind, end, caughtUp);
+            }
+        } catch (WakeupException e) {
+            // stop(): following ends here
+        } catch (InterruptException e) {
+            Thread.interrupted();
+        }
+    }
+
+    private void reachedWherePositioned(Set<TopicPartition> behind, Map<TopicPartition, Long> end, Runnable caughtUp) {
+        for (TopicPartition p : List.copyOf(behind)) {
+            if (consumer.position(p) >= end.get(p)) {
+                reached(behind, p, caughtUp);
+            }
+        }
+    }
+
+    /** Partition {@code p} is read up to where it ended when following began; the last one runs caughtUp. */
+    private static void reached(Set<TopicPartition> behind, TopicPartition p, Runnable caughtUp) {
+        if (behind.remove(p) && behind.isEmpty()) {
+            caughtUp.run();
+        }
+    }
+
+    /** Ends {@link #follow} from another thread (Ctrl-C); the consumer is still to be closed. */
+    public void stop() {
+        consumer.wakeup();
     }
 
     /** Records on the topic that are not readable events (they also went to the dead-letter topic). */
