@@ -14,8 +14,8 @@ import java.util.concurrent.Callable;
                 + "phase, as count, p50, p90, p99 and max in milliseconds (nearest-rank); the share of deletions "
                 + "with a SIGKILL; the grace period requested against the one the containers got (SIGTERM -> exit "
                 + "or kill).", "Rejected delete requests are counted, not measured.",
-                "The log is read as a stream: each deletion is measured and forgotten once it is over, so memory "
-                        + "holds the deletions in progress and one number per phase and deletion."},
+                "The log is read as a stream: each event is folded into a few timestamps of its deletion and "
+                        + "dropped, so memory grows with the deletions, not with their events."},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:printed", "2:bad options", "3:the log could not be read"})
 final class StatsCommand implements Callable<Integer> {

@@ -1,17 +1,18 @@
 package io.podfall.cli.analysis;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podfall.model.Json;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -46,23 +47,18 @@ public record Stats(int flows, int completed, int rejected, int killed, Map<Stri
     }
 
     /** The phases, by row: what each measures of a deletion that was not rejected (empty: not measured). */
-    private static final Map<String, Function<DeletionFlow, Optional<Duration>>> PHASES = new LinkedHashMap<>();
+    private static final Map<String, Function<Deletion, Optional<Duration>>> PHASES = new LinkedHashMap<>();
 
     static {
-        PHASES.put(TOTAL, f -> span(Optional.of(f.request()), f.removed()));
-        PHASES.put(TO_TERMINATING, f -> span(Optional.of(f.request()), f.first(EventTypes.OBJECT_MARKED_TERMINATING)));
-        PHASES.put(TO_SIGTERM, f -> span(f.first(EventTypes.OBJECT_MARKED_TERMINATING), f.signal("SIGTERM")));
-        PHASES.put(TO_EXIT, f -> span(f.signal("SIGTERM"), f.last(EventTypes.CONTAINER_EXITED)));
-        PHASES.put(TO_SANDBOX_STOPPED, f -> span(f.last(EventTypes.CONTAINER_EXITED), f.first(EventTypes.SANDBOX_STOPPED)));
-        PHASES.put(TO_REMOVED, f -> span(f.first(EventTypes.SANDBOX_STOPPED), f.removed()));
-        PHASES.put(GRACE_REQUESTED, f -> f.requestedGraceSeconds().map(Duration::ofSeconds));
-        PHASES.put(GRACE_HONOURED, DeletionFlow::honouredGrace);
+        PHASES.put(TOTAL, d -> span(d.requested, d.removed));
+        PHASES.put(TO_TERMINATING, d -> span(d.requested, d.terminating));
+        PHASES.put(TO_SIGTERM, d -> span(d.terminating, d.sigterm));
+        PHASES.put(TO_EXIT, d -> span(d.sigterm, d.lastExit));
+        PHASES.put(TO_SANDBOX_STOPPED, d -> span(d.lastExit, d.sandboxStopped));
+        PHASES.put(TO_REMOVED, d -> span(d.sandboxStopped, d.removed));
+        PHASES.put(GRACE_REQUESTED, d -> d.requestedGraceSeconds().map(Duration::ofSeconds));
+        PHASES.put(GRACE_HONOURED, d -> span(d.sigterm, d.sigkill != null ? d.sigkill : d.lastExit));
     }
-
-    /** The events the phases and counts read; a flow being collected keeps only these. */
-    static final Set<String> MEASURED = Set.of(EventTypes.OBJECT_MARKED_TERMINATING, EventTypes.CONTAINER_SIGNALLED,
-            EventTypes.CONTAINER_EXITED, EventTypes.SANDBOX_STOPPED, EventTypes.OBJECT_REMOVED,
-            EventTypes.REQUEST_REJECTED);
 
     public static Stats of(List<Event> log) {
         Collector c = new Collector();
@@ -71,81 +67,112 @@ public record Stats(int flows, int completed, int rejected, int killed, Map<Stri
     }
 
     /**
-     * Stats of a log read one event at a time, in log order, without keeping the log: each deletion is folded
-     * into a small accumulator (its request and the {@link #MEASURED} events of its correlation), measured and
-     * dropped as soon as nothing can change its figures: once its request is rejected, or once the pod is gone
-     * from the store (ObjectRemoved) and from its node (SandboxRemoved: no container or sandbox is left to
-     * signal, exit or stop). What is kept for the end is one number per phase and deletion, for the percentiles.
+     * What stats reads of one pod deletion, folded from the events of its correlation in log order: the times of
+     * the first of each step (the last container exit), and the grace periods. Nothing of an event is kept but
+     * these, so a deletion costs the same few fields however many events it has.
+     */
+    static final class Deletion {
+        final Instant requested;
+        /** The grace period the client asked for; null when it asked none. */
+        final Long askedGrace;
+        final String requestId;
+        Instant terminating;
+        /** The API server's deletionGracePeriodSeconds, on the first ObjectMarkedTerminating. */
+        Long terminatingGrace;
+        Instant sigterm;
+        Instant sigkill;
+        Instant lastExit;
+        Instant sandboxStopped;
+        Instant removed;
+        boolean rejected;
+
+        Deletion(Event request) {
+            requested = request.time();
+            requestId = request.id();
+            JsonNode asked = request.data().path("options").path("gracePeriodSeconds");
+            askedGrace = asked.isNumber() ? asked.asLong() : null;
+        }
+
+        void fold(Event e) {
+            switch (e.type()) {
+                case EventTypes.OBJECT_MARKED_TERMINATING -> {
+                    if (terminating == null) {
+                        terminating = e.time();
+                        JsonNode g = e.data().path("object").path("metadata").path("deletionGracePeriodSeconds");
+                        terminatingGrace = g.isNumber() ? g.asLong() : null;
+                    }
+                }
+                case EventTypes.CONTAINER_SIGNALLED -> {
+                    String signal = e.data().path("signal").asText();
+                    if ("SIGTERM".equals(signal) && sigterm == null) {
+                        sigterm = e.time();
+                    } else if ("SIGKILL".equals(signal) && sigkill == null) {
+                        sigkill = e.time();
+                    }
+                }
+                case EventTypes.CONTAINER_EXITED -> lastExit = e.time();
+                case EventTypes.SANDBOX_STOPPED -> sandboxStopped = sandboxStopped == null ? e.time() : sandboxStopped;
+                case EventTypes.OBJECT_REMOVED -> removed = removed == null ? e.time() : removed;
+                case EventTypes.REQUEST_REJECTED -> rejected |= DeletionFlow.rejects(e, requestId);
+                default -> {
+                }
+            }
+        }
+
+        /** The grace period the client asked for, else the one the API server set; empty when neither says. */
+        Optional<Long> requestedGraceSeconds() {
+            return Optional.ofNullable(askedGrace != null ? askedGrace : terminatingGrace);
+        }
+    }
+
+    /**
+     * Stats of a log read one event at a time, in log order, without keeping the log: each event is folded into
+     * its deletion's {@link Deletion} and forgotten. Memory grows with the number of deletions (a few fields
+     * each, as the exact percentiles need one number per phase and deletion anyway), not with their events.
+     * A deletion is never closed early: steps may still come after its pod is gone (a restarted runtime
+     * repeating a kill), and they count as they did when the whole log was held.
      */
     public static final class Collector implements Consumer<Event> {
-        private final Map<String, Open> open = new LinkedHashMap<>();
-        private final Map<String, List<Long>> millis = new LinkedHashMap<>();
-        private int flows;
-        private int completed;
-        private int rejected;
-        private int killed;
-
-        public Collector() {
-            PHASES.keySet().forEach(row -> millis.put(row, new ArrayList<>()));
-        }
-
-        /** A deletion being collected: its request and measured events so far, and whether its sandbox is gone. */
-        private static final class Open {
-            final DeletionFlow flow;
-            boolean sandboxRemoved;
-
-            Open(Event request) {
-                flow = new DeletionFlow(request, new ArrayList<>());
-            }
-
-            boolean done() {
-                return flow.rejected() || sandboxRemoved && flow.removed().isPresent();
-            }
-        }
+        private final Map<String, Deletion> deletions = new LinkedHashMap<>();
 
         @Override
         public void accept(Event e) {
             if (DeletionFlow.isRequest(e)) {
-                open.put(e.id(), new Open(e));
+                deletions.put(e.id(), new Deletion(e));
                 return;
             }
-            Open o = open.get(e.correlationId());
-            if (o == null) {
-                return;
-            }
-            if (MEASURED.contains(e.type())) {
-                o.flow.events().add(e);
-            }
-            o.sandboxRemoved |= e.is(EventTypes.SANDBOX_REMOVED);
-            if (o.done()) {
-                measure(o.flow);
-                open.remove(e.correlationId());
+            Deletion d = deletions.get(e.correlationId());
+            if (d != null) {
+                d.fold(e);
             }
         }
 
-        /** Deletions read but not yet measured: the memory a collector holds besides one number per phase. */
-        public int open() {
-            return open.size();
+        /** Deletions read so far. */
+        public int deletions() {
+            return deletions.size();
         }
 
-        /** The figures of everything read so far; the deletions still open are measured as they stand. */
+        /** The figures of everything read so far. */
         public Stats result() {
-            open.values().forEach(o -> measure(o.flow));
-            open.clear();
-            Map<String, Summary> d = new LinkedHashMap<>();
-            millis.forEach((row, values) -> d.put(row, Summary.of(values)));
-            return new Stats(flows, completed, rejected, killed, d);
-        }
-
-        private void measure(DeletionFlow f) {
-            if (f.rejected()) {
-                rejected++;
-                return;
+            Map<String, List<Long>> millis = new LinkedHashMap<>();
+            PHASES.keySet().forEach(row -> millis.put(row, new ArrayList<>()));
+            int flows = 0;
+            int completed = 0;
+            int rejected = 0;
+            int killed = 0;
+            for (Deletion d : deletions.values()) {
+                if (d.rejected) {
+                    rejected++;
+                    continue;
+                }
+                flows++;
+                PHASES.forEach((row, phase) -> phase.apply(d).ifPresent(x -> millis.get(row).add(x.toMillis())));
+                completed += d.removed != null ? 1 : 0;
+                killed += d.sigkill != null ? 1 : 0;
             }
-            flows++;
-            PHASES.forEach((row, phase) -> phase.apply(f).ifPresent(x -> millis.get(row).add(x.toMillis())));
-            completed += f.removed().isPresent() ? 1 : 0;
-            killed += f.signal("SIGKILL").isPresent() ? 1 : 0;
+            Map<String, Summary> summaries = new LinkedHashMap<>();
+            millis.forEach((row, values) -> summaries.put(row, Summary.of(values)));
+            return new Stats(flows, completed, rejected, killed, summaries);
         }
     }
 
@@ -154,8 +181,8 @@ public record Stats(int flows, int completed, int rejected, int killed, Map<Stri
         return flows == 0 ? 0 : (double) killed / flows;
     }
 
-    private static Optional<Duration> span(Optional<Event> from, Optional<Event> to) {
-        return from.isPresent() && to.isPresent() ? Optional.of(DeletionFlow.between(from.get(), to.get())) : Optional.empty();
+    private static Optional<Duration> span(Instant from, Instant to) {
+        return from != null && to != null ? Optional.of(Duration.between(from, to)) : Optional.empty();
     }
 
     public String render() {

@@ -10,25 +10,25 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Stats over a log of thousands of overlapping deletions (speed is scripts/bench-stats' to measure, not a test's). */
+/**
+ * Stats over a log of thousands of overlapping deletions, streamed from the file. Speed, and memory bounded by a
+ * small heap, are scripts/bench-stats' to measure, not a test's.
+ */
 class StatsAtScaleTest {
     @TempDir
     Path dir;
 
     @Test
-    void aLargeLogIsMeasuredWholeWhileOnlyTheDeletionsInProgressAreHeld() throws IOException {
+    void aLargeLogOfOverlappingDeletionsIsMeasuredAsAStream() throws IOException {
         Path file = dir.resolve("pods.jsonl");
         SyntheticLog.Written written = SyntheticLog.write(2_000, file, 7);
         Stats.Collector stats = new Stats.Collector();
         long[] read = {0};
-        int[] mostOpen = {0};
         try (InputStream in = Files.newInputStream(file)) {
             EventFile.forEach(in, e -> {
                 stats.accept(e);
                 read[0]++;
-                mostOpen[0] = Math.max(mostOpen[0], stats.open());
             });
         }
         Stats s = stats.result();
@@ -39,7 +39,5 @@ class StatsAtScaleTest {
         assertEquals(written.killed(), s.killed());
         assertEquals(written.deletions(), s.durations().get(Stats.TOTAL).n());
         assertEquals(60_000, s.durations().get(Stats.GRACE_REQUESTED).max());
-        assertTrue(mostOpen[0] < written.deletions() / 5,
-                "at most " + mostOpen[0] + " of " + written.deletions() + " deletions held at once");
     }
 }
