@@ -28,7 +28,7 @@ final class CheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        List<Check.Finding> findings = Check.of(source.read(System.err));
+        List<Check.Finding> findings = Check.of(source.read());
         if (json) {
             System.out.println(Check.json(findings).toPrettyString());
         } else if (findings.isEmpty()) {

@@ -32,7 +32,7 @@ final class DiagramCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        List<Event> all = source.read(System.err);
+        List<Event> all = source.read();
         String id = flow.correlationIn(all, source.name());
         String mermaid = SequenceDiagram.of(all, id);
         System.out.print(mermaid);

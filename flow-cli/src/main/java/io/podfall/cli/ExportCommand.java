@@ -9,13 +9,15 @@ import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
-import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
@@ -52,17 +54,41 @@ final class ExportCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         Predicate<Event> keep = filter(since == null ? null : instant(since, Instant.now()),
                 until == null ? null : instant(until, Instant.now()), namespace, correlation);
-        List<Event> events = source.read(System.err).stream().filter(keep).toList();
         if (output.equals("-")) {
             Writer out = new OutputStreamWriter(System.out, StandardCharsets.UTF_8);
-            EventFile.write(out, events);
+            export(keep, out);
+            out.flush();
         } else {
-            try (Writer out = Files.newBufferedWriter(java.nio.file.Path.of(output))) {
-                EventFile.write(out, events);
+            // written beside the target and moved in place once complete: a failed read leaves no half file
+            Path target = Path.of(output).toAbsolutePath();
+            Path part = Files.createTempFile(target.getParent(), target.getFileName() + ".", ".part");
+            long n;
+            try (Writer out = Files.newBufferedWriter(part)) {
+                n = export(keep, out);
+            } catch (RuntimeException | IOException e) {
+                Files.deleteIfExists(part);
+                throw e;
             }
-            System.err.println("podfall: wrote " + events.size() + " events to " + output);
+            Files.move(part, target, StandardCopyOption.REPLACE_EXISTING);
+            System.err.println("podfall: wrote " + n + " events to " + output);
         }
         return 0;
+    }
+
+    /** Streams the events {@code keep} accepts to {@code out}, keeping none; how many. */
+    private long export(Predicate<Event> keep, Writer out) {
+        long[] n = {0};
+        source.forEach(e -> {
+            if (keep.test(e)) {
+                try {
+                    EventFile.write(out, e);
+                } catch (IOException ex) {
+                    throw new UncheckedIOException(ex);
+                }
+                n[0]++;
+            }
+        }, false);
+        return n[0];
     }
 
     static Predicate<Event> filter(Instant since, Instant until, String namespace, String correlation) {

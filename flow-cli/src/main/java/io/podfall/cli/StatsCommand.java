@@ -3,7 +3,9 @@ package io.podfall.cli;
 import io.podfall.cli.analysis.Stats;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.util.concurrent.Callable;
 
@@ -11,7 +13,9 @@ import java.util.concurrent.Callable;
         description = {"Measure every pod deletion in the log: the total time (request -> ObjectRemoved) and each "
                 + "phase, as count, p50, p90, p99 and max in milliseconds (nearest-rank); the share of deletions "
                 + "with a SIGKILL; the grace period requested against the one the containers got (SIGTERM -> exit "
-                + "or kill).", "Rejected delete requests are counted, not measured."},
+                + "or kill).", "Rejected delete requests are counted, not measured.",
+                "The log is read as a stream: each event is folded into a few timestamps of its deletion and "
+                        + "dropped, so memory grows with the deletions, not with their events."},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:printed", "2:bad options", "3:the log could not be read"})
 final class StatsCommand implements Callable<Integer> {
@@ -21,10 +25,20 @@ final class StatsCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print JSON instead of a table")
     boolean json;
 
+    @Option(names = "--progress", description = "show how far reading is on standard error even when it is not a "
+            + "terminal (on a terminal it is shown anyway)")
+    boolean progress;
+
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() {
-        Stats stats = Stats.of(source.read(System.err));
-        System.out.print(json ? stats.json().toPrettyString() + "\n" : stats.render());
+        Stats.Collector stats = new Stats.Collector();
+        source.forEach(stats, progress || System.console() != null);
+        Stats s = stats.result();
+        spec.commandLine().getOut().print(json ? s.json().toPrettyString() + "\n" : s.render());
+        spec.commandLine().getOut().flush();
         return 0;
     }
 }

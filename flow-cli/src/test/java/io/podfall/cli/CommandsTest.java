@@ -7,12 +7,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -63,6 +66,29 @@ class CommandsTest {
         assertEquals(Podfall.FAILED, run("diagram", "--file", f.toString(), "--correlation", "nope"));
         assertEquals(Podfall.FAILED, run("stats", "--file", dir.resolve("missing").toString()));
         assertEquals(2, run("diagram", "--correlation", "x", "--pod", "default/a"));
+    }
+
+    @Test
+    void statsShowsProgressOnStandardErrorOnlyWhenAskedOffATerminal() throws IOException {
+        Path f = file(new PodLog("a").created(0).deleted(1_000, 5, 1_000, false).events);
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        assertEquals(0, Podfall.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+                .execute("stats", "--file", f.toString()));
+        assertEquals("", err.toString(), "no terminal here, so no progress");
+        assertTrue(out.toString().startsWith("deletion flows: 1 (completed 1"), out.toString());
+        StringWriter quiet = new StringWriter();
+        assertEquals(0, Podfall.commandLine().setOut(new PrintWriter(quiet)).setErr(new PrintWriter(err))
+                .execute("stats", "--progress", "--file", f.toString()));
+        assertTrue(err.toString().matches("(?s).*\\rpodfall: read 20 events of " + Pattern.quote(f.toString()) + " in .*\\n"),
+                err.toString());
+        assertEquals(out.toString(), quiet.toString(), "standard output is the same");
+    }
+
+    @Test
+    void timelineFollowsTheTopicNotAFile() throws IOException {
+        Path f = file(new PodLog("a").created(0).events);
+        assertEquals(2, run("timeline", "--follow", "--file", f.toString()));
     }
 
     @Test

@@ -1,17 +1,14 @@
 package io.podfall.cli.analysis;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Predicate;
 
 /**
  * One pod deletion a client asked for, and every event of its correlation in log order. The kubelet's final
@@ -40,11 +37,16 @@ public record DeletionFlow(Event request, List<Event> events) {
         }
         List<DeletionFlow> flows = new ArrayList<>();
         for (Event e : log) {
-            if (e.is(EventTypes.DELETION_REQUESTED) && e.id().equals(e.correlationId()) && isPod(e.subject())) {
+            if (isRequest(e)) {
                 flows.add(new DeletionFlow(e, List.copyOf(byCorrelation.get(e.id()))));
             }
         }
         return flows;
+    }
+
+    /** The root of a pod deletion: a {@code DeletionRequested} of a pod that starts its own correlation. */
+    static boolean isRequest(Event e) {
+        return e.is(EventTypes.DELETION_REQUESTED) && e.id().equals(e.correlationId()) && isPod(e.subject());
     }
 
     static boolean isPod(String subject) {
@@ -60,15 +62,7 @@ public record DeletionFlow(Event request, List<Event> events) {
     }
 
     public Optional<Event> first(String type) {
-        return first(type, e -> true);
-    }
-
-    public Optional<Event> first(String type, Predicate<Event> where) {
-        return events.stream().filter(e -> e.is(type) && where.test(e)).findFirst();
-    }
-
-    public Optional<Event> last(String type) {
-        return events.stream().filter(e -> e.is(type)).reduce((a, b) -> b);
+        return events.stream().filter(e -> e.is(type)).findFirst();
     }
 
     public Optional<Event> removed() {
@@ -76,35 +70,18 @@ public record DeletionFlow(Event request, List<Event> events) {
     }
 
     public boolean rejected() {
-        return first(EventTypes.REQUEST_REJECTED, e -> request.id().equals(e.causationId())).isPresent();
+        return events.stream().anyMatch(e -> rejects(e, request.id()));
     }
 
-    public Optional<Event> signal(String signal) {
-        return first(EventTypes.CONTAINER_SIGNALLED, e -> signal.equals(e.data().path("signal").asText()));
-    }
-
-    /** The grace period the client asked for, else the one the API server set; empty when neither says. */
-    public Optional<Long> requestedGraceSeconds() {
-        JsonNode asked = request.data().path("options").path("gracePeriodSeconds");
-        if (asked.isNumber()) {
-            return Optional.of(asked.asLong());
-        }
-        return first(EventTypes.OBJECT_MARKED_TERMINATING)
-                .map(e -> e.data().path("object").path("metadata").path("deletionGracePeriodSeconds"))
-                .filter(JsonNode::isNumber).map(JsonNode::asLong);
+    /** The API server refused the request {@code requestId}: nothing of the deletion happened. */
+    static boolean rejects(Event e, String requestId) {
+        return e.is(EventTypes.REQUEST_REJECTED) && requestId.equals(e.causationId());
     }
 
     /** A force deletion: grace 0 asked by the client, so the API server removes the pod without waiting. */
     public boolean forced() {
         return request.data().path("options").path("gracePeriodSeconds").isNumber()
                 && request.data().path("options").path("gracePeriodSeconds").asLong() == 0;
-    }
-
-    /** The grace the containers got: first SIGTERM to the first SIGKILL, or else to the last exit. */
-    public Optional<Duration> honouredGrace() {
-        Optional<Event> term = signal("SIGTERM");
-        Optional<Event> end = signal("SIGKILL").or(() -> last(EventTypes.CONTAINER_EXITED));
-        return term.isPresent() && end.isPresent() ? Optional.of(between(term.get(), end.get())) : Optional.empty();
     }
 
     /** The furthest step of {@link #GRACEFUL_ORDER} the flow reached, as an index into it; -1 for none. */
@@ -117,10 +94,6 @@ public record DeletionFlow(Event request, List<Event> events) {
             max = Math.max(max, i);
         }
         return max;
-    }
-
-    public Instant requestedAt() {
-        return request.time();
     }
 
     static Duration between(Event from, Event to) {

@@ -1,16 +1,19 @@
 package io.podfall.cli.analysis;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podfall.model.Json;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -43,21 +46,134 @@ public record Stats(int flows, int completed, int rejected, int killed, Map<Stri
         }
     }
 
+    /** The phases, by row: what each measures of a deletion that was not rejected (empty: not measured). */
+    private static final Map<String, Function<Deletion, Optional<Duration>>> PHASES = new LinkedHashMap<>();
+
+    static {
+        PHASES.put(TOTAL, d -> span(d.requested, d.removed));
+        PHASES.put(TO_TERMINATING, d -> span(d.requested, d.terminating));
+        PHASES.put(TO_SIGTERM, d -> span(d.terminating, d.sigterm));
+        PHASES.put(TO_EXIT, d -> span(d.sigterm, d.lastExit));
+        PHASES.put(TO_SANDBOX_STOPPED, d -> span(d.lastExit, d.sandboxStopped));
+        PHASES.put(TO_REMOVED, d -> span(d.sandboxStopped, d.removed));
+        PHASES.put(GRACE_REQUESTED, d -> d.requestedGraceSeconds().map(Duration::ofSeconds));
+        PHASES.put(GRACE_HONOURED, d -> span(d.sigterm, d.sigkill != null ? d.sigkill : d.lastExit));
+    }
+
     public static Stats of(List<Event> log) {
-        List<DeletionFlow> flows = DeletionFlow.all(log).stream().filter(f -> !f.rejected()).toList();
-        int rejected = DeletionFlow.all(log).size() - flows.size();
-        Map<String, Summary> d = new LinkedHashMap<>();
-        d.put(TOTAL, measure(flows, f -> span(Optional.of(f.request()), f.removed())));
-        d.put(TO_TERMINATING, measure(flows, f -> span(Optional.of(f.request()), f.first(EventTypes.OBJECT_MARKED_TERMINATING))));
-        d.put(TO_SIGTERM, measure(flows, f -> span(f.first(EventTypes.OBJECT_MARKED_TERMINATING), f.signal("SIGTERM"))));
-        d.put(TO_EXIT, measure(flows, f -> span(f.signal("SIGTERM"), f.last(EventTypes.CONTAINER_EXITED))));
-        d.put(TO_SANDBOX_STOPPED, measure(flows, f -> span(f.last(EventTypes.CONTAINER_EXITED), f.first(EventTypes.SANDBOX_STOPPED))));
-        d.put(TO_REMOVED, measure(flows, f -> span(f.first(EventTypes.SANDBOX_STOPPED), f.removed())));
-        d.put(GRACE_REQUESTED, measure(flows, f -> f.requestedGraceSeconds().map(Duration::ofSeconds)));
-        d.put(GRACE_HONOURED, measure(flows, DeletionFlow::honouredGrace));
-        int completed = (int) flows.stream().filter(f -> f.removed().isPresent()).count();
-        int killed = (int) flows.stream().filter(f -> f.signal("SIGKILL").isPresent()).count();
-        return new Stats(flows.size(), completed, rejected, killed, d);
+        Collector c = new Collector();
+        log.forEach(c);
+        return c.result();
+    }
+
+    /**
+     * What stats reads of one pod deletion, folded from the events of its correlation in log order: the times of
+     * the first of each step (the last container exit), and the grace periods. Nothing of an event is kept but
+     * these, so a deletion costs the same few fields however many events it has.
+     */
+    static final class Deletion {
+        final Instant requested;
+        /** The grace period the client asked for; null when it asked none. */
+        final Long askedGrace;
+        final String requestId;
+        Instant terminating;
+        /** The API server's deletionGracePeriodSeconds, on the first ObjectMarkedTerminating. */
+        Long terminatingGrace;
+        Instant sigterm;
+        Instant sigkill;
+        Instant lastExit;
+        Instant sandboxStopped;
+        Instant removed;
+        boolean rejected;
+
+        Deletion(Event request) {
+            requested = request.time();
+            requestId = request.id();
+            JsonNode asked = request.data().path("options").path("gracePeriodSeconds");
+            askedGrace = asked.isNumber() ? asked.asLong() : null;
+        }
+
+        void fold(Event e) {
+            switch (e.type()) {
+                case EventTypes.OBJECT_MARKED_TERMINATING -> {
+                    if (terminating == null) {
+                        terminating = e.time();
+                        JsonNode g = e.data().path("object").path("metadata").path("deletionGracePeriodSeconds");
+                        terminatingGrace = g.isNumber() ? g.asLong() : null;
+                    }
+                }
+                case EventTypes.CONTAINER_SIGNALLED -> {
+                    String signal = e.data().path("signal").asText();
+                    if ("SIGTERM".equals(signal) && sigterm == null) {
+                        sigterm = e.time();
+                    } else if ("SIGKILL".equals(signal) && sigkill == null) {
+                        sigkill = e.time();
+                    }
+                }
+                case EventTypes.CONTAINER_EXITED -> lastExit = e.time();
+                case EventTypes.SANDBOX_STOPPED -> sandboxStopped = sandboxStopped == null ? e.time() : sandboxStopped;
+                case EventTypes.OBJECT_REMOVED -> removed = removed == null ? e.time() : removed;
+                case EventTypes.REQUEST_REJECTED -> rejected |= DeletionFlow.rejects(e, requestId);
+                default -> {
+                }
+            }
+        }
+
+        /** The grace period the client asked for, else the one the API server set; empty when neither says. */
+        Optional<Long> requestedGraceSeconds() {
+            return Optional.ofNullable(askedGrace != null ? askedGrace : terminatingGrace);
+        }
+    }
+
+    /**
+     * Stats of a log read one event at a time, in log order, without keeping the log: each event is folded into
+     * its deletion's {@link Deletion} and forgotten. Memory grows with the number of deletions (a few fields
+     * each, as the exact percentiles need one number per phase and deletion anyway), not with their events.
+     * A deletion is never closed early: steps may still come after its pod is gone (a restarted runtime
+     * repeating a kill), and they count as they did when the whole log was held.
+     */
+    public static final class Collector implements Consumer<Event> {
+        private final Map<String, Deletion> deletions = new LinkedHashMap<>();
+
+        @Override
+        public void accept(Event e) {
+            if (DeletionFlow.isRequest(e)) {
+                deletions.put(e.id(), new Deletion(e));
+                return;
+            }
+            Deletion d = deletions.get(e.correlationId());
+            if (d != null) {
+                d.fold(e);
+            }
+        }
+
+        /** Deletions read so far. */
+        public int deletions() {
+            return deletions.size();
+        }
+
+        /** The figures of everything read so far. */
+        public Stats result() {
+            Map<String, List<Long>> millis = new LinkedHashMap<>();
+            PHASES.keySet().forEach(row -> millis.put(row, new ArrayList<>()));
+            int flows = 0;
+            int completed = 0;
+            int rejected = 0;
+            int killed = 0;
+            for (Deletion d : deletions.values()) {
+                if (d.rejected) {
+                    rejected++;
+                    continue;
+                }
+                flows++;
+                PHASES.forEach((row, phase) -> phase.apply(d).ifPresent(x -> millis.get(row).add(x.toMillis())));
+                completed += d.removed != null ? 1 : 0;
+                killed += d.sigkill != null ? 1 : 0;
+            }
+            Map<String, Summary> summaries = new LinkedHashMap<>();
+            millis.forEach((row, values) -> summaries.put(row, Summary.of(values)));
+            return new Stats(flows, completed, rejected, killed, summaries);
+        }
     }
 
     /** The share of deletions (not rejected) in which a container got SIGKILL; 0 without deletions. */
@@ -65,16 +181,8 @@ public record Stats(int flows, int completed, int rejected, int killed, Map<Stri
         return flows == 0 ? 0 : (double) killed / flows;
     }
 
-    private static Summary measure(List<DeletionFlow> flows, Function<DeletionFlow, Optional<Duration>> phase) {
-        List<Long> ms = new ArrayList<>();
-        for (DeletionFlow f : flows) {
-            phase.apply(f).ifPresent(x -> ms.add(x.toMillis()));
-        }
-        return Summary.of(ms);
-    }
-
-    private static Optional<Duration> span(Optional<Event> from, Optional<Event> to) {
-        return from.isPresent() && to.isPresent() ? Optional.of(DeletionFlow.between(from.get(), to.get())) : Optional.empty();
+    private static Optional<Duration> span(Instant from, Instant to) {
+        return from != null && to != null ? Optional.of(Duration.between(from, to)) : Optional.empty();
     }
 
     public String render() {

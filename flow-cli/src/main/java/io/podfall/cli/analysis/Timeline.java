@@ -5,7 +5,7 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 
 import java.time.Duration;
-import java.util.ArrayList;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -19,6 +19,10 @@ public record Timeline(String correlationId, List<Step> steps) {
 
     /** One event of the flow: when (ms after the request), who, what, to which object, and the deciding facts. */
     public record Step(long offsetMillis, String component, String type, String subject, String detail) {
+        static Step of(Event e, Instant start) {
+            return new Step(Duration.between(start, e.time()).toMillis(), Timeline.component(e.source()), e.type(),
+                    e.subject(), Timeline.detail(e));
+        }
     }
 
     public static Timeline of(List<Event> log, String correlationId) {
@@ -27,21 +31,21 @@ public record Timeline(String correlationId, List<Step> steps) {
             return new Timeline(correlationId, List.of());
         }
         var start = flow.stream().filter(e -> e.id().equals(correlationId)).findFirst().orElse(flow.get(0)).time();
-        List<Step> steps = new ArrayList<>();
-        for (Event e : flow) {
-            steps.add(new Step(Duration.between(start, e.time()).toMillis(), component(e.source()), e.type(),
-                    e.subject(), detail(e)));
-        }
-        return new Timeline(correlationId, steps);
+        return new Timeline(correlationId, flow.stream().map(e -> Step.of(e, start)).toList());
     }
 
     /** The correlation id of the latest deletion a client asked for, optionally of one object's subject. */
     public static Optional<String> latestDeletion(List<Event> log, String subject) {
         return log.stream()
-                .filter(e -> e.is(EventTypes.DELETION_REQUESTED) && e.source().equals("/apiserver"))
-                .filter(e -> subject == null || subject.equals(e.subject()))
+                .filter(e -> isClientDeletion(e, subject))
                 .max(Comparator.comparing(Event::time))
                 .map(Event::correlationId);
+    }
+
+    /** A delete a client asked for (the API server appends it), of {@code subject} unless that is null. */
+    static boolean isClientDeletion(Event e, String subject) {
+        return e.is(EventTypes.DELETION_REQUESTED) && e.source().equals("/apiserver")
+                && (subject == null || subject.equals(e.subject()));
     }
 
     public List<String> types() {
@@ -50,21 +54,42 @@ public record Timeline(String correlationId, List<Step> steps) {
 
     /** A table, one step a line, columns as wide as their widest cell. */
     public String render() {
-        int component = width(Step::component);
-        int type = width(Step::type);
-        int subject = width(s -> s.subject() == null ? "" : s.subject());
-        String line = "%+8d ms  %-" + component + "s  %-" + type + "s  %-" + subject + "s  %s%n";
+        Columns columns = new Columns(1, 1, 1);
+        steps.forEach(columns::fit);
         StringBuilder out = new StringBuilder();
-        out.append("flow ").append(correlationId).append('\n');
-        for (Step s : steps) {
-            out.append(String.format(line, s.offsetMillis(), s.component(), s.type(),
-                    s.subject() == null ? "" : s.subject(), s.detail()).stripTrailing()).append('\n');
-        }
+        out.append(header(correlationId)).append('\n');
+        steps.forEach(s -> out.append(columns.line(s)).append('\n'));
         return out.toString();
     }
 
-    private int width(java.util.function.Function<Step, String> column) {
-        return Math.max(1, steps.stream().mapToInt(s -> column.apply(s).length()).max().orElse(1));
+    /** The line that names a flow above its steps. */
+    static String header(String correlationId) {
+        return "flow " + correlationId;
+    }
+
+    /** The widths of the component, type and subject columns; they grow to fit the cells they are given. */
+    static final class Columns {
+        private int component;
+        private int type;
+        private int subject;
+
+        Columns(int component, int type, int subject) {
+            this.component = component;
+            this.type = type;
+            this.subject = subject;
+        }
+
+        void fit(Step s) {
+            component = Math.max(component, s.component().length());
+            type = Math.max(type, s.type().length());
+            subject = Math.max(subject, s.subject() == null ? 0 : s.subject().length());
+        }
+
+        String line(Step s) {
+            return String.format("%+8d ms  %-" + component + "s  %-" + type + "s  %-" + subject + "s  %s",
+                    s.offsetMillis(), s.component(), s.type(), s.subject() == null ? "" : s.subject(),
+                    s.detail()).stripTrailing();
+        }
     }
 
     private static String component(String source) {

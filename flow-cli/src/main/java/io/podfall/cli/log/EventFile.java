@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /** The log as a file: JSON Lines, one structured CloudEvent a line, in log order ({@code podfall export}). */
 public final class EventFile {
@@ -35,6 +36,19 @@ public final class EventFile {
     /** Blank lines are skipped; an unreadable line is counted and skipped, as a service skips a bad record. */
     public static Contents read(InputStream in) {
         List<Event> events = new ArrayList<>();
+        Problems p = forEach(in, events::add);
+        return new Contents(List.copyOf(events), p.unreadable(), p.first());
+    }
+
+    /** The lines of a file that were not readable events: how many, and the first one's line number and reason. */
+    public record Problems(int unreadable, String first) {
+    }
+
+    /**
+     * Streams the events of a file to {@code sink} in file order, one line at a time, so that a reader that folds
+     * them keeps none of them; the same rules as {@link #read(InputStream)}.
+     */
+    public static Problems forEach(InputStream in, Consumer<Event> sink) {
         int unreadable = 0;
         String first = null;
         try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
@@ -44,26 +58,34 @@ public final class EventFile {
                 if (line.isBlank()) {
                     continue;
                 }
+                Event e;
                 try {
-                    events.add(StructuredCloudEvents.decode(line));
-                } catch (UnreadableEventException e) {
+                    e = StructuredCloudEvents.decode(line);
+                } catch (UnreadableEventException ex) {
                     unreadable++;
                     if (first == null) {
-                        first = "line " + n + ": " + e.getMessage();
+                        first = "line " + n + ": " + ex.getMessage();
                     }
+                    continue;
                 }
+                sink.accept(e);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return new Contents(List.copyOf(events), unreadable, first);
+        return new Problems(unreadable, first);
     }
 
     public static void write(Writer out, List<Event> events) throws IOException {
         for (Event e : events) {
-            out.write(StructuredCloudEvents.line(e));
-            out.write('\n');
+            write(out, e);
         }
         out.flush();
+    }
+
+    /** One event as one line. */
+    public static void write(Writer out, Event e) throws IOException {
+        out.write(StructuredCloudEvents.line(e));
+        out.write('\n');
     }
 }

@@ -7,6 +7,8 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -14,8 +16,11 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -23,39 +28,116 @@ import java.util.function.Predicate;
  * nothing committed, so reading never disturbs the services.
  */
 public final class EventLog implements AutoCloseable {
+    private static final Duration POLL = Duration.ofMillis(200);
+
+    private final String topic;
     private final KafkaConsumer<String, byte[]> consumer;
-    private final List<Event> events = new ArrayList<>();
+    private final List<TopicPartition> partitions;
     private int unreadable;
 
     public EventLog(String bootstrap, String topic) {
+        this.topic = topic;
         consumer = new KafkaConsumer<>(Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
                 ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000),
                 new StringDeserializer(), new ByteArrayDeserializer());
-        List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(10)).stream()
+        partitions = consumer.partitionsFor(topic, Duration.ofSeconds(10)).stream()
                 .map(p -> new TopicPartition(topic, p.partition())).toList();
         consumer.assign(partitions);
         consumer.seekToBeginning(partitions);
     }
 
+    /** How many records the topic holds now. */
+    public long size() {
+        Map<TopicPartition, Long> begin = consumer.beginningOffsets(partitions);
+        return consumer.endOffsets(partitions).entrySet().stream().mapToLong(e -> e.getValue() - begin.get(e.getKey())).sum();
+    }
+
     /** Everything on the topic now. */
     public List<Event> readToEnd(Duration timeout) {
-        Map<TopicPartition, Long> end = consumer.endOffsets(consumer.assignment());
+        List<Event> events = new ArrayList<>();
+        readToEnd(events::add, timeout);
+        return List.copyOf(events);
+    }
+
+    /** Streams everything on the topic now to {@code sink}, in log order, one poll's batch at a time. */
+    public void readToEnd(Consumer<Event> sink, Duration timeout) {
+        Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
         Instant deadline = Instant.now().plus(timeout);
         while (!reached(end) && Instant.now().isBefore(deadline)) {
-            poll();
+            for (ConsumerRecord<String, byte[]> r : consumer.poll(POLL)) {
+                decode(r, sink);
+            }
         }
-        return List.copyOf(events);
     }
 
     /** Reads on until the events read so far satisfy {@code done}, or the timeout passes; returns them all. */
     public List<Event> readUntil(Predicate<List<Event>> done, Duration timeout) {
+        List<Event> events = new ArrayList<>();
         Instant deadline = Instant.now().plus(timeout);
         while (!done.test(events) && Instant.now().isBefore(deadline)) {
-            poll();
+            for (ConsumerRecord<String, byte[]> r : consumer.poll(POLL)) {
+                decode(r, events::add);
+            }
         }
         return List.copyOf(events);
+    }
+
+    /**
+     * Streams the topic to {@code sink} from the beginning and then live, as records arrive, until the calling
+     * thread is interrupted (the interrupt is consumed) or {@link #stop()} is called. {@code caughtUp} runs once,
+     * between the last record that was on the topic when following began and the first one after it.
+     *
+     * @throws IllegalStateException when the topic does not exist
+     */
+    public void follow(Consumer<Event> sink, Runnable caughtUp) {
+        if (partitions.isEmpty()) {
+            throw new IllegalStateException("no topic " + topic);
+        }
+        Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+        Set<TopicPartition> behind = new HashSet<>(partitions);
+        try {
+            reachedWherePositioned(behind, end, caughtUp);
+            while (true) {
+                for (ConsumerRecord<String, byte[]> r : consumer.poll(POLL)) {
+                    TopicPartition p = new TopicPartition(r.topic(), r.partition());
+                    if (r.offset() >= end.get(p)) {
+                        reached(behind, p, caughtUp);
+                    }
+                    decode(r, sink);
+                    if (r.offset() + 1 >= end.get(p)) {
+                        reached(behind, p, caughtUp);
+                    }
+                }
+                // offsets that carry no record (transaction markers, compacted records) end no record
+                reachedWherePositioned(behind, end, caughtUp);
+            }
+        } catch (WakeupException e) {
+            // stop(): following ends here
+        } catch (InterruptException e) {
+            Thread.interrupted();
+        }
+    }
+
+    private void reachedWherePositioned(Set<TopicPartition> behind, Map<TopicPartition, Long> end, Runnable caughtUp) {
+        for (TopicPartition p : List.copyOf(behind)) {
+            if (consumer.position(p) >= end.get(p)) {
+                reached(behind, p, caughtUp);
+            }
+        }
+    }
+
+    /** Partition {@code p} is read up to where it ended when following began; the last one runs caughtUp. */
+    private static void reached(Set<TopicPartition> behind, TopicPartition p, Runnable caughtUp) {
+        if (behind.remove(p) && behind.isEmpty()) {
+            caughtUp.run();
+        }
+    }
+
+    /** Ends {@link #follow} from another thread (Ctrl-C); the consumer is still to be closed. */
+    public void stop() {
+        consumer.wakeup();
     }
 
     /** Records on the topic that are not readable events (they also went to the dead-letter topic). */
@@ -63,17 +145,18 @@ public final class EventLog implements AutoCloseable {
         return unreadable;
     }
 
-    private void poll() {
-        for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-            try {
-                events.add(EventCodec.decode(name -> {
-                    Header h = r.headers().lastHeader(name);
-                    return h == null ? null : h.value();
-                }, r.value()));
-            } catch (UnreadableEventException e) {
-                unreadable++;
-            }
+    private void decode(ConsumerRecord<String, byte[]> r, Consumer<Event> sink) {
+        Event e;
+        try {
+            e = EventCodec.decode(name -> {
+                Header h = r.headers().lastHeader(name);
+                return h == null ? null : h.value();
+            }, r.value());
+        } catch (UnreadableEventException ex) {
+            unreadable++;
+            return;
         }
+        sink.accept(e);
     }
 
     private boolean reached(Map<TopicPartition, Long> end) {

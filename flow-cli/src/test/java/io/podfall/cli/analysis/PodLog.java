@@ -18,7 +18,10 @@ import java.util.Map;
 public final class PodLog {
     public static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
 
+    public final String namespace;
     public final String name;
+    public final String node;
+    public final String ip;
     public final String subject;
     public final String uid;
     public final String sandbox;
@@ -28,9 +31,22 @@ public final class PodLog {
     private Event request;
     private int seq;
 
+    private final String kubelet;
+    private final String runtime;
+
+    /** Pod {@code default/NAME} on node-1, IP 10.244.1.2. */
     public PodLog(String name) {
+        this("default", name, "node-1", "10.244.1.2");
+    }
+
+    public PodLog(String namespace, String name, String node, String ip) {
+        this.namespace = namespace;
         this.name = name;
-        this.subject = Subjects.of("default", "pods", name);
+        this.node = node;
+        this.ip = ip;
+        this.kubelet = "/kubelet/" + node;
+        this.runtime = "/runtime/" + node;
+        this.subject = Subjects.of(namespace, "pods", name);
         this.uid = "uid-" + name;
         this.sandbox = "sb-" + name;
         this.container = "ctr-" + name;
@@ -63,17 +79,17 @@ public final class PodLog {
         return last;
     }
 
-    /** Created at {@code ms}: the sandbox gets 10.244.1.2, the container runs 100 ms later. */
+    /** Created at {@code ms}: the sandbox gets its IP, the container runs 100 ms later. */
     public PodLog created(long ms) {
-        request("create-" + name, ms, EventTypes.CREATION_REQUESTED, data("resource", "pods", "namespace", "default"));
-        then(ms + 50, "/runtime/node-1", EventTypes.POD_IP_ALLOCATED, sandbox());
-        then(ms + 100, "/runtime/node-1", EventTypes.CONTAINER_STARTED, container());
+        request("create-" + name, ms, EventTypes.CREATION_REQUESTED, data("resource", "pods", "namespace", namespace));
+        then(ms + 50, runtime, EventTypes.POD_IP_ALLOCATED, sandbox());
+        then(ms + 100, runtime, EventTypes.CONTAINER_STARTED, container());
         return this;
     }
 
     /** A client's delete with a grace period at {@code ms}; its id is "del-NAME". */
     public Event delete(long ms, long grace) {
-        return request("del-" + name, ms, EventTypes.DELETION_REQUESTED, data("resource", "pods", "namespace", "default",
+        return request("del-" + name, ms, EventTypes.DELETION_REQUESTED, data("resource", "pods", "namespace", namespace,
                 "name", name, "options", data("gracePeriodSeconds", grace)));
     }
 
@@ -84,17 +100,17 @@ public final class PodLog {
     }
 
     public Event terminationStarted(long ms, long grace) {
-        return then(ms, "/kubelet/node-1", EventTypes.POD_TERMINATION_STARTED, data("node", "node-1", "podUid", uid,
-                "namespace", "default", "name", name, "gracePeriodSeconds", grace, "deadline", at(ms).plusSeconds(grace).toString()));
+        return then(ms, kubelet, EventTypes.POD_TERMINATION_STARTED, data("node", node, "podUid", uid,
+                "namespace", namespace, "name", name, "gracePeriodSeconds", grace, "deadline", at(ms).plusSeconds(grace).toString()));
     }
 
     public Event stopRequested(long ms, long timeout) {
-        return then(ms, "/kubelet/node-1", EventTypes.STOP_CONTAINER_REQUESTED, data("node", "node-1", "podUid", uid,
+        return then(ms, kubelet, EventTypes.STOP_CONTAINER_REQUESTED, data("node", node, "podUid", uid,
                 "containerId", container, "containerName", "app", "timeoutSeconds", timeout));
     }
 
     public Event signalled(long ms, String signal) {
-        return then(ms, "/runtime/node-1", EventTypes.CONTAINER_SIGNALLED, data("node", "node-1", "podUid", uid,
+        return then(ms, runtime, EventTypes.CONTAINER_SIGNALLED, data("node", node, "podUid", uid,
                 "containerId", container, "containerName", "app", "signal", signal));
     }
 
@@ -103,15 +119,15 @@ public final class PodLog {
         d.put("state", "EXITED");
         d.put("exitCode", code);
         d.put("reason", "Error");
-        return then(ms, "/runtime/node-1", EventTypes.CONTAINER_EXITED, d);
+        return then(ms, runtime, EventTypes.CONTAINER_EXITED, d);
     }
 
     public Event ipReleased(long ms) {
-        return then(ms, "/runtime/node-1", EventTypes.POD_IP_RELEASED, sandbox());
+        return then(ms, runtime, EventTypes.POD_IP_RELEASED, sandbox());
     }
 
     public Event sandboxStopped(long ms) {
-        return then(ms, "/runtime/node-1", EventTypes.SANDBOX_STOPPED, sandbox());
+        return then(ms, runtime, EventTypes.SANDBOX_STOPPED, sandbox());
     }
 
     public Event removed(long ms) {
@@ -120,9 +136,9 @@ public final class PodLog {
     }
 
     /**
-     * The whole graceful deletion at {@code start}: terminating +17, kubelet +51, SIGTERM +76, exit after
-     * {@code exitMs} more (or SIGKILL at the deadline when the process ignores SIGTERM), sandbox stopped +36
-     * later, removed +89 after that.
+     * The whole graceful deletion at {@code start}, in the steps of the suite's (README): terminating +17, kubelet
+     * +51, SIGTERM +76, exit after {@code exitMs} more (or SIGKILL at the deadline when the process ignores
+     * SIGTERM), sandbox stopped +36 later, removed +89 after that, sandbox removed +45 after that.
      */
     public PodLog deleted(long start, long grace, long exitMs, boolean ignoresSigterm) {
         delete(start, grace);
@@ -139,14 +155,23 @@ public final class PodLog {
             exit = start + 76 + exitMs;
             exited(exit, 143);
         }
-        then(exit + 22, "/kubelet/node-1", EventTypes.STOP_POD_SANDBOX_REQUESTED, data("node", "node-1", "podUid", uid));
+        then(exit + 22, kubelet, EventTypes.STOP_POD_SANDBOX_REQUESTED, data("node", node, "podUid", uid));
         ipReleased(exit + 36);
         sandboxStopped(exit + 36);
-        then(exit + 72, "/kubelet/node-1", EventTypes.POD_TERMINATED, data("node", "node-1", "podUid", uid,
+        then(exit + 72, kubelet, EventTypes.POD_TERMINATED, data("node", node, "podUid", uid,
                 "gracePeriodSeconds", grace));
-        then(exit + 72, "/kubelet/node-1", EventTypes.DELETION_REQUESTED, data("resource", "pods", "namespace", "default",
+        then(exit + 72, kubelet, EventTypes.STATUS_UPDATE_REQUESTED, data("namespace", namespace, "name", name,
+                "uid", uid, "status", data("phase", ignoresSigterm ? "Failed" : "Succeeded")));
+        then(exit + 72, "/apiserver", EventTypes.POD_STATUS_UPDATED, data("resource", "pods", "object",
+                data("metadata", data("uid", uid), "status", data("phase", ignoresSigterm ? "Failed" : "Succeeded"))));
+        then(exit + 72, kubelet, EventTypes.DELETION_REQUESTED, data("resource", "pods", "namespace", namespace,
                 "name", name, "options", data("gracePeriodSeconds", 0, "preconditions", data("uid", uid))));
         removed(exit + 125);
+        then(exit + 140, kubelet, EventTypes.REMOVE_POD_SANDBOX_REQUESTED, data("node", node, "podUid", uid));
+        Map<String, Object> gone = container();
+        gone.put("state", "EXITED");
+        then(exit + 160, runtime, EventTypes.CONTAINER_REMOVED, gone);
+        then(exit + 170, runtime, EventTypes.SANDBOX_REMOVED, sandbox());
         return this;
     }
 
@@ -157,11 +182,11 @@ public final class PodLog {
     }
 
     private Map<String, Object> sandbox() {
-        return data("node", "node-1", "podUid", uid, "sandboxId", sandbox, "ip", "10.244.1.2");
+        return data("node", node, "podUid", uid, "sandboxId", sandbox, "ip", ip);
     }
 
     private Map<String, Object> container() {
-        return data("node", "node-1", "podUid", uid, "containerId", container, "containerName", "app",
+        return data("node", node, "podUid", uid, "containerId", container, "containerName", "app",
                 "image", "nginx", "state", "RUNNING");
     }
 }

@@ -88,6 +88,36 @@ class StatsTest {
     }
 
     @Test
+    void aKillThatComesAfterThePodIsGoneFromTheNodeStillCounts() {
+        // as a restarted runtime repeats a kill timer: SIGKILL and exit after SandboxRemoved
+        PodLog p = new PodLog("late").deleted(1_000, 5, 500, false);
+        p.signalled(9_000, "SIGKILL");
+        p.exited(9_000, 137);
+        Stats s = Stats.of(p.events);
+        assertEquals(1, s.killed());
+        assertEquals(new Stats.Summary(1, 7924, 7924, 7924, 7924), s.durations().get(Stats.GRACE_HONOURED));
+        assertEquals(new Stats.Summary(1, 7924, 7924, 7924, 7924), s.durations().get(Stats.TO_EXIT), "to the last exit");
+    }
+
+    @Test
+    void aForceDeletionIsMeasuredUpToItsContainersExitThoughThePodLeftTheStoreFirst() {
+        PodLog p = new PodLog("f");
+        p.delete(0, 0);
+        p.removed(5);
+        p.signalled(40, "SIGTERM");
+        p.exited(1_040, 143);
+        p.sandboxStopped(1_060);
+        p.then(1_100, "/runtime/node-1", EventTypes.SANDBOX_REMOVED, data("podUid", p.uid));
+        Stats.Collector c = new Stats.Collector();
+        p.events.forEach(c);
+        assertEquals(1, c.deletions());
+        Stats s = c.result();
+        assertEquals(new Stats.Summary(1, 5, 5, 5, 5), s.durations().get(Stats.TOTAL));
+        assertEquals(new Stats.Summary(1, 1000, 1000, 1000, 1000), s.durations().get(Stats.GRACE_HONOURED));
+        assertEquals(new Stats.Summary(1, 20, 20, 20, 20), s.durations().get(Stats.TO_SANDBOX_STOPPED));
+    }
+
+    @Test
     void anEmptyLogHasNoFlows() {
         Stats s = Stats.of(List.of());
         assertEquals(0, s.flows());
