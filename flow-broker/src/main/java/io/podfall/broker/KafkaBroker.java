@@ -43,7 +43,41 @@ public final class KafkaBroker implements Broker {
 
     /** A broker on {@code port} (0: a free one) keeping its data in {@code dataDir}; call {@link #start()}. */
     public static KafkaBroker at(Path dataDir, int port) {
-        return new KafkaBroker(dataDir, port == 0 ? freePort() : port, freePort());
+        if (port != 0) {
+            int controller;
+            do {
+                controller = freePort();
+            } while (controller == port);
+            return new KafkaBroker(dataDir, port, controller);
+        }
+        int[] ports = freePorts(2);
+        return new KafkaBroker(dataDir, ports[0], ports[1]);
+    }
+
+    /**
+     * Distinct free ports: every socket stays open until all are chosen, or two calls in a row may be handed the
+     * same port (the broker's listener and its controller's then collide).
+     */
+    static int[] freePorts(int n) {
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) {
+                ServerSocket s = new ServerSocket(0);
+                s.setReuseAddress(true);
+                sockets.add(s);
+            }
+            return sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            for (ServerSocket s : sockets) {
+                try {
+                    s.close();
+                } catch (IOException ignored) {
+                    // closing a listening socket we own does not fail in a way that matters here
+                }
+            }
+        }
     }
 
     @Override
@@ -183,12 +217,7 @@ public final class KafkaBroker implements Broker {
 
     /** A port free on the loopback interface now (another process may take it before it is used). */
     public static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return freePorts(1)[0];
     }
 
     private static void sleep(long ms) {
