@@ -5,12 +5,15 @@ import io.podfall.cli.analysis.TimelineFollower;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.Subjects;
 import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
 import picocli.CommandLine.Option;
 
 import java.util.List;
 
 /**
- * Which flow a command shows: by correlation id, the latest deletion of a pod, or else the latest deletion; for
+ * Which flow a command shows: by correlation id, the latest deletion of a pod or a Deployment (its cascade shares
+ * the correlation of kubectl's request), or else the latest deletion; for
  * {@code timeline --follow}, which flows it follows.
  */
 public final class FlowSelection {
@@ -21,8 +24,27 @@ public final class FlowSelection {
         @Option(names = "--correlation", paramLabel = "ID", description = "the flow's correlation id")
         String correlation;
 
-        @Option(names = "--pod", paramLabel = "NS/NAME", description = "the latest deletion of this pod")
-        String pod;
+        @Option(names = "--pod", paramLabel = "NS/NAME", converter = NamespacedName.Converter.class,
+                description = "the latest deletion of this pod")
+        NamespacedName pod;
+
+        @Option(names = "--deployment", paramLabel = "NS/NAME", converter = NamespacedName.Converter.class,
+                description = "the latest deletion of this Deployment, with its cascade to ReplicaSets and pods")
+        NamespacedName deployment;
+    }
+
+    /** NAMESPACE/NAME; anything else is a usage error (exit 2). */
+    record NamespacedName(String namespace, String name) {
+        static final class Converter implements ITypeConverter<NamespacedName> {
+            @Override
+            public NamespacedName convert(String value) {
+                String[] nsName = value.split("/", 2);
+                if (nsName.length != 2 || nsName[0].isEmpty() || nsName[1].isEmpty()) {
+                    throw new TypeConversionException("NAMESPACE/NAME expected, not " + value);
+                }
+                return new NamespacedName(nsName[0], nsName[1]);
+            }
+        }
     }
 
     /** The chosen flow's correlation id, which has events in {@code log}. */
@@ -31,7 +53,7 @@ public final class FlowSelection {
         if (choice != null && choice.correlation != null) {
             id = choice.correlation;
         } else {
-            String subject = podSubject();
+            String subject = subject();
             String what = subject == null ? "deletion" : "deletion of " + subject;
             id = Timeline.latestDeletion(log, subject)
                     .orElseThrow(() -> new IllegalStateException("no " + what + " found in " + logName));
@@ -47,18 +69,15 @@ public final class FlowSelection {
     TimelineFollower follower() {
         return choice != null && choice.correlation != null
                 ? TimelineFollower.correlation(choice.correlation)
-                : TimelineFollower.deletions(podSubject());
+                : TimelineFollower.deletions(subject());
     }
 
-    /** The subject of the pod {@code --pod} names; null without {@code --pod}. */
-    private String podSubject() {
-        if (choice == null || choice.pod == null) {
+    /** The subject of the object {@code --pod} or {@code --deployment} names; null without either. */
+    private String subject() {
+        if (choice == null || (choice.pod == null && choice.deployment == null)) {
             return null;
         }
-        String[] nsName = choice.pod.split("/", 2);
-        if (nsName.length != 2 || nsName[0].isEmpty() || nsName[1].isEmpty()) {
-            throw new IllegalArgumentException("--pod takes NAMESPACE/NAME, not " + choice.pod);
-        }
-        return Subjects.of(nsName[0], "pods", nsName[1]);
+        return choice.pod != null ? Subjects.of(choice.pod.namespace(), "pods", choice.pod.name())
+                : Subjects.of(choice.deployment.namespace(), "deployments", choice.deployment.name());
     }
 }

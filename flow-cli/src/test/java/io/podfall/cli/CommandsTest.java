@@ -3,6 +3,7 @@ package io.podfall.cli;
 import io.podfall.cli.analysis.PodLog;
 import io.podfall.cli.log.EventFile;
 import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -57,6 +59,25 @@ class CommandsTest {
         Path html = dir.resolve("flow.html");
         assertEquals(0, run("diagram", "--file", f.toString(), "--html", html.toString()));
         assertTrue(Files.readString(html).contains("ContainerSignalled container=app signal=SIGTERM"));
+    }
+
+    @Test
+    void timelineOfADeploymentShowsItsCascadeToThePods() throws IOException {
+        Instant t0 = Instant.parse("2026-11-29T10:00:00Z");
+        Event request = Event.request("del-web", "/apiserver", EventTypes.DELETION_REQUESTED,
+                "namespaces/default/deployments/web", t0, null, Map.of());
+        Event removed = Event.causedBy(request.asCause(), "del-web", 0, "/apiserver", EventTypes.OBJECT_REMOVED,
+                "namespaces/default/deployments/web", t0.plusMillis(20), Map.of());
+        Event cascade = Event.causedBy(removed.asCause(), removed.id(), 0, "/controller/garbagecollector",
+                EventTypes.DELETION_REQUESTED, "namespaces/default/pods/web-1", t0.plusMillis(40), Map.of());
+        Path f = file(List.of(request, removed, cascade));
+        StringWriter out = new StringWriter();
+        assertEquals(0, Podfall.commandLine().setOut(new PrintWriter(out))
+                .execute("timeline", "--file", f.toString(), "--deployment", "default/web"));
+        assertTrue(out.toString().contains("namespaces/default/deployments/web"), out.toString());
+        assertTrue(out.toString().contains("namespaces/default/pods/web-1"), "the cascade: " + out);
+        assertEquals(Podfall.FAILED, run("timeline", "--file", f.toString(), "--deployment", "default/nope"));
+        assertEquals(2, run("timeline", "--file", f.toString(), "--deployment", "web"), "NAMESPACE/NAME");
     }
 
     @Test

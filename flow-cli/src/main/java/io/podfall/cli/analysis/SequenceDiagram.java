@@ -8,10 +8,10 @@ import java.util.Map;
 
 /**
  * One flow as a Mermaid {@code sequenceDiagram}, with the participants of the usual deletion diagram
- * (User/kubectl, API server, etcd, controller manager, kubelet, runtime, CNI). Every event is one arrow:
+ * (User/kubectl, API server, etcd, controller manager, kubelet, runtime, CNI, CSI). Every event is one arrow:
  * a request ({@code *Requested}, solid) from the component that sent it to the one that serves it; a fact
  * (dashed) from the component that recorded it to the one that acts on it: the API server's to the store
- * (the log is its etcd), the runtime's and CNI's to the kubelet that watches them, the kubelet's to itself.
+ * (the log is its etcd), the runtime's, CNI's and CSI's to the kubelet that watches them, the kubelet's to itself.
  * A rejection goes back to whoever asked. Each label starts with the event's offset from the request.
  */
 public final class SequenceDiagram {
@@ -25,6 +25,7 @@ public final class SequenceDiagram {
         PARTICIPANTS.put("Kubelet", "Kubelet");
         PARTICIPANTS.put("Runtime", "Runtime (CRI)");
         PARTICIPANTS.put("CNI", "CNI");
+        PARTICIPANTS.put("CSI", "CSI");
     }
 
     private SequenceDiagram() {
@@ -69,6 +70,9 @@ public final class SequenceDiagram {
         if (s.startsWith("/runtime")) {
             return e.is(EventTypes.POD_IP_ALLOCATED) || e.is(EventTypes.POD_IP_RELEASED) ? "CNI" : "Runtime";
         }
+        if (s.startsWith("/csi")) {
+            return "CSI";
+        }
         return "User";
     }
 
@@ -82,7 +86,7 @@ public final class SequenceDiagram {
         }
         return switch (owner(e.type())) {
             case "API" -> "Etcd";
-            case "Runtime" -> "Kubelet";
+            case "Runtime", "CSI" -> "Kubelet";
             default -> sender(e);
         };
     }
@@ -97,6 +101,9 @@ public final class SequenceDiagram {
         }
         if (type.startsWith("runtime.")) {
             return "Runtime";
+        }
+        if (type.startsWith("csi.")) {
+            return "CSI";
         }
         return "CM";
     }

@@ -18,6 +18,8 @@ class SequenceDiagramTest {
         p.signalled(1_076, "SIGTERM");
         p.exited(2_076, 143);
         p.ipReleased(2_112);
+        p.then(2_120, "/kubelet/node-1", EventTypes.NODE_UNPUBLISH_VOLUME_REQUESTED, data("volumeId", "default/data"));
+        p.then(2_130, "/csi/node-1", EventTypes.VOLUME_UNPUBLISHED, data("volumeId", "default/data"));
         p.then(2_150, "/kubelet/node-1", EventTypes.POD_TERMINATED, data("gracePeriodSeconds", 5));
         p.removed(2_201);
         assertEquals("""
@@ -30,12 +32,15 @@ class SequenceDiagramTest {
                     participant Kubelet as Kubelet
                     participant Runtime as Runtime (CRI)
                     participant CNI as CNI
+                    participant CSI as CSI
                     User->>API: +0 ms DeletionRequested grace=5s
                     API-->>Etcd: +17 ms ObjectMarkedTerminating deletionGracePeriodSeconds=5 deletionTimestamp=2026-11-29T10:00:06.017Z phase=Running
                     Kubelet->>Runtime: +51 ms StopContainerRequested container=app timeout=5s
                     Runtime-->>Kubelet: +76 ms ContainerSignalled container=app signal=SIGTERM
                     Runtime-->>Kubelet: +1076 ms ContainerExited container=app exitCode=143 reason=Error
                     CNI-->>Kubelet: +1112 ms PodIPReleased ip=10.244.1.2
+                    Kubelet->>CSI: +1120 ms NodeUnpublishVolumeRequested volume=default/data
+                    CSI-->>Kubelet: +1130 ms VolumeUnpublished volume=default/data
                     Kubelet-->>Kubelet: +1150 ms PodTerminated grace=5s
                     API-->>Etcd: +1201 ms ObjectRemoved phase=Failed
                 """, SequenceDiagram.of(p.events, "del-web-1"));
