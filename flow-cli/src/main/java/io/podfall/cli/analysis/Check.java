@@ -56,7 +56,7 @@ public final class Check {
     static List<Finding> removedWhileRunning(List<Event> log) {
         Map<String, Map<String, Event>> running = new HashMap<>();
         Map<String, DeletionFlow> flows = new HashMap<>();
-        DeletionFlow.all(log).forEach(f -> flows.put(f.correlationId(), f));
+        DeletionFlow.all(log).forEach(f -> flows.put(f.key(), f));
         List<Finding> out = new ArrayList<>();
         for (int i = 0; i < log.size(); i++) {
             Event e = log.get(i);
@@ -77,7 +77,7 @@ public final class Check {
                     ids.add(c.getValue().id());
                     exitAfter(log, i, c.getValue()).ifPresent(x -> ids.add(x.id()));
                 }
-                DeletionFlow flow = flows.get(e.correlationId());
+                DeletionFlow flow = flows.get(DeletionFlow.key(e));
                 boolean forced = flow != null && flow.forced();
                 out.add(new Finding(forced ? Level.WARNING : Level.ERROR, "removed-while-running", e.subject(),
                         "removed from the store while container(s) " + String.join(", ", names) + " still ran"

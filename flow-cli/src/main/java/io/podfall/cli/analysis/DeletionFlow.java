@@ -11,8 +11,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * One pod deletion a client asked for, and every event of its correlation in log order. The kubelet's final
- * delete carries the same correlation, so the flow runs from the request to the sandbox's removal.
+ * One pod deletion, asked by a client or a controller, and every event of its correlation about that pod, in log
+ * order. The kubelet's final delete carries the same correlation, so the flow runs from the request to the
+ * sandbox's removal.
  */
 public record DeletionFlow(Event request, List<Event> events) {
 
@@ -27,26 +28,38 @@ public record DeletionFlow(Event request, List<Event> events) {
     private static final int KUBELET_DELETE = GRACEFUL_ORDER.lastIndexOf(EventTypes.DELETION_REQUESTED);
 
     /**
-     * Every pod deletion in the log, in the order they were requested. A deletion's root is a
-     * {@code DeletionRequested} that starts its own correlation (a request from outside).
+     * Every pod deletion in the log, in the order they were requested, each with the events of its correlation
+     * about its pod ({@link #key}).
      */
     public static List<DeletionFlow> all(List<Event> log) {
-        Map<String, List<Event>> byCorrelation = new LinkedHashMap<>();
+        Map<String, List<Event>> byKey = new LinkedHashMap<>();
         for (Event e : log) {
-            byCorrelation.computeIfAbsent(e.correlationId(), k -> new ArrayList<>()).add(e);
+            byKey.computeIfAbsent(key(e), k -> new ArrayList<>()).add(e);
         }
-        List<DeletionFlow> flows = new ArrayList<>();
+        Map<String, DeletionFlow> flows = new LinkedHashMap<>();
         for (Event e : log) {
             if (isRequest(e)) {
-                flows.add(new DeletionFlow(e, List.copyOf(byCorrelation.get(e.id()))));
+                flows.putIfAbsent(key(e), new DeletionFlow(e, List.copyOf(byKey.get(key(e)))));
             }
         }
-        return flows;
+        return List.copyOf(flows.values());
     }
 
-    /** The root of a pod deletion: a {@code DeletionRequested} of a pod that starts its own correlation. */
+    /**
+     * The root of a pod deletion: a {@code DeletionRequested} of a pod from anyone but its kubelet (whose delete
+     * ends a deletion): a client's, which starts a correlation of its own, or a controller's in the flow of what
+     * caused it (the garbage collector's in a Deployment's cascade, the ReplicaSet controller's on a scale-down).
+     */
     static boolean isRequest(Event e) {
-        return e.is(EventTypes.DELETION_REQUESTED) && e.id().equals(e.correlationId()) && isPod(e.subject());
+        return e.is(EventTypes.DELETION_REQUESTED) && isPod(e.subject()) && !e.source().startsWith("/kubelet/");
+    }
+
+    /**
+     * Which pod deletion an event belongs to: its correlation and its subject. A cascade deletes many pods in
+     * one correlation; each pod's events carry its own subject.
+     */
+    static String key(Event e) {
+        return e.correlationId() + " " + e.subject();
     }
 
     static boolean isPod(String subject) {
@@ -58,7 +71,11 @@ public record DeletionFlow(Event request, List<Event> events) {
     }
 
     public String correlationId() {
-        return request.id();
+        return request.correlationId();
+    }
+
+    public String key() {
+        return key(request);
     }
 
     public Optional<Event> first(String type) {
@@ -89,7 +106,7 @@ public record DeletionFlow(Event request, List<Event> events) {
         int max = -1;
         for (Event e : events) {
             int i = e.is(EventTypes.DELETION_REQUESTED)
-                    ? (e.id().equals(correlationId()) ? 0 : KUBELET_DELETE)
+                    ? (e.id().equals(request.id()) ? 0 : KUBELET_DELETE)
                     : GRACEFUL_ORDER.indexOf(e.type());
             max = Math.max(max, i);
         }

@@ -9,6 +9,7 @@ import io.podfall.model.event.EventTypes;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,15 +19,19 @@ import java.util.function.Function;
 
 /**
  * Every pod deletion of a log, measured: how long the whole deletion and each of its phases took, how often a
- * container had to be killed, and how much of the requested grace period the containers got. Percentiles are
+ * container had to be killed, how much of the requested grace period the containers got, and how often a pod
+ * was still in a Service's Endpoints when it got SIGTERM (traffic may still reach it: the endpoints controller and
+ * the kubelet both act on the pod being marked for deletion, and race). Percentiles are
  * nearest-rank: the value at rank ceil(p/100 * n) of the sorted values, so every figure is one that occurred.
  */
-public record Stats(int flows, int completed, int rejected, int killed, Map<String, Summary> durations) {
+public record Stats(int flows, int completed, int rejected, int killed, int inEndpoints, int endpointsAfterSigterm,
+                    Map<String, Summary> durations) {
 
     /** Row names, in the order of the table. */
     public static final String TOTAL = "total (request -> removed)";
     public static final String TO_TERMINATING = "request -> terminating";
     public static final String TO_SIGTERM = "terminating -> SIGTERM";
+    public static final String TO_ENDPOINTS = "terminating -> out of endpoints";
     public static final String TO_EXIT = "SIGTERM -> exit";
     public static final String TO_SANDBOX_STOPPED = "exit -> sandbox stopped";
     public static final String TO_REMOVED = "sandbox stopped -> removed";
@@ -53,6 +58,7 @@ public record Stats(int flows, int completed, int rejected, int killed, Map<Stri
         PHASES.put(TOTAL, d -> span(d.requested, d.removed));
         PHASES.put(TO_TERMINATING, d -> span(d.requested, d.terminating));
         PHASES.put(TO_SIGTERM, d -> span(d.terminating, d.sigterm));
+        PHASES.put(TO_ENDPOINTS, d -> span(d.terminating, d.outOfEndpoints));
         PHASES.put(TO_EXIT, d -> span(d.sigterm, d.lastExit));
         PHASES.put(TO_SANDBOX_STOPPED, d -> span(d.lastExit, d.sandboxStopped));
         PHASES.put(TO_REMOVED, d -> span(d.sandboxStopped, d.removed));
@@ -84,6 +90,8 @@ public record Stats(int flows, int completed, int rejected, int killed, Map<Stri
         Instant lastExit;
         Instant sandboxStopped;
         Instant removed;
+        /** When a Service's Endpoints first changed in answer to the pod being marked for deletion. */
+        Instant outOfEndpoints;
         boolean rejected;
 
         Deletion(Event request) {
@@ -134,17 +142,37 @@ public record Stats(int flows, int completed, int rejected, int killed, Map<Stri
      */
     public static final class Collector implements Consumer<Event> {
         private final Map<String, Deletion> deletions = new LinkedHashMap<>();
+        /**
+         * The endpoints controller's chain for a pod marked for deletion: the pod's ObjectMarkedTerminating, the
+         * controller's PatchRequested of the Endpoints it caused, the API server's ObjectUpdated of that patch;
+         * each id of the chain so far, to the deletion it belongs to.
+         */
+        private final Map<String, Deletion> endpointsChain = new HashMap<>();
 
         @Override
         public void accept(Event e) {
             if (DeletionFlow.isRequest(e)) {
-                deletions.put(e.id(), new Deletion(e));
+                deletions.putIfAbsent(DeletionFlow.key(e), new Deletion(e));
                 return;
             }
-            Deletion d = deletions.get(e.correlationId());
+            Deletion d = deletions.get(DeletionFlow.key(e));
             if (d != null) {
                 d.fold(e);
+                if (e.is(EventTypes.OBJECT_MARKED_TERMINATING)) {
+                    endpointsChain.put(e.id(), d);
+                }
+            } else if (isEndpoints(e.subject()) && e.causationId() != null) {
+                Deletion cause = endpointsChain.get(e.causationId());
+                if (cause != null && e.is(EventTypes.PATCH_REQUESTED)) {
+                    endpointsChain.put(e.id(), cause);
+                } else if (cause != null && e.is(EventTypes.OBJECT_UPDATED) && cause.outOfEndpoints == null) {
+                    cause.outOfEndpoints = e.time();
+                }
             }
+        }
+
+        private static boolean isEndpoints(String subject) {
+            return subject != null && subject.contains("/endpoints/");
         }
 
         /** Deletions read so far. */
@@ -160,6 +188,8 @@ public record Stats(int flows, int completed, int rejected, int killed, Map<Stri
             int completed = 0;
             int rejected = 0;
             int killed = 0;
+            int inEndpoints = 0;
+            int afterSigterm = 0;
             for (Deletion d : deletions.values()) {
                 if (d.rejected) {
                     rejected++;
@@ -169,10 +199,12 @@ public record Stats(int flows, int completed, int rejected, int killed, Map<Stri
                 PHASES.forEach((row, phase) -> phase.apply(d).ifPresent(x -> millis.get(row).add(x.toMillis())));
                 completed += d.removed != null ? 1 : 0;
                 killed += d.sigkill != null ? 1 : 0;
+                inEndpoints += d.outOfEndpoints != null ? 1 : 0;
+                afterSigterm += d.outOfEndpoints != null && d.sigterm != null && d.outOfEndpoints.isAfter(d.sigterm) ? 1 : 0;
             }
             Map<String, Summary> summaries = new LinkedHashMap<>();
             millis.forEach((row, values) -> summaries.put(row, Summary.of(values)));
-            return new Stats(flows, completed, rejected, killed, summaries);
+            return new Stats(flows, completed, rejected, killed, inEndpoints, afterSigterm, summaries);
         }
     }
 
@@ -189,7 +221,9 @@ public record Stats(int flows, int completed, int rejected, int killed, Map<Stri
         StringBuilder out = new StringBuilder();
         out.append(String.format("deletion flows: %d (completed %d, incomplete %d; rejected requests %d)%n",
                 flows, completed, flows - completed, rejected));
-        out.append(String.format("SIGKILL rate: %d/%d (%.1f%%)%n%n", killed, flows, 100 * sigkillRate()));
+        out.append(String.format("SIGKILL rate: %d/%d (%.1f%%)%n", killed, flows, 100 * sigkillRate()));
+        out.append(String.format("still in a Service's endpoints after SIGTERM: %d/%d of the pods that were in one%n%n",
+                endpointsAfterSigterm, inEndpoints));
         int label = durations.keySet().stream().mapToInt(String::length).max().orElse(0);
         String row = "%-" + label + "s %5s %10s %10s %10s %10s%n";
         out.append(String.format(row, "in ms", "n", "p50", "p90", "p99", "max"));
@@ -206,6 +240,8 @@ public record Stats(int flows, int completed, int rejected, int killed, Map<Stri
         o.put("rejected", rejected);
         o.put("killed", killed);
         o.put("sigkillRate", sigkillRate());
+        o.put("inEndpoints", inEndpoints);
+        o.put("endpointsAfterSigterm", endpointsAfterSigterm);
         ObjectNode ms = o.putObject("millis");
         durations.forEach((name, s) -> ms.set(key(name), Json.tree(s)));
         return o;

@@ -52,6 +52,39 @@ class StatsTest {
         assertEquals(new Stats.Summary(3, 2000, 3000, 3000, 3000), s.durations().get(Stats.GRACE_HONOURED));
     }
 
+    /**
+     * Two pods of one Deployment deleted in its cascade (one correlation): each is a deletion of its own, and the
+     * endpoints controller's patch, caused by a pod's ObjectMarkedTerminating, tells when it left the endpoints:
+     * web-1 before its SIGTERM, web-2 after it.
+     */
+    @Test
+    void aCascadeIsOneDeletionAPodAndTheEndpointsUpdateIsSetAgainstSigterm() {
+        Event request = Event.request("del-web", "/apiserver", EventTypes.DELETION_REQUESTED,
+                "namespaces/default/deployments/web", PodLog.at(0), null, data());
+        List<Event> log = new ArrayList<>(List.of(request));
+        for (String[] pod : new String[][]{{"web-1", "40"}, {"web-2", "90"}}) {
+            String subject = "namespaces/default/pods/" + pod[0];
+            String endpoints = "namespaces/default/endpoints/web";
+            Event delete = Event.causedBy(request.asCause(), "del-web", log.size(), "/controller/garbagecollector",
+                    EventTypes.DELETION_REQUESTED, subject, PodLog.at(10), data("options", data()));
+            Event marked = Event.causedBy(delete.asCause(), "del-web", 0, "/apiserver",
+                    EventTypes.OBJECT_MARKED_TERMINATING, subject, PodLog.at(20), data());
+            Event patch = Event.causedBy(marked.asCause(), "del-web", 0, "/controller/endpoint",
+                    EventTypes.PATCH_REQUESTED, endpoints, PodLog.at(25), data());
+            Event updated = Event.causedBy(patch.asCause(), "del-web", 0, "/apiserver", EventTypes.OBJECT_UPDATED,
+                    endpoints, PodLog.at(Long.parseLong(pod[1])), data());
+            Event sigterm = Event.causedBy(marked.asCause(), "del-web", 1, "/runtime/node-1",
+                    EventTypes.CONTAINER_SIGNALLED, subject, PodLog.at(60), data("signal", "SIGTERM"));
+            log.addAll(List.of(delete, marked, patch, sigterm, updated));
+        }
+        Stats s = Stats.of(log);
+        assertEquals(2, s.flows(), "one deletion a pod, not one for the Deployment's request");
+        assertEquals(2, s.inEndpoints());
+        assertEquals(1, s.endpointsAfterSigterm(), "web-2's endpoints changed 30 ms after its SIGTERM");
+        assertEquals(new Stats.Summary(2, 20, 70, 70, 70), s.durations().get(Stats.TO_ENDPOINTS));
+        assertTrue(s.render().contains("still in a Service's endpoints after SIGTERM: 1/2 of the pods that were in one"));
+    }
+
     @Test
     void percentilesAreValuesThatOccurred() {
         List<Long> hundred = new ArrayList<>();
@@ -69,11 +102,13 @@ class StatsTest {
         assertEquals("""
                 deletion flows: 4 (completed 3, incomplete 1; rejected requests 1)
                 SIGKILL rate: 1/4 (25.0%)
+                still in a Service's endpoints after SIGTERM: 0/0 of the pods that were in one
 
                 in ms                                     n        p50        p90        p99        max
                 total (request -> removed)                3       2201       3201       3201       3201
                 request -> terminating                    4         17         17         17         17
                 terminating -> SIGTERM                    3         59         59         59         59
+                terminating -> out of endpoints           0          -          -          -          -
                 SIGTERM -> exit                           3       2000       3000       3000       3000
                 exit -> sandbox stopped                   3         36         36         36         36
                 sandbox stopped -> removed                3         89         89         89         89
