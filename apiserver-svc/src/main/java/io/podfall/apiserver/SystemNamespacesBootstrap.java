@@ -13,7 +13,6 @@ import jakarta.inject.Inject;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
-import org.jboss.logging.Logger;
 
 import java.util.List;
 
@@ -26,8 +25,6 @@ import java.util.List;
 @Readiness
 @ApplicationScoped
 public class SystemNamespacesBootstrap implements HealthCheck {
-    private static final Logger LOG = Logger.getLogger(SystemNamespacesBootstrap.class);
-
     @Inject
     LogProcessor processor;
     @Inject
@@ -37,17 +34,7 @@ public class SystemNamespacesBootstrap implements HealthCheck {
 
     void onCaughtUp(@ObservesAsync CaughtUp caughtUp) {
         List<Event> requests = processor.read(RegistryState.class, s -> SystemNamespaces.missing(s, clock.now()));
-        if (requests.isEmpty()) {
-            return;
-        }
-        List<String> subjects = requests.stream().map(Event::subject).toList();
-        writer.appendAll(requests).whenComplete((ok, failure) -> {
-            if (failure != null) {
-                LOG.errorf(failure, "Could not ask for the system namespaces %s", subjects);
-            } else {
-                LOG.infof("Asked for the system namespaces %s", subjects);
-            }
-        });
+        writer.appendOwnRequests(requests, "the system namespaces");
     }
 
     @Override

@@ -10,6 +10,7 @@ import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
 import org.eclipse.microprofile.reactive.messaging.Message;
 import org.eclipse.microprofile.reactive.messaging.OnOverflow;
+import org.jboss.logging.Logger;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -22,6 +23,8 @@ import java.util.concurrent.CompletionStage;
  */
 @ApplicationScoped
 public class LogWriter {
+    private static final Logger LOG = Logger.getLogger(LogWriter.class);
+
     @Inject
     @Channel("podfall-out")
     @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 65536)
@@ -46,6 +49,24 @@ public class LogWriter {
                     return CompletableFuture.completedFuture(null);
                 }));
         return acked;
+    }
+
+    /**
+     * Appends requests a service makes of its own accord once caught up (a kubelet registering its nodes, the API
+     * server asking for its system namespaces), not as effects of an event, and logs what became of them.
+     */
+    public void appendOwnRequests(List<Event> requests, String what) {
+        if (requests.isEmpty()) {
+            return;
+        }
+        List<String> subjects = requests.stream().map(Event::subject).toList();
+        appendAll(requests).whenComplete((ok, failure) -> {
+            if (failure != null) {
+                LOG.errorf(failure, "Could not ask for %s %s", what, subjects);
+            } else {
+                LOG.infof("Asked for %s %s", what, subjects);
+            }
+        });
     }
 
     public CompletionStage<Void> appendAll(List<Event> events) {

@@ -36,14 +36,6 @@ public class NodeRegistration {
         if (requests.isEmpty()) {
             LOG.infof("Nodes %s are registered already", podWorkers.nodeNames());
         }
-        for (Event request : requests) {
-            writer.append(request).whenComplete((ok, failure) -> {
-                if (failure != null) {
-                    LOG.errorf(failure, "Could not append the registration of %s", request.subject());
-                } else {
-                    LOG.infof("Asked the API server to register %s", request.subject());
-                }
-            });
-        }
+        writer.appendOwnRequests(requests, "the registration of");
     }
 }

@@ -115,9 +115,6 @@ public final class EndpointsController implements Controller<EndpointsController
     /** {@code v1.EndpointsLastChangeTriggerTime}. */
     public static final String ANNOTATION_TRIGGER_TIME = "endpoints.kubernetes.io/last-change-trigger-time";
 
-    private static final Set<String> STORED_FACTS = Set.of(EventTypes.OBJECT_CREATED, EventTypes.POD_BOUND,
-            EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_UPDATED, EventTypes.OBJECT_MARKED_TERMINATING,
-            EventTypes.OBJECT_REMOVED);
     private static final String PODS = ResourceType.PODS.plural();
     private static final String SERVICES = ResourceType.SERVICES.plural();
     private static final String ENDPOINTS = ResourceType.ENDPOINTS.plural();
@@ -136,7 +133,7 @@ public final class EndpointsController implements Controller<EndpointsController
     public void handle(EndpointsControllerState state, Event event, Effects.Builder effects) {
         if (event.is(EventTypes.REQUEST_REJECTED)) {
             requestRejected(state, event, effects);
-        } else if (STORED_FACTS.contains(event.type())) {
+        } else if (EventTypes.OBJECT_CHANGES.contains(event.type())) {
             stored(state, event, effects);
         }
     }

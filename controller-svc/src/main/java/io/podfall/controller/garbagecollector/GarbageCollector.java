@@ -92,9 +92,6 @@ public final class GarbageCollector implements Controller<GarbageCollectorState>
     private static final String FOREGROUND = "Foreground";
     private static final String BACKGROUND = "Background";
     private static final String ORPHAN = "Orphan";
-    private static final Set<String> STORED_FACTS = Set.of(EventTypes.OBJECT_CREATED, EventTypes.POD_BOUND,
-            EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_UPDATED, EventTypes.OBJECT_MARKED_TERMINATING,
-            EventTypes.OBJECT_REMOVED);
 
     /** An item's ownerReferences, classified ({@code classifyReferences}). */
     private record References(List<Node.Owner> solid, List<Node.Owner> dangling, List<Node.Owner> waiting) {
@@ -109,7 +106,7 @@ public final class GarbageCollector implements Controller<GarbageCollectorState>
     public void handle(GarbageCollectorState state, Event event, Effects.Builder effects) {
         if (event.is(EventTypes.REQUEST_REJECTED)) {
             rejected(state, event, effects);
-        } else if (STORED_FACTS.contains(event.type())) {
+        } else if (EventTypes.OBJECT_CHANGES.contains(event.type())) {
             state.answered(event.causationId());
             Node.of(event.data(ObjectChange.class)).ifPresent(node -> {
                 List<String> attempts = GraphBuilder.processGraphChanges(state.graph(), node,

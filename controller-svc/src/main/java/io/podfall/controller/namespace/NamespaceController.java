@@ -19,7 +19,6 @@ import io.podfall.model.k8s.ResourceType;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -53,9 +52,6 @@ public final class NamespaceController implements Controller<NamespaceController
     public static final String FINALIZER_KUBERNETES = "kubernetes";
     static final Duration RETRY_AFTER = Duration.ofSeconds(1);
     private static final String TIMER = "namespace/";
-    private static final Set<String> FACTS = Set.of(EventTypes.OBJECT_CREATED, EventTypes.POD_BOUND,
-            EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_UPDATED, EventTypes.OBJECT_MARKED_TERMINATING,
-            EventTypes.OBJECT_REMOVED);
 
     @Override
     public NamespaceControllerState newState() {
@@ -71,7 +67,7 @@ public final class NamespaceController implements Controller<NamespaceController
             }
             return;
         }
-        if (!FACTS.contains(event.type())) {
+        if (!EventTypes.OBJECT_CHANGES.contains(event.type())) {
             return;
         }
         if (event.causationId() != null) {

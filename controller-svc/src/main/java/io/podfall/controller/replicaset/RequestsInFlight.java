@@ -24,10 +24,6 @@ import java.util.Set;
 public final class RequestsInFlight {
     public static final String RETRY = "retry";
     public static final String EXPECTATIONS = "expectations";
-    /** The apiserver facts that show an object as stored (or, removed, its last state). */
-    private static final Set<String> FACTS = Set.of(EventTypes.OBJECT_CREATED, EventTypes.POD_BOUND,
-            EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_UPDATED, EventTypes.OBJECT_MARKED_TERMINATING,
-            EventTypes.OBJECT_REMOVED);
 
     private final String timerPrefix;
     private final Expectations expectations = new Expectations();
@@ -41,7 +37,7 @@ public final class RequestsInFlight {
 
     /** The object a fact shows, if the event is a fact about one of these resources (plural names) not seen before. */
     public Optional<ObjectChange> news(Event event, Set<String> resources) {
-        if (!FACTS.contains(event.type())) {
+        if (!EventTypes.OBJECT_CHANGES.contains(event.type())) {
             return Optional.empty();
         }
         ObjectChange change = event.data(ObjectChange.class);

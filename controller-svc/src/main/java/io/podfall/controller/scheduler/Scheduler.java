@@ -15,7 +15,6 @@ import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
 
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -58,9 +57,6 @@ public final class Scheduler implements Controller<SchedulerState> {
     /** The scheduler profile name upstream's default scheduler answers to. */
     public static final String SCHEDULER_NAME = "default-scheduler";
 
-    private static final Set<String> STORED_FACTS = Set.of(EventTypes.OBJECT_CREATED, EventTypes.POD_BOUND,
-            EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_UPDATED, EventTypes.OBJECT_MARKED_TERMINATING,
-            EventTypes.OBJECT_REMOVED);
 
     @Override
     public SchedulerState newState() {
@@ -71,7 +67,7 @@ public final class Scheduler implements Controller<SchedulerState> {
     public void handle(SchedulerState state, Event event, Effects.Builder effects) {
         if (event.is(EventTypes.REQUEST_REJECTED)) {
             bindingRejected(state, event);
-        } else if (STORED_FACTS.contains(event.type()) && cacheChanged(state, event)) {
+        } else if (EventTypes.OBJECT_CHANGES.contains(event.type()) && cacheChanged(state, event)) {
             schedulePending(state, effects);
         }
     }

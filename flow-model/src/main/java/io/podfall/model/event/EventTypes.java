@@ -44,6 +44,12 @@ public final class EventTypes {
     public static final String OBJECT_MARKED_TERMINATING = "apiserver.ObjectMarkedTerminating";
     /** The object left storage (watch DELETED); the data holds its last state. */
     public static final String OBJECT_REMOVED = "apiserver.ObjectRemoved";
+    /**
+     * The facts whose data is an {@link io.podfall.model.apiserver.ObjectChange}: everything a watch of the API server
+     * shows, folded by every cache that mirrors it (a controller's informers, the kubelet's config source).
+     */
+    public static final java.util.Set<String> OBJECT_CHANGES = java.util.Set.of(OBJECT_CREATED, POD_BOUND,
+            POD_STATUS_UPDATED, OBJECT_UPDATED, OBJECT_MARKED_TERMINATING, OBJECT_REMOVED);
     /** A request was refused; the data is the Kubernetes Status the client gets. Data: {@link io.podfall.model.apiserver.RequestRejection}. */
     public static final String REQUEST_REJECTED = "apiserver.RequestRejected";
 
