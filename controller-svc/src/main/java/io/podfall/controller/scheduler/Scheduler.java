@@ -1,19 +1,23 @@
 package io.podfall.controller.scheduler;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.podfall.controller.Controller;
 import io.podfall.controller.ResourceVersions;
 import io.podfall.controller.scheduler.SchedulerState.CachedNode;
 import io.podfall.controller.scheduler.SchedulerState.CachedPod;
+import io.podfall.model.Json;
 import io.podfall.model.apiserver.BindingRequest;
 import io.podfall.model.apiserver.ObjectChange;
+import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
 
+import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -130,18 +134,38 @@ public final class Scheduler implements Controller<SchedulerState> {
         return true;
     }
 
-    /** Places the waiting pods, oldest first, while a schedulable node exists. */
+    /**
+     * Places the waiting pods, oldest first, while a schedulable node exists. A pod that finds none stays Pending
+     * and is told why, once: its PodScheduled condition False with reason Unschedulable, as upstream's
+     * handleSchedulingFailure writes it ({@code pkg/scheduler/schedule_one.go}).
+     */
     private void schedulePending(SchedulerState state, Effects.Builder effects) {
         for (String uid : state.queue()) {
             Optional<String> node = state.leastLoadedSchedulableNode();
-            if (node.isEmpty()) {
-                return;
-            }
             CachedPod pod = state.pod(uid).orElseThrow();
+            if (node.isEmpty()) {
+                if (state.reportUnschedulable(uid)) {
+                    reportUnschedulable(state, pod, effects);
+                }
+                continue;
+            }
             effects.emit(SOURCE, EventTypes.BINDING_REQUESTED, Subjects.of(pod.namespace(), "pods", pod.name()),
                     new BindingRequest(pod.namespace(), pod.name(), uid, node.get()));
             state.assume(uid, node.get(), effects.lastEventId());
         }
+    }
+
+    private static void reportUnschedulable(SchedulerState state, CachedPod pod, Effects.Builder effects) {
+        int nodes = state.nodeCount();
+        String message = nodes == 0 ? "no nodes available to schedule pods"
+                : "0/" + nodes + " nodes are available: " + nodes + " node(s) were not ready or unschedulable.";
+        ObjectNode patch = Json.MAPPER.createObjectNode();
+        patch.putObject("status").putArray("conditions").addObject().put("type", "PodScheduled")
+                .put("status", "False").put("reason", "Unschedulable").put("message", message)
+                .put("lastTransitionTime", effects.now().truncatedTo(ChronoUnit.SECONDS).toString());
+        effects.emit(SOURCE, EventTypes.PATCH_REQUESTED, Subjects.of(pod.namespace(), "pods", pod.name()),
+                new PatchRequest(ResourceType.PODS.plural(), pod.namespace(), pod.name(), "status",
+                        PatchRequest.STRATEGIC, patch));
     }
 
     /** A refused binding: forget the assumption; the pod waits for the next change to be placed again. */

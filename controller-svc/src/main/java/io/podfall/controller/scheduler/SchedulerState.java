@@ -1,10 +1,12 @@
 package io.podfall.controller.scheduler;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -25,6 +27,8 @@ public final class SchedulerState {
     private final Map<String, Integer> podsOnNode = new HashMap<>();
     /** Pods waiting for a node, by arrival number: the oldest pod is placed first. */
     private final TreeMap<Long, String> queue = new TreeMap<>();
+    /** The pods whose status says Unschedulable, so the scheduler says it once per pod. */
+    private final Set<String> unschedulable = new HashSet<>();
     /** Pods cached so far: the arrival number of the next new pod. */
     private long arrivals;
 
@@ -122,11 +126,22 @@ public final class SchedulerState {
     void removePod(String uid) {
         CachedPod gone = pods.remove(uid);
         assumed.remove(uid);
+        unschedulable.remove(uid);
         queue.remove(gone.arrival());
         reindex(uid);
     }
 
+    /** Records that the pod was reported Unschedulable; false if it had been already. */
+    boolean reportUnschedulable(String uid) {
+        return unschedulable.add(uid);
+    }
+
+    int nodeCount() {
+        return nodes.size();
+    }
+
     void assume(String uid, String nodeName, String bindingId) {
+        unschedulable.remove(uid);
         assumed.put(uid, new Assumption(nodeName, bindingId));
         reindex(uid);
     }

@@ -4,9 +4,11 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.controller.testing.ApiServerFacts;
 import io.podfall.model.apiserver.BindingRequest;
+import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
+import io.podfall.model.k8s.ResourceType;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -30,7 +32,7 @@ class SchedulerTest {
 
     /** Pod name → node name of every binding requested, in order. */
     private static List<String> bindings(Effects effects) {
-        return effects.events().stream().map(e -> e.data(BindingRequest.class))
+        return effects.events().stream().filter(e -> e.is(EventTypes.BINDING_REQUESTED)).map(e -> e.data(BindingRequest.class))
                 .map(b -> b.name() + "->" + b.nodeName()).toList();
     }
 
@@ -108,9 +110,9 @@ class SchedulerTest {
 
     @Test
     void podsWaitForANodeAndAreBoundInCreationOrderWhenOneRegisters() {
-        assertTrue(handle(api.created(aPod("c").build())).events().isEmpty());
-        assertTrue(handle(api.created(aPod("a").build())).events().isEmpty());
-        assertTrue(handle(api.created(aPod("b").build())).events().isEmpty());
+        assertEquals(List.of(), bindings(handle(api.created(aPod("c").build()))));
+        assertEquals(List.of(), bindings(handle(api.created(aPod("a").build()))));
+        assertEquals(List.of(), bindings(handle(api.created(aPod("b").build()))));
         assertEquals(List.of("uid-c", "uid-a", "uid-b"), state.queue());
 
         Effects effects = handle(api.created(aNode("node-1").build()));
@@ -118,6 +120,26 @@ class SchedulerTest {
         assertEquals(List.of("c->node-1", "a->node-1", "b->node-1"), bindings(effects));
         assertEquals(3, effects.events().stream().map(Event::id).distinct().count());
         assertEquals(List.of(), state.queue());
+    }
+
+    @Test
+    void aPodThatFindsNoNodeIsToldItIsUnschedulableOnce() {
+        handle(api.created(aNode("node-1").notReady().build()));
+        Pod pod = aPod("web-1").build();
+        Effects effects = handle(api.created(pod));
+
+        assertEquals(List.of(EventTypes.PATCH_REQUESTED), effects.events().stream().map(Event::type).toList());
+        PatchRequest patch = effects.events().get(0).data(PatchRequest.class);
+        assertEquals("status", patch.subresource());
+        assertEquals("web-1", patch.name());
+        var condition = patch.patch().path("status").path("conditions").path(0);
+        assertEquals("PodScheduled", condition.path("type").asText());
+        assertEquals("False", condition.path("status").asText());
+        assertEquals("Unschedulable", condition.path("reason").asText());
+        assertEquals("0/1 nodes are available: 1 node(s) were not ready or unschedulable.", condition.path("message").asText());
+
+        assertTrue(handle(api.updated(ResourceType.PODS, pod)).events().isEmpty(), "its own patch stored: said already");
+        assertEquals(List.of("web-1->node-2"), bindings(handle(api.created(aNode("node-2").build()))));
     }
 
     @Test
@@ -142,7 +164,7 @@ class SchedulerTest {
         handle(api.created(aNode("node-2").cordoned().build()));
         handle(api.created(aNode("node-3").terminating(T0).build()));
 
-        assertTrue(handle(api.created(aPod("web-1").build())).events().isEmpty());
+        assertEquals(List.of(), bindings(handle(api.created(aPod("web-1").build()))));
         assertEquals(List.of("uid-web-1"), state.queue());
 
         assertEquals(List.of("web-1->node-4"), bindings(handle(api.created(aNode("node-4").build()))));
