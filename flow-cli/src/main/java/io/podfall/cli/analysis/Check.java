@@ -39,6 +39,7 @@ public final class Check {
         List<Finding> findings = new ArrayList<>();
         findings.addAll(removedWhileRunning(log));
         findings.addAll(killedBeforeGrace(log));
+        findings.addAll(inEndpointsAfterSigterm(log));
         findings.addAll(incomplete(log));
         findings.addAll(leakedIps(log));
         findings.addAll(duplicates(log));
@@ -121,6 +122,40 @@ public final class Check {
                                     + Duration.between(e.time(), due).toMillis() + " ms before the grace period ran out ("
                                     + due + ", from " + limit.type() + ")",
                             List.of(e.id(), limit.id())));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * A pod that got SIGTERM while a Service's Endpoints still listed it: the endpoints controller and the kubelet
+     * both act on the pod being marked for deletion, and here the kubelet won, so traffic may still have reached a
+     * process already shutting down (the classic reason for a preStop sleep). The chain is followed by causation:
+     * the pod's ObjectMarkedTerminating, the endpoints controller's PatchRequested it caused, the API server's
+     * ObjectUpdated of that patch.
+     */
+    static List<Finding> inEndpointsAfterSigterm(List<Event> log) {
+        Map<String, Event> marked = new HashMap<>();
+        Map<String, Event> patchOf = new HashMap<>();
+        Map<String, Event> sigterm = new HashMap<>();
+        List<Finding> out = new ArrayList<>();
+        for (Event e : log) {
+            if (e.is(EventTypes.OBJECT_MARKED_TERMINATING) && DeletionFlow.isPod(e.subject())) {
+                marked.put(e.id(), e);
+            } else if (e.is(EventTypes.CONTAINER_SIGNALLED) && "SIGTERM".equals(e.data().path("signal").asText())) {
+                sigterm.putIfAbsent(e.subject(), e);
+            } else if (e.is(EventTypes.PATCH_REQUESTED) && marked.containsKey(e.causationId())) {
+                patchOf.put(e.id(), marked.get(e.causationId()));
+            } else if (e.is(EventTypes.OBJECT_UPDATED) && patchOf.containsKey(e.causationId())) {
+                Event pod = patchOf.get(e.causationId());
+                Event signal = sigterm.get(pod.subject());
+                if (signal != null && signal.time().isAfter(pod.time()) && e.time().isAfter(signal.time())) {
+                    out.add(new Finding(Level.WARNING, "in-endpoints-after-sigterm", pod.subject(),
+                            "SIGTERM at " + signal.time() + ", but " + e.subject() + " still listed the pod until "
+                                    + e.time() + " (+" + Duration.between(signal.time(), e.time()).toMillis()
+                                    + " ms): traffic may have reached a process already shutting down",
+                            List.of(pod.id(), signal.id(), e.id())));
                 }
             }
         }

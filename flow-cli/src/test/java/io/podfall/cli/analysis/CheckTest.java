@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -27,6 +28,34 @@ class CheckTest {
                 new PodLog("b").created(0).deleted(10_000, 2, 0, true).events);
         assertEquals(List.of(), Check.of(log));
         assertFalse(Check.hasErrors(Check.of(log)));
+    }
+
+    /** The endpoints controller's patch stored before SIGTERM is fine; after it, a warning with the three events. */
+    @Test
+    void aPodStillInItsServicesEndpointsWhenItGotSigtermIsAWarning() {
+        for (long updatedAt : new long[]{1_040, 1_090}) {
+            PodLog p = new PodLog("a").created(0);
+            p.delete(1_000, 5);
+            Event marked = p.markedTerminating(1_017, 5);
+            Event patch = Event.causedBy(marked.asCause(), "del-a", 90, "/controller/endpoint",
+                    EventTypes.PATCH_REQUESTED, "namespaces/default/endpoints/web", PodLog.at(1_020), Map.of());
+            Event updated = Event.causedBy(patch.asCause(), "del-a", 91, "/apiserver", EventTypes.OBJECT_UPDATED,
+                    "namespaces/default/endpoints/web", PodLog.at(updatedAt), Map.of());
+            p.events.add(patch);
+            p.events.add(updated);
+            Event sigterm = p.signalled(1_076, "SIGTERM");
+            p.events.sort(java.util.Comparator.comparing(Event::time));
+            List<Finding> f = Check.inEndpointsAfterSigterm(p.events);
+            if (updatedAt < 1_076) {
+                assertEquals(List.of(), f, "out of the endpoints before SIGTERM");
+            } else {
+                assertEquals(1, f.size());
+                assertEquals(Check.Level.WARNING, f.get(0).level());
+                assertEquals("in-endpoints-after-sigterm", f.get(0).rule());
+                assertEquals(List.of(marked.id(), sigterm.id(), updated.id()), f.get(0).eventIds());
+                assertTrue(f.get(0).message().contains("(+14 ms)"), f.get(0).message());
+            }
+        }
     }
 
     @Test
