@@ -34,18 +34,24 @@ public record Timeline(String correlationId, List<Step> steps) {
         return new Timeline(correlationId, flow.stream().map(e -> Step.of(e, start)).toList());
     }
 
-    /** The correlation id of the latest deletion a client asked for, optionally of one object's subject. */
+    /**
+     * The correlation id of the latest deletion: of any a client asked for, or of one object's subject, asked by a
+     * client or by a controller (a pod deleted in its Deployment's cascade: the flow is the cascade's).
+     */
     public static Optional<String> latestDeletion(List<Event> log, String subject) {
         return log.stream()
-                .filter(e -> isClientDeletion(e, subject))
+                .filter(e -> isDeletion(e, subject))
                 .max(Comparator.comparing(Event::time))
                 .map(Event::correlationId);
     }
 
-    /** A delete a client asked for (the API server appends it), of {@code subject} unless that is null. */
-    static boolean isClientDeletion(Event e, String subject) {
-        return e.is(EventTypes.DELETION_REQUESTED) && e.source().equals("/apiserver")
-                && (subject == null || subject.equals(e.subject()));
+    /**
+     * A delete that starts a deletion: of {@code subject} by anyone but a kubelet (whose delete ends one), or,
+     * with no subject, one a client asked for (the API server appends it).
+     */
+    static boolean isDeletion(Event e, String subject) {
+        return e.is(EventTypes.DELETION_REQUESTED) && (subject == null ? e.source().equals("/apiserver")
+                : subject.equals(e.subject()) && !e.source().startsWith("/kubelet/"));
     }
 
     public List<String> types() {

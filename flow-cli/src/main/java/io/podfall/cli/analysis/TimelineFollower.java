@@ -43,7 +43,7 @@ public final class TimelineFollower {
 
     /** Every deletion a client asks for, or those of one subject ({@code namespaces/NS/pods/NAME}) unless null. */
     public static TimelineFollower deletions(String subject) {
-        return new TimelineFollower(e -> Timeline.isClientDeletion(e, subject));
+        return new TimelineFollower(e -> Timeline.isDeletion(e, subject));
     }
 
     /** The flow of one correlation id. */

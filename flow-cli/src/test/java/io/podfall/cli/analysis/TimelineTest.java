@@ -61,6 +61,14 @@ class TimelineTest {
         Event kubeletsFinalDelete = Event.causedBy(later.asCause(), "d2", 0, "/kubelet/node-1",
                 EventTypes.DELETION_REQUESTED, POD, T0.plusSeconds(30), Map.of());
         assertEquals("d2", Timeline.latestDeletion(List.of(delete, later, kubeletsFinalDelete), POD).orElseThrow());
+        Event deployment = Event.request("dd", "/apiserver", EventTypes.DELETION_REQUESTED,
+                "namespaces/default/deployments/web", T0.plusSeconds(39), null, Map.of());
+        Event cascade = Event.causedBy(deployment.asCause(), "dd", 0, "/controller/garbagecollector",
+                EventTypes.DELETION_REQUESTED, "namespaces/default/pods/web-2", T0.plusSeconds(40), Map.of());
+        assertEquals("dd", Timeline.latestDeletion(List.of(delete, cascade), "namespaces/default/pods/web-2")
+                .orElseThrow(), "a pod deleted by the garbage collector: the cascade's flow");
+        assertEquals("d1", Timeline.latestDeletion(List.of(delete, cascade), null).orElseThrow(),
+                "without a subject, only what a client asked");
         assertTrue(Timeline.latestDeletion(List.of(delete), "namespaces/default/pods/other").isEmpty());
     }
 }
