@@ -190,10 +190,39 @@ public final class Check {
                             + DeletionFlow.between(f.request(), last).toMillis() + " ms"
                             + (detail.isEmpty() ? "" : " (" + detail + ")")
                             + ", waits for " + DeletionFlow.GRACEFUL_ORDER.get(next)
+                            + stuckBecause(f).map(why -> "; " + why).orElse("")
                             + (maybeRunning ? "; the log ends within " + STALL.toSeconds() + " s of it, so it may still be running" : ""),
                     List.of(f.request().id(), last.id())));
         }
         return out;
+    }
+
+    /**
+     * Why a pod stays Terminating, as far as its flow tells: finalizers hold it after the kubelet's final delete;
+     * no kubelet acted on it at all (its node is down, or its kubelet is); a CSI unmount has not come back.
+     */
+    static Optional<String> stuckBecause(DeletionFlow f) {
+        JsonNode meta = f.events().stream().map(e -> e.data().path("object"))
+                .filter(o -> o.path("metadata").isObject()).reduce((a, b) -> b)
+                .map(o -> o.path("metadata")).orElse(Json.MAPPER.createObjectNode());
+        JsonNode finalizers = meta.path("finalizers");
+        if (meta.path("deletionGracePeriodSeconds").asLong(-1) == 0 && finalizers.isArray() && !finalizers.isEmpty()) {
+            List<String> names = new ArrayList<>();
+            finalizers.forEach(n -> names.add(n.asText()));
+            return Optional.of("held by its finalizers " + names + " after the kubelet's final delete");
+        }
+        boolean nodeActed = f.events().stream().anyMatch(e -> e.source().startsWith("/kubelet/")
+                || e.source().startsWith("/runtime/"));
+        String node = f.events().stream().map(e -> e.data().path("object").path("spec").path("nodeName"))
+                .filter(JsonNode::isTextual).map(JsonNode::asText).reduce((a, b) -> b).orElse(null);
+        if (!nodeActed && node != null) {
+            return Optional.of("no kubelet acted on it: is node " + node + " (or its kubelet) down?");
+        }
+        Event last = f.events().get(f.events().size() - 1);
+        if (last.is(EventTypes.NODE_UNPUBLISH_VOLUME_REQUESTED)) {
+            return Optional.of("its volume " + last.data().path("volumeId").asText() + " is still being unmounted");
+        }
+        return Optional.empty();
     }
 
     private static boolean removedLater(List<Event> log, DeletionFlow f) {

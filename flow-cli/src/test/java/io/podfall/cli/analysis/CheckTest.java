@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -143,6 +144,32 @@ class CheckTest {
         List<Finding> f = Check.incomplete(p.events);
         assertEquals(Level.WARNING, f.get(0).level());
         assertTrue(f.get(0).message().contains("waits for kubelet.PodTerminationStarted"), f.get(0).message());
+    }
+
+    @Test
+    void aStuckDeletionSaysWhyWhenItsFlowTells() {
+        PodLog down = new PodLog("down");
+        down.delete(1_000, 5);
+        down.then(1_017, "/apiserver", EventTypes.OBJECT_MARKED_TERMINATING, PodLog.data("object", PodLog.data(
+                "metadata", PodLog.data("deletionGracePeriodSeconds", 5), "spec", PodLog.data("nodeName", "node-7"))));
+        assertEquals(Optional.of("no kubelet acted on it: is node node-7 (or its kubelet) down?"),
+                Check.stuckBecause(DeletionFlow.all(down.events).get(0)));
+
+        PodLog held = new PodLog("held").created(0).deleted(1_000, 5, 1_000, false);
+        held.events.removeIf(e -> e.is(EventTypes.OBJECT_REMOVED) || e.is(EventTypes.REMOVE_POD_SANDBOX_REQUESTED)
+                || e.is(EventTypes.CONTAINER_REMOVED) || e.is(EventTypes.SANDBOX_REMOVED));
+        held.then(3_000, "/apiserver", EventTypes.OBJECT_UPDATED, PodLog.data("object", PodLog.data("metadata",
+                PodLog.data("deletionGracePeriodSeconds", 0, "finalizers", List.of("example.com/block")))));
+        List<Finding> f = Check.incomplete(cat(held.events, new PodLog("b").created(120_000).events));
+        assertEquals(1, f.size());
+        assertTrue(f.get(0).message().endsWith("; held by its finalizers [example.com/block] after the kubelet's final delete"),
+                f.get(0).message());
+
+        PodLog running = new PodLog("a").created(0);
+        running.delete(1_000, 5);
+        running.markedTerminating(1_017, 5);
+        running.terminationStarted(1_051, 5);
+        assertEquals(Optional.empty(), Check.stuckBecause(DeletionFlow.all(running.events).get(0)));
     }
 
     @Test
