@@ -30,6 +30,11 @@ public final class EventTypes {
     public static final String UPDATE_REQUESTED = "apiserver.UpdateRequested";
     /** A client patched an object, or its status (PATCH). Data: {@link io.podfall.model.apiserver.PatchRequest}. */
     public static final String PATCH_REQUESTED = "apiserver.PatchRequested";
+    /**
+     * A client asked to evict a pod (POST to {@code pods/{name}/eviction}, what {@code kubectl drain} sends).
+     * Data: {@link io.podfall.model.apiserver.EvictionRequest}.
+     */
+    public static final String EVICTION_REQUESTED = "apiserver.EvictionRequested";
 
     // --- apiserver: what it stored (what a watch shows). Data: {@link io.podfall.model.apiserver.ObjectChange} ---
     /** An object was stored (watch ADDED). */
