@@ -77,6 +77,11 @@ public final class EventTypes {
      * object and no pod worker; it is torn down. Data: {@link io.podfall.model.kubelet.OrphanedPod}.
      */
     public static final String ORPHANED_POD_FOUND = "kubelet.OrphanedPodFound";
+    /**
+     * The eviction manager chose a pod to evict because its node is under pressure: it is killed with the eviction's
+     * grace period override and ends Failed with reason Evicted. Data: {@link io.podfall.model.kubelet.PodEviction}.
+     */
+    public static final String POD_EVICTED = "kubelet.PodEvicted";
 
     // --- runtime: CRI requests (sent by a kubelet) ---
     /** CRI RunPodSandbox. Data: {@link io.podfall.model.runtime.RunPodSandbox}. */

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.podfall.kubelet.nodestatus.InitialNode;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -65,11 +66,23 @@ final class PodStatuses {
                 })
                 .toList();
         boolean succeeded = containers.stream().allMatch(c -> c.getState().getTerminated().getExitCode() == 0);
-        return status(w, succeeded ? "Succeeded" : "Failed", containers, List.of(
+        List<PodCondition> conditions = new ArrayList<>(List.of(
                 condition("Initialized", "True", "PodCompleted", w.status.startedAt),
                 condition("Ready", "False", "PodCompleted", now),
                 condition("ContainersReady", "False", "PodCompleted", now),
                 condition("PodScheduled", "True", null, w.status.syncedAt)));
+        if (!w.status.isEvicted()) {
+            return status(w, succeeded ? "Succeeded" : "Failed", containers, conditions);
+        }
+        // eviction_manager.go evictPod: Failed, reason Evicted, and the DisruptionTarget condition, whatever the
+        // containers' exit codes.
+        conditions.add(new PodConditionBuilder().withType("DisruptionTarget").withStatus("True")
+                .withReason("TerminationByKubelet").withMessage(w.evictionMessage)
+                .withLastTransitionTime(time(w.status.terminatingAt)).build());
+        PodStatus status = status(w, "Failed", containers, conditions);
+        status.setReason("Evicted");
+        status.setMessage(w.evictionMessage);
+        return status;
     }
 
     private static PodStatus status(PodWorker w, String phase, List<ContainerStatus> containers,
