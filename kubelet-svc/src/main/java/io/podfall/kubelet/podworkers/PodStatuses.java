@@ -20,6 +20,9 @@ import java.util.List;
  */
 final class PodStatuses {
     static final String CONTAINER_ID_SCHEME = "podfall://";
+    /** pkg/kubelet/types/pod_status.go PodConditionsByKubelet: the conditions the kubelet owns and always writes. */
+    private static final List<String> KUBELET_CONDITIONS = List.of("PodScheduled", "Ready", "Initialized",
+            "ContainersReady", "PodReadyToStartContainers");
 
     private PodStatuses() {
     }
@@ -85,8 +88,18 @@ final class PodStatuses {
         return status;
     }
 
+    /**
+     * The kubelet's conditions, and after them those it does not own that the API server holds (generateAPIPodStatus
+     * keeps every condition not in kubetypes.PodConditionByKubelet, and the status manager merges DisruptionTarget
+     * unless the kubelet sets its own): an eviction's DisruptionTarget stays on the pod to its end.
+     */
     private static PodStatus status(PodWorker w, String phase, List<ContainerStatus> containers,
-                                    List<PodCondition> conditions) {
+                                    List<PodCondition> kubelets) {
+        List<PodCondition> conditions = new ArrayList<>(kubelets);
+        List<PodCondition> held = w.pod.getStatus() == null ? List.of() : w.pod.getStatus().getConditions();
+        held.stream().filter(c -> !KUBELET_CONDITIONS.contains(c.getType())
+                        && conditions.stream().noneMatch(own -> own.getType().equals(c.getType())))
+                .forEach(conditions::add);
         String hostIP = InitialNode.internalIP(w.node);
         PodStatusBuilder b = new PodStatusBuilder().withPhase(phase)
                 .withHostIP(hostIP).addNewHostIP(hostIP)

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.podfall.model.apiserver.StatusUpdateRequest;
 import io.podfall.model.core.Effects;
@@ -131,6 +132,21 @@ class EvictionManagerTest {
         assertEquals("TerminationByKubelet", target.getReason());
         assertEquals(List.of(), types(kubelet.statusWritten(newer, stopped)),
                 "not marked for deletion: the status manager does not delete it");
+    }
+
+    @Test
+    void theDisruptionTargetOfAnApiEvictionStaysInTheKubeletsFinalStatus() {
+        PodCondition byApi = new PodConditionBuilder().withType("DisruptionTarget")
+                .withStatus("True").withReason("EvictionByEvictionAPI").build();
+        Pod evicting = new PodBuilder(kubelet.markedTerminating(older, 30)).editOrNewStatus().withPhase("Running")
+                .withConditions(byApi).endStatus().build();
+        kubelet.apiserver(OBJECT_MARKED_TERMINATING, evicting);
+        kubelet.containerExited(older, "app", 143);
+
+        PodStatus status = only(kubelet.sandboxStopped(older), STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class).status();
+
+        assertEquals("Failed", status.getPhase());
+        assertEquals(List.of(byApi), status.getConditions().stream().filter(c -> c.getType().equals("DisruptionTarget")).toList());
     }
 
     @Test
