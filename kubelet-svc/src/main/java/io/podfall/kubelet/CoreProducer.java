@@ -24,8 +24,10 @@ public class CoreProducer {
                           @ConfigProperty(name = "podfall.kubelet.compat.shortened-grace-ignored",
                                   defaultValue = "false") boolean shortenedGraceIgnored,
                           @ConfigProperty(name = "podfall.kubelet.compat.force-delete-uses-spec-grace",
-                                  defaultValue = "false") boolean forceDeleteUsesSpecGrace) {
-        return new PodWorkers(nodes, new Compat(shortenedGraceIgnored, forceDeleteUsesSpecGrace));
+                                  defaultValue = "false") boolean forceDeleteUsesSpecGrace,
+                          @ConfigProperty(name = "podfall.kubelet.eviction-max-pod-grace-period",
+                                  defaultValue = "30") long evictionMaxPodGracePeriod) {
+        return new PodWorkers(nodes, new Compat(shortenedGraceIgnored, forceDeleteUsesSpecGrace), evictionMaxPodGracePeriod);
     }
 
     @Produces

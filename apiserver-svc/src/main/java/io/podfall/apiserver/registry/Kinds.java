@@ -18,6 +18,8 @@ public final class Kinds {
     public static final String SCALE = "scale";
     /** A namespace's {@code /finalize}: the only write of its {@code spec.finalizers}. */
     public static final String FINALIZE = "finalize";
+    /** A pod's {@code /eviction}: only created, with an Eviction ({@code pkg/registry/core/pod/storage/eviction.go}). */
+    public static final String EVICTION = "eviction";
 
     private Kinds() {
     }
@@ -26,10 +28,12 @@ public final class Kinds {
      * The subresources of a kind that podfall serves: {@code /status} where upstream splits the status from the
      * spec (every kind here but endpoints and events), {@code /scale} for the workloads
      * ({@code pkg/registry/apps/deployment/storage/storage.go}, {@code .../replicaset/storage/storage.go}),
-     * {@code /finalize} for namespaces ({@code pkg/registry/core/namespace/storage/storage.go} FinalizeREST).
+     * {@code /finalize} for namespaces ({@code pkg/registry/core/namespace/storage/storage.go} FinalizeREST),
+     * {@code /eviction} for pods ({@code pkg/registry/core/pod/storage/storage.go}).
      */
     public static List<String> subresources(ResourceType type) {
         return switch (type) {
+            case PODS -> List.of(STATUS, EVICTION);
             case DEPLOYMENTS, REPLICASETS -> List.of(STATUS, SCALE);
             case NAMESPACES -> List.of(STATUS, FINALIZE);
             case ENDPOINTS, EVENTS -> List.of();
@@ -37,9 +41,23 @@ public final class Kinds {
         };
     }
 
-    /** Whether a subresource can be read (GET, and so PATCH): FinalizeREST only updates. */
+    /** The verbs of a subresource, as discovery lists them: FinalizeREST only updates, EvictionREST only creates. */
+    public static List<String> subresourceVerbs(String subresource) {
+        return switch (subresource) {
+            case FINALIZE -> List.of("update");
+            case EVICTION -> List.of("create");
+            default -> List.of("get", "patch", "update");
+        };
+    }
+
+    /** Whether the object itself ({@code null}) or a subresource can be read (GET, and so PATCH). */
     public static boolean readable(String subresource) {
-        return !FINALIZE.equals(subresource);
+        return subresource == null || subresourceVerbs(subresource).contains("get");
+    }
+
+    /** Whether the object itself ({@code null}) or a subresource can be replaced (PUT). */
+    public static boolean updatable(String subresource) {
+        return subresource == null || subresourceVerbs(subresource).contains("update");
     }
 
     /** Whether the object has a status that only its {@code /status} subresource may write. */

@@ -45,6 +45,11 @@ public record Outcome(int code, JsonNode body) {
                 return Optional.of(new Outcome(status.getCode(), Json.tree(status)));
             }
         }
+        if (request.is(EventTypes.EVICTION_REQUESTED)) {
+            // EvictionREST.Create answers a Status Success; the create handler gives it its code, 201.
+            Status evicted = new StatusBuilder().withNewMetadata().endMetadata().withStatus("Success").withCode(201).build();
+            return Optional.of(new Outcome(201, Json.tree(evicted)));
+        }
         if (request.is(EventTypes.COLLECTION_DELETION_REQUESTED)) {
             return Optional.of(new Outcome(200, deletedCollection(state, request.data(CollectionDeletionRequest.class), facts)));
         }

@@ -2,6 +2,8 @@ package io.podfall.apiserver.registry;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodSecurityContext;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodStatus;
@@ -13,6 +15,8 @@ import java.util.List;
 /** The pod rules of the registry: defaults, create validation and the grace period of a delete. */
 final class PodStrategy {
     static final long DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30;
+    /** The condition of a pod about to be disrupted, set by whoever disrupts it (since 1.26, PodDisruptionConditions). */
+    static final String DISRUPTION_TARGET = "DisruptionTarget";
 
     private PodStrategy() {
     }
@@ -106,6 +110,27 @@ final class PodStrategy {
             period = 0;
         }
         return period;
+    }
+
+    /**
+     * {@code UpdatePodCondition} of {@code pkg/api/v1/pod/util.go}: the condition replaces the one of its type, keeping
+     * that one's lastTransitionTime when its status did not change, or is appended.
+     */
+    static List<PodCondition> withCondition(List<PodCondition> conditions, PodCondition condition) {
+        List<PodCondition> updated = new ArrayList<>(conditions);
+        for (int i = 0; i < updated.size(); i++) {
+            PodCondition old = updated.get(i);
+            if (old.getType().equals(condition.getType())) {
+                PodCondition next = new PodConditionBuilder(condition).build();
+                if (old.getStatus().equals(condition.getStatus())) {
+                    next.setLastTransitionTime(old.getLastTransitionTime());
+                }
+                updated.set(i, next);
+                return updated;
+            }
+        }
+        updated.add(condition);
+        return updated;
     }
 
     private static boolean isLatest(String image) {

@@ -19,6 +19,7 @@ import io.podfall.model.apiserver.BindingRequest;
 import io.podfall.model.apiserver.CollectionDeletionRequest;
 import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.DeletionRequest;
+import io.podfall.model.apiserver.EvictionRequest;
 import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.apiserver.RequestRejection;
@@ -91,10 +92,12 @@ public final class Registry implements Core<RegistryState> {
     public static final String SOURCE = "/apiserver";
     static final String FINALIZER_ORPHAN = "orphan";
     static final String FINALIZER_FOREGROUND = "foregroundDeletion";
+    private static final String EVICTION_KIND = "Eviction";
+    private static final List<String> EVICTION_VERSIONS = List.of("policy/v1", "policy/v1beta1");
     private static final List<String> PROPAGATION_POLICIES = List.of("Foreground", "Background", "Orphan", "nil");
     private static final Set<String> REQUESTS = Set.of(EventTypes.CREATION_REQUESTED, EventTypes.BINDING_REQUESTED,
             EventTypes.STATUS_UPDATE_REQUESTED, EventTypes.DELETION_REQUESTED, EventTypes.COLLECTION_DELETION_REQUESTED,
-            EventTypes.UPDATE_REQUESTED, EventTypes.PATCH_REQUESTED);
+            EventTypes.UPDATE_REQUESTED, EventTypes.PATCH_REQUESTED, EventTypes.EVICTION_REQUESTED);
     private static final String STATUS = Kinds.STATUS;
     /** What podfall lets a pod update change; upstream's list also has a few spec fields podfall does not run. */
     private static final String POD_UPDATABLE_FIELDS = "`metadata.labels`,`metadata.annotations`,`metadata.finalizers`,"
@@ -119,6 +122,7 @@ public final class Registry implements Core<RegistryState> {
                 case EventTypes.UPDATE_REQUESTED -> update(state, payload(event, UpdateRequest.class), out);
                 case EventTypes.PATCH_REQUESTED -> patch(state, payload(event, PatchRequest.class), out);
                 case EventTypes.COLLECTION_DELETION_REQUESTED -> deleteCollection(state, event, payload(event, CollectionDeletionRequest.class), out);
+                case EventTypes.EVICTION_REQUESTED -> evict(state, payload(event, EvictionRequest.class), out);
                 default -> delete(state, payload(event, DeletionRequest.class), out);
             }
         } catch (StatusError refused) {
@@ -288,6 +292,9 @@ public final class Registry implements Core<RegistryState> {
     private void update(RegistryState state, UpdateRequest req, Effects.Builder out) {
         ResourceType type = resourceType(req.resource());
         String subresource = subresource(type, req.subresource());
+        if (!Kinds.updatable(subresource)) {
+            throw StatusError.methodNotAllowed();
+        }
         HasMetadata current = state.get(type, req.namespace(), req.name()).orElseThrow(() -> StatusError.notFound(type, req.name()));
         if (Kinds.SCALE.equals(subresource)) {
             store(state, type, current, WorkloadStrategy.scaled(type, current, req.object(), req.name()), req.namespace(), req.name(), null, out);
@@ -536,6 +543,64 @@ public final class Registry implements Core<RegistryState> {
                 out.emit(SOURCE, EventTypes.REQUEST_REJECTED, request.subject(), new RequestRejection(refused.status()));
                 return;
             }
+        }
+    }
+
+    // --- eviction: pkg/registry/core/pod/storage/eviction.go EvictionREST.Create and addConditionAndDeletePod ---
+
+    /**
+     * An eviction is a delete that a PodDisruptionBudget may refuse (429). podfall has no PodDisruptionBudgets, so
+     * every eviction is allowed, as upstream's when no budget selects the pod: a pod already finished (or pending,
+     * or terminating) skips the budgets there anyway. Upstream first writes the pod's status with the
+     * {@code DisruptionTarget} condition (through the status store: {@code PodStatusUpdated}), then deletes it
+     * with the Eviction's deleteOptions, exactly as a DELETE would: gracefully with their grace period, else the
+     * spec's, or at once for a pod that is unscheduled or finished ({@link PodStrategy#gracePeriod}).
+     */
+    private void evict(RegistryState state, EvictionRequest req, Effects.Builder out) {
+        DeleteOptions options = checkedOptions(evictionOptions(req));
+        Pod pod = existingPod(state, req.namespace(), req.name());
+        // getLatestPod: the preconditions are checked against the pod before the condition is written.
+        checkPreconditions(ResourceType.PODS, pod, options);
+        Pod evicted = copy(pod);
+        PodStatus status = evicted.getStatus() == null ? new PodStatus() : evicted.getStatus();
+        evicted.setStatus(status);
+        status.setConditions(PodStrategy.withCondition(status.getConditions(), new PodConditionBuilder().withType(PodStrategy.DISRUPTION_TARGET)
+                .withStatus("True").withReason("EvictionByEvictionAPI").withMessage("Eviction API: evicting")
+                .withLastTransitionTime(timestamp(out.now())).build()));
+        if (!sameContent(pod, evicted)) {
+            pod = write(state, out, EventTypes.POD_STATUS_UPDATED, ResourceType.PODS, evicted);
+            if (options.getPreconditions() != null && options.getPreconditions().getResourceVersion() != null) {
+                // The eviction made the write the precondition would now fail on: it moves to the new revision.
+                options = Json.convert(Json.tree(options), DeleteOptions.class);
+                options.getPreconditions().setResourceVersion(pod.getMetadata().getResourceVersion());
+            }
+        }
+        deleteObject(state, ResourceType.PODS, pod, options, out);
+    }
+
+    /** The deleteOptions of an Eviction, after the checks of its decoding and of {@code EvictionREST.Create}. */
+    private static DeleteOptions evictionOptions(EvictionRequest req) {
+        JsonNode eviction = req.eviction();
+        if (eviction == null || !eviction.isObject()) {
+            throw StatusError.badRequest("the body of the request must be a JSON object (Eviction)");
+        }
+        // The handler decodes with policy/v1 Eviction as the default kind; AcceptsGroupVersion takes v1 and v1beta1.
+        String apiVersion = eviction.path("apiVersion").asText(EVICTION_VERSIONS.get(0));
+        String kind = eviction.path("kind").asText(EVICTION_KIND);
+        if (!EVICTION_VERSIONS.contains(apiVersion) || !kind.equals(EVICTION_KIND)) {
+            throw StatusError.badRequest("not a Eviction object: " + apiVersion + ", Kind=" + kind);
+        }
+        if (!req.name().equals(eviction.path("metadata").path("name").asText(""))) {
+            throw StatusError.badRequest("name in URL does not match name in Eviction object");
+        }
+        JsonNode options = eviction.path("deleteOptions");
+        if (options.isMissingNode() || options.isNull()) {
+            return new DeleteOptions();
+        }
+        try {
+            return Json.convert(options, DeleteOptions.class);
+        } catch (IllegalArgumentException e) {
+            throw StatusError.badRequest(EVICTION_KIND + " in version \"" + apiVersion + "\" cannot be handled as a Eviction: " + e.getMessage());
         }
     }
 

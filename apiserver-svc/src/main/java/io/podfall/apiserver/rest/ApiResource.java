@@ -17,6 +17,7 @@ import io.podfall.model.Json;
 import io.podfall.model.apiserver.CollectionDeletionRequest;
 import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.DeletionRequest;
+import io.podfall.model.apiserver.EvictionRequest;
 import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.apiserver.UpdateRequest;
 import io.podfall.model.event.EventTypes;
@@ -87,13 +88,21 @@ public class ApiResource {
         }
     }
 
-    /** POST to a collection: {@code apiserver.CreationRequested}. */
+    /**
+     * POST to a collection: {@code apiserver.CreationRequested}; to a pod's {@code /eviction} (the one subresource
+     * created, not updated): {@code apiserver.EvictionRequested} with the Eviction, which the registry reads.
+     */
     @POST
     @Path(API_PATHS)
     public CompletionStage<Response> create(@PathParam("path") String path, @HeaderParam(CONTENT_TYPE) String contentType,
                                             @HeaderParam(TRACEPARENT) String traceparent, @QueryParam("dryRun") List<String> dryRun,
                                             byte[] body) {
         return submit(() -> {
+            if (ApiPaths.parse(path) instanceof Resource e && Kinds.EVICTION.equals(e.subresource())) {
+                refuseDryRun(dryRun);
+                return requests.submit(EventTypes.EVICTION_REQUESTED, subject(e), traceparent,
+                        new EvictionRequest(e.namespace(), e.name(), RequestBodies.eviction(contentType, body)));
+            }
             Resource r = resource(path, true);
             if (r.namespace() == null) {
                 throw StatusError.methodNotAllowed();
@@ -117,6 +126,9 @@ public class ApiResource {
                                             byte[] body) {
         return submit(() -> {
             Resource r = resource(path, false);
+            if (!Kinds.updatable(r.subresource())) {
+                throw StatusError.methodNotAllowed();
+            }
             refuseDryRun(dryRun);
             ObjectNode object = Kinds.SCALE.equals(r.subresource()) ? RequestBodies.scale(contentType, body)
                     : RequestBodies.object(r.type(), contentType, body);

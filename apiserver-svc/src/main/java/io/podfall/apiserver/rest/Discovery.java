@@ -22,7 +22,6 @@ final class Discovery {
     private static final String VERSION = "v1";
     private static final String DELETECOLLECTION = "deletecollection";
     private static final List<String> VERBS = List.of("create", "delete", DELETECOLLECTION, "get", "list", "patch", "update", "watch");
-    private static final List<String> SUBRESOURCE_VERBS = List.of("get", "patch", "update");
 
     private Discovery() {
     }
@@ -72,15 +71,27 @@ final class Discovery {
                 categories.forEach(r.putArray("categories")::add);
             }
             for (String subresource : Kinds.subresources(type)) {
-                boolean scale = subresource.equals(Kinds.SCALE);
-                ObjectNode sub = resource(resources, type.plural() + "/" + subresource, type, scale ? "Scale" : type.kind());
-                if (scale) {
-                    sub.put("group", "autoscaling").put("version", VERSION);
-                }
-                (Kinds.readable(subresource) ? SUBRESOURCE_VERBS : List.of("update")).forEach(sub.putArray("verbs")::add);
+                subresource(resources, type, subresource);
             }
         }
         return doc;
+    }
+
+    /**
+     * A subresource whose kind is another group's names that kind: an autoscaling/v1 Scale for {@code /scale}, a
+     * policy/v1 Eviction for {@code /eviction} (what {@code kubectl drain} looks for to evict rather than delete).
+     */
+    private static void subresource(ArrayNode resources, ResourceType type, String subresource) {
+        String[] groupKind = switch (subresource) {
+            case Kinds.SCALE -> new String[] {"autoscaling", "Scale"};
+            case Kinds.EVICTION -> new String[] {"policy", "Eviction"};
+            default -> new String[] {null, type.kind()};
+        };
+        ObjectNode sub = resource(resources, type.plural() + "/" + subresource, type, groupKind[1]);
+        if (groupKind[0] != null) {
+            sub.put("group", groupKind[0]).put("version", VERSION);
+        }
+        Kinds.subresourceVerbs(subresource).forEach(sub.putArray("verbs")::add);
     }
 
     private static ObjectNode resource(ArrayNode resources, String name, ResourceType type, String kind) {

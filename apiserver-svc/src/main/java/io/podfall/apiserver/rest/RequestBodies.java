@@ -70,9 +70,18 @@ final class RequestBodies {
      * applies it to the workload ({@code kubectl scale --current-replicas} sends it without a Content-Type).
      */
     static ObjectNode scale(String contentType, byte[] body) {
+        return jsonObject(contentType, body, "Scale");
+    }
+
+    /** The Eviction of a POST to a pod's {@code /eviction}, as sent: the registry checks its kind, name and options. */
+    static ObjectNode eviction(String contentType, byte[] body) {
+        return jsonObject(contentType, body, "Eviction");
+    }
+
+    private static ObjectNode jsonObject(String contentType, byte[] body, String kind) {
         requireJson(contentType);
         if (!(parse(body) instanceof ObjectNode object)) {
-            throw StatusError.badRequest("the body of the request must be a JSON object (Scale)");
+            throw StatusError.badRequest("the body of the request must be a JSON object (" + kind + ")");
         }
         return object;
     }

@@ -232,6 +232,16 @@ class RestPiecesTest {
         }
 
         @Test
+        void coreV1ListsThePolicyEvictionOfPodsThatKubectlDrainLooksFor() {
+            JsonNode eviction = named(Discovery.resources("").path("resources"), "pods/eviction");
+
+            assertEquals("Eviction", eviction.path("kind").asText());
+            assertEquals("policy", eviction.path("group").asText());
+            assertEquals("v1", eviction.path("version").asText());
+            assertEquals("[\"create\"]", eviction.path("verbs").toString());
+        }
+
+        @Test
         void appsV1ListsDeploymentsAndReplicaSetsWithStatusAndAnAutoscalingScale() {
             JsonNode doc = Discovery.resources("apps");
             JsonNode resources = doc.path("resources");

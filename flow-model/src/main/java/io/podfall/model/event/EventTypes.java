@@ -30,6 +30,11 @@ public final class EventTypes {
     public static final String UPDATE_REQUESTED = "apiserver.UpdateRequested";
     /** A client patched an object, or its status (PATCH). Data: {@link io.podfall.model.apiserver.PatchRequest}. */
     public static final String PATCH_REQUESTED = "apiserver.PatchRequested";
+    /**
+     * A client asked to evict a pod (POST to {@code pods/{name}/eviction}, what {@code kubectl drain} sends).
+     * Data: {@link io.podfall.model.apiserver.EvictionRequest}.
+     */
+    public static final String EVICTION_REQUESTED = "apiserver.EvictionRequested";
 
     // --- apiserver: what it stored (what a watch shows). Data: {@link io.podfall.model.apiserver.ObjectChange} ---
     /** An object was stored (watch ADDED). */
@@ -72,6 +77,11 @@ public final class EventTypes {
      * object and no pod worker; it is torn down. Data: {@link io.podfall.model.kubelet.OrphanedPod}.
      */
     public static final String ORPHANED_POD_FOUND = "kubelet.OrphanedPodFound";
+    /**
+     * The eviction manager chose a pod to evict because its node is under pressure: it is killed with the eviction's
+     * grace period override and ends Failed with reason Evicted. Data: {@link io.podfall.model.kubelet.PodEviction}.
+     */
+    public static final String POD_EVICTED = "kubelet.PodEvicted";
 
     // --- runtime: CRI requests (sent by a kubelet) ---
     /** CRI RunPodSandbox. Data: {@link io.podfall.model.runtime.RunPodSandbox}. */

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.podfall.kubelet.nodestatus.InitialNode;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -19,6 +20,9 @@ import java.util.List;
  */
 final class PodStatuses {
     static final String CONTAINER_ID_SCHEME = "podfall://";
+    /** pkg/kubelet/types/pod_status.go PodConditionsByKubelet: the conditions the kubelet owns and always writes. */
+    private static final List<String> KUBELET_CONDITIONS = List.of("PodScheduled", "Ready", "Initialized",
+            "ContainersReady", "PodReadyToStartContainers");
 
     private PodStatuses() {
     }
@@ -65,15 +69,37 @@ final class PodStatuses {
                 })
                 .toList();
         boolean succeeded = containers.stream().allMatch(c -> c.getState().getTerminated().getExitCode() == 0);
-        return status(w, succeeded ? "Succeeded" : "Failed", containers, List.of(
+        List<PodCondition> conditions = new ArrayList<>(List.of(
                 condition("Initialized", "True", "PodCompleted", w.status.startedAt),
                 condition("Ready", "False", "PodCompleted", now),
                 condition("ContainersReady", "False", "PodCompleted", now),
                 condition("PodScheduled", "True", null, w.status.syncedAt)));
+        if (!w.status.isEvicted()) {
+            return status(w, succeeded ? "Succeeded" : "Failed", containers, conditions);
+        }
+        // eviction_manager.go evictPod: Failed, reason Evicted, and the DisruptionTarget condition, whatever the
+        // containers' exit codes.
+        conditions.add(new PodConditionBuilder().withType("DisruptionTarget").withStatus("True")
+                .withReason("TerminationByKubelet").withMessage(w.evictionMessage)
+                .withLastTransitionTime(time(w.status.terminatingAt)).build());
+        PodStatus status = status(w, "Failed", containers, conditions);
+        status.setReason("Evicted");
+        status.setMessage(w.evictionMessage);
+        return status;
     }
 
+    /**
+     * The kubelet's conditions, and after them those it does not own that the API server holds (generateAPIPodStatus
+     * keeps every condition not in kubetypes.PodConditionByKubelet, and the status manager merges DisruptionTarget
+     * unless the kubelet sets its own): an eviction's DisruptionTarget stays on the pod to its end.
+     */
     private static PodStatus status(PodWorker w, String phase, List<ContainerStatus> containers,
-                                    List<PodCondition> conditions) {
+                                    List<PodCondition> kubelets) {
+        List<PodCondition> conditions = new ArrayList<>(kubelets);
+        List<PodCondition> held = w.pod.getStatus() == null ? List.of() : w.pod.getStatus().getConditions();
+        held.stream().filter(c -> !KUBELET_CONDITIONS.contains(c.getType())
+                        && conditions.stream().noneMatch(own -> own.getType().equals(c.getType())))
+                .forEach(conditions::add);
         String hostIP = InitialNode.internalIP(w.node);
         PodStatusBuilder b = new PodStatusBuilder().withPhase(phase)
                 .withHostIP(hostIP).addNewHostIP(hostIP)

@@ -5,7 +5,7 @@ import java.time.Instant;
 /**
  * One pod's transitions through the three phases of a pod worker, field for field as upstream's
  * {@code podSyncStatus} in pkg/kubelet/pod_workers.go (the fields podfall has no use for, such as the context of
- * the sync in flight or the eviction flags, are left out).
+ * the sync in flight, are left out).
  */
 public final class PodSyncStatus {
     /** syncedAt is the time at which the pod worker first observed this pod. */
@@ -22,6 +22,8 @@ public final class PodSyncStatus {
     boolean finished;
     /** deleted is true if the pod was marked for deletion on the API server, or is gone from it. */
     boolean deleted;
+    /** evicted is true if the kill was an eviction: the pod ends Failed with reason Evicted, and is not deleted. */
+    boolean evicted;
     /** gracePeriod is the effective grace period in seconds once terminatingAt is set; it only ever decreases. */
     long gracePeriod;
     /**
@@ -56,6 +58,10 @@ public final class PodSyncStatus {
 
     public boolean isDeleted() {
         return deleted;
+    }
+
+    public boolean isEvicted() {
+        return evicted;
     }
 
     public long gracePeriod() {

@@ -35,6 +35,8 @@ public final class PodWorker {
     boolean finalStatusPending;
     /** The status manager's final delete was asked for; asked once. */
     boolean finalDeleteRequested;
+    /** The message of the final status of an evicted pod (the resource the node was low on); null otherwise. */
+    String evictionMessage;
     /** The containers asked to start, by name, in spec order. */
     final Map<String, RuntimeContainer> containers = new LinkedHashMap<>();
 

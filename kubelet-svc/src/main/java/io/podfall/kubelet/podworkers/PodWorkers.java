@@ -22,6 +22,7 @@ import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
 import io.podfall.model.kubelet.GracePeriodShortened;
 import io.podfall.model.kubelet.OrphanedPod;
+import io.podfall.model.kubelet.PodEviction;
 import io.podfall.model.kubelet.PodTermination;
 import io.podfall.model.kubelet.PodTerminationStart;
 import io.podfall.model.kubelet.PreStopHookResult;
@@ -117,6 +118,15 @@ import java.util.Optional;
  * StopPodSandbox, and RemovePodSandbox once the sandbox stopped. The timer is keyed
  * {@code housekeeping/<node>/<podUid>}.
  *
+ * <p><b>Eviction under node pressure</b> ({@link EvictionManager}, pkg/kubelet/eviction/eviction_manager.go). A
+ * Node of this kubelet annotated {@code podfall.io/pressure=<resource>} is under pressure until the annotation goes.
+ * Its eviction manager evicts one pod at once and one more every monitoring interval while the pressure lasts
+ * (timer {@code eviction/<node>}): it records the choice ({@code kubelet.PodEvicted}) and kills the pod through its
+ * worker with the eviction's grace period override, which calculateEffectiveGracePeriod takes like the API
+ * server's. The final status says Failed, reason Evicted, with the DisruptionTarget condition; the pod was not
+ * marked for deletion, so the status manager does not delete it (canBeDeleted): it stays Failed until someone
+ * deletes it.
+ *
  * <p><b>Time.</b> A decision takes its time from the fact it answers (the event's time on the log), not from when
  * the kubelet reads it: the start of a termination, of a preStop hook, and the timers that follow from them. So a
  * kubelet rebuilding its state from the log after a restart decides exactly what it decided live, sets its timers
@@ -143,20 +153,32 @@ public final class PodWorkers implements Core<PodWorkersState> {
     static final Duration HOUSEKEEPING_PERIOD = Duration.ofSeconds(2);
     private static final String PRESTOP_TIMER = "prestop";
     private static final String HOUSEKEEPING_TIMER = "housekeeping";
+    private static final String EVICTION_TIMER = "eviction";
 
     private final List<String> nodeNames;
     private final Compat compat;
+    private final long evictionMaxPodGracePeriodSeconds;
 
     public PodWorkers(Collection<String> nodeNames) {
         this(nodeNames, Compat.NONE);
     }
 
     public PodWorkers(Collection<String> nodeNames, Compat compat) {
+        this(nodeNames, compat, EvictionManager.DEFAULT_MAX_POD_GRACE_PERIOD_SECONDS);
+    }
+
+    /**
+     * @param evictionMaxPodGracePeriodSeconds {@code podfall.kubelet.eviction-max-pod-grace-period}, upstream's
+     *                                         {@code --eviction-max-pod-grace-period}: the grace period of a pod
+     *                                         evicted under node pressure
+     */
+    public PodWorkers(Collection<String> nodeNames, Compat compat, long evictionMaxPodGracePeriodSeconds) {
         this.nodeNames = nodeNames.stream().map(String::trim).filter(n -> !n.isEmpty()).distinct().toList();
         if (this.nodeNames.isEmpty()) {
             throw new IllegalArgumentException("a kubelet needs at least one node name");
         }
         this.compat = compat;
+        this.evictionMaxPodGracePeriodSeconds = evictionMaxPodGracePeriodSeconds;
     }
 
     public Compat compat() {
@@ -199,6 +221,11 @@ public final class PodWorkers implements Core<PodWorkersState> {
         if (key.length == 3 && key[0].equals(HOUSEKEEPING_TIMER)) {
             return killOrphanedPod(state, key[1], key[2], timer, now);
         }
+        if (key.length == 2 && key[0].equals(EVICTION_TIMER)) {
+            Effects.Builder out = Effects.of(timer, now);
+            synchronize(state, key[1], timer.at(), out);
+            return out.build();
+        }
         if (key.length != 4 || !key[0].equals(PRESTOP_TIMER)) {
             return Effects.NONE;
         }
@@ -230,18 +257,23 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * The grace period to kill a pod with, and whether it shortened the one recorded (pkg/kubelet/pod_workers.go
      * calculateEffectiveGracePeriod): the recorded value may only decrease; the API server's
      * deletionGracePeriodSeconds is "bedrock truth" and taken when smaller (an explicit 0, a force delete, is an
-     * override, not "unset"); without either, the pod's own spec.terminationGracePeriodSeconds; never below 1.
-     * The kubelet's own override (eviction) has no source in podfall yet.
+     * override, not "unset"); so is the kubelet's own override, an eviction's ({@code override}, null for none);
+     * without either, the pod's own spec.terminationGracePeriodSeconds; never below 1.
      *
      * <p>With {@link Compat#forceDeleteUsesSpecGrace()} it is the version before the {@code overridden} guard
      * (upstream issue #120449): a grace period of 0 is taken for "unset" and replaced by the spec's, so a force
      * delete gets 30 s at the node. The result names the switch when it changed the value.
      */
     static EffectiveGracePeriod calculateEffectiveGracePeriod(PodSyncStatus status, Pod pod, Compat compat) {
-        long gracePeriod = effectiveGracePeriod(status, pod, false);
+        return calculateEffectiveGracePeriod(status, pod, null, compat);
+    }
+
+    static EffectiveGracePeriod calculateEffectiveGracePeriod(PodSyncStatus status, Pod pod, Long override,
+                                                              Compat compat) {
+        long gracePeriod = effectiveGracePeriod(status, pod, override, false);
         String changedBy = null;
         if (compat.forceDeleteUsesSpecGrace()) {
-            long old = effectiveGracePeriod(status, pod, true);
+            long old = effectiveGracePeriod(status, pod, override, true);
             if (old != gracePeriod) {
                 gracePeriod = old;
                 changedBy = Compat.FORCE_DELETE_USES_SPEC_GRACE;
@@ -251,13 +283,16 @@ public final class PodWorkers implements Core<PodWorkersState> {
                 changedBy);
     }
 
-    private static long effectiveGracePeriod(PodSyncStatus status, Pod pod, boolean zeroIsUnset) {
+    private static long effectiveGracePeriod(PodSyncStatus status, Pod pod, Long kubeletOverride,
+                                             boolean zeroIsUnset) {
         long gracePeriod = status.gracePeriod;
         boolean overridden = false;
-        Long override = pod.getMetadata().getDeletionGracePeriodSeconds();
-        if (override != null && (gracePeriod == 0 || override < gracePeriod)) {
-            gracePeriod = override;
-            overridden = true;
+        // The API server's value first ("bedrock truth"), then the kubelet's own, each only if it is shorter.
+        for (Long override : new Long[] {pod.getMetadata().getDeletionGracePeriodSeconds(), kubeletOverride}) {
+            if (override != null && (gracePeriod == 0 || override < gracePeriod)) {
+                gracePeriod = override;
+                overridden = true;
+            }
         }
         if ((zeroIsUnset || !overridden) && gracePeriod == 0) {
             Long spec = pod.getSpec().getTerminationGracePeriodSeconds();
@@ -275,11 +310,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
     private Effects objectChanged(PodWorkersState state, Event event, Instant now) {
         ObjectChange change = event.data(ObjectChange.class);
         if (ResourceType.NODES.plural().equals(change.resource())) {
-            Node node = change.object(Node.class);
-            if (event.is(EventTypes.OBJECT_CREATED) && nodeNames.contains(node.getMetadata().getName())) {
-                state.nodes.put(node.getMetadata().getName(), node);
-            }
-            return Effects.NONE;
+            return nodeChanged(state, event, change.object(Node.class), now);
         }
         Pod pod = boundPod(change);
         if (pod == null) {
@@ -348,7 +379,71 @@ public final class PodWorkers implements Core<PodWorkersState> {
             w.status.terminatingAt = event.time();
             becameTerminating = true;
         }
-        return kill(state, w, becameTerminating, event.time(), out);
+        return kill(state, w, becameTerminating, null, event.time(), out);
+    }
+
+    // --- the eviction manager (pkg/kubelet/eviction/eviction_manager.go) ---
+
+    /**
+     * A Node of this kubelet was stored: kept in the cache unless an older revision (a redelivered fact); its
+     * pressure annotation starts the eviction manager's cycles, at once, or ends them.
+     */
+    private Effects nodeChanged(PodWorkersState state, Event event, Node node, Instant now) {
+        String name = node.getMetadata().getName();
+        Node known = state.nodes.get(name);
+        if (!nodeNames.contains(name) || (known == null && !event.is(EventTypes.OBJECT_CREATED))
+                || (known != null && !isNewer(node, known))) {
+            return Effects.NONE;
+        }
+        state.nodes.put(name, node);
+        Optional<String> pressure = EvictionManager.pressure(node);
+        if (pressure.equals(Optional.ofNullable(state.pressure.get(name)))) {
+            return Effects.NONE;
+        }
+        Effects.Builder out = Effects.of(event, now);
+        if (pressure.isEmpty()) {
+            state.pressure.remove(name);
+            out.cancelTimer(evictionTimerKey(name));
+        } else {
+            state.pressure.put(name, pressure.get());
+            synchronize(state, name, event.time(), out);
+        }
+        return out.build();
+    }
+
+    private static boolean isNewer(Node node, Node known) {
+        return Long.parseLong(node.getMetadata().getResourceVersion()) > Long.parseLong(known.getMetadata().getResourceVersion());
+    }
+
+    /**
+     * One cycle of the eviction manager (synchronize): while the node is under pressure, evict one pod, and look
+     * again one monitoring interval later.
+     */
+    private void synchronize(PodWorkersState state, String node, Instant at, Effects.Builder out) {
+        String resource = state.pressure.get(node);
+        if (resource == null) {
+            return;
+        }
+        EvictionManager.podToEvict(state.workers.values(), node).ifPresent(w -> evictPod(state, w, resource, at, out));
+        out.timer(evictionTimerKey(node), at.plus(EvictionManager.MONITORING_INTERVAL));
+    }
+
+    /**
+     * evictPod: the pod's worker kills it with the eviction's grace period override (killPodNow with
+     * KillPodOptions{Evict: true}); its final status carries the eviction ({@link PodStatuses#terminal}).
+     */
+    private void evictPod(PodWorkersState state, PodWorker w, String resource, Instant at, Effects.Builder out) {
+        long override = EvictionManager.gracePeriodOverride(w.pod, evictionMaxPodGracePeriodSeconds);
+        w.status.evicted = true;
+        w.evictionMessage = EvictionManager.message(resource);
+        out.emit(source(w), EventTypes.POD_EVICTED, subject(w), new PodEviction(w.node, w.uid, w.namespace(),
+                w.name(), EvictionManager.signal(resource), resource, override, w.evictionMessage));
+        w.status.terminatingAt = at;
+        kill(state, w, true, override, at, out);
+    }
+
+    private static String evictionTimerKey(String node) {
+        return String.join("/", EVICTION_TIMER, node);
     }
 
     /** The pod of a change, if it is bound to one of this kubelet's nodes. */
@@ -379,7 +474,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
             becameTerminating = true;
         }
         if (status.isTerminationRequested()) {
-            return kill(state, w, becameTerminating, at, out);
+            return kill(state, w, becameTerminating, null, at, out);
         }
         if (!status.isStarted() && state.volumeManager.waitForAttachAndMount(pod, out)) {
             runPodSandbox(w, at, out);
@@ -400,12 +495,12 @@ public final class PodWorkers implements Core<PodWorkersState> {
     /**
      * A kill of a terminating pod: records the effective grace period and, the first time, starts the
      * termination; when the grace period got shorter, moves the kill in flight to the new deadline; any other
-     * kill changes nothing.
+     * kill changes nothing. {@code override} is the kubelet's own grace period (an eviction's), null for none.
      */
-    private Effects kill(PodWorkersState state, PodWorker w, boolean becameTerminating, Instant at,
+    private Effects kill(PodWorkersState state, PodWorker w, boolean becameTerminating, Long override, Instant at,
                          Effects.Builder out) {
         long previous = w.status.gracePeriod;
-        EffectiveGracePeriod grace = calculateEffectiveGracePeriod(w.status, w.pod, compat);
+        EffectiveGracePeriod grace = calculateEffectiveGracePeriod(w.status, w.pod, override, compat);
         w.status.gracePeriod = grace.seconds();
         if (becameTerminating) {
             syncTerminatingPod(state, w, grace.compat(), at, out);
@@ -797,7 +892,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
                         .map(c -> c.name).toList(), calculateEffectiveGracePeriod(w.status, w.pod, compat).seconds()));
         w.status.deleted = true;
         w.status.terminatingAt = timer.at();
-        return kill(state, w, true, timer.at(), out);
+        return kill(state, w, true, null, timer.at(), out);
     }
 
     /** The worker of a pod UID on one of this kubelet's nodes; null for anything else. */

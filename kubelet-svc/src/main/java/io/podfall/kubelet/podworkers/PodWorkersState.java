@@ -19,6 +19,8 @@ public final class PodWorkersState {
     final Map<String, Pod> pods = new HashMap<>();
     /** Informer cache: this kubelet's Node objects as the API server stored them, by name. */
     final Map<String, Node> nodes = new HashMap<>();
+    /** The eviction manager: the resource each node under pressure is low on, by node name. */
+    final Map<String, String> pressure = new HashMap<>();
     /** One pod worker per pod UID, from the first sight of the pod until it is forgotten. */
     final Map<String, PodWorker> workers = new HashMap<>();
     /** UIDs whose worker finished and was forgotten: a late or repeated update must never start them again. */

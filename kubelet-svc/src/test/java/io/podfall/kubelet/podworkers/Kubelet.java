@@ -20,6 +20,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 /**
  * Test driver: a {@link PodWorkers} core with its state, fed the API server's and the runtime's facts the way the
  * log would carry them. Every fact handled is kept, so a test can deliver it again.
@@ -38,7 +40,11 @@ final class Kubelet {
     }
 
     Kubelet(Compat compat, String... nodes) {
-        core = new PodWorkers(List.of(nodes.length == 0 ? new String[]{NODE} : nodes), compat);
+        this(new PodWorkers(List.of(nodes.length == 0 ? new String[]{NODE} : nodes), compat));
+    }
+
+    Kubelet(PodWorkers core) {
+        this.core = core;
         state = core.newState();
     }
 
@@ -132,6 +138,17 @@ final class Kubelet {
     Pod markedTerminating(Pod pod, long grace) {
         return new PodBuilder(pod).editMetadata().withDeletionTimestamp(now.plusSeconds(grace).toString())
                 .withDeletionGracePeriodSeconds(grace).endMetadata().build();
+    }
+
+    static List<String> types(Effects effects) {
+        return effects.events().stream().map(Event::type).toList();
+    }
+
+    /** The data of the one event of the type among the effects; fails if there is none or more than one. */
+    static <T> T only(Effects effects, String type, Class<T> payload) {
+        List<T> all = effects.events().stream().filter(e -> e.is(type)).map(e -> e.data(payload)).toList();
+        assertEquals(1, all.size(), () -> "one " + type + " in " + types(effects));
+        return all.get(0);
     }
 
     PodWorker worker(Pod pod) {

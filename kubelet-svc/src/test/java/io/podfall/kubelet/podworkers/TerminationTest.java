@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
-import io.podfall.model.event.Event;
 import io.podfall.model.kubelet.GracePeriodShortened;
 import io.podfall.model.kubelet.PodTerminationStart;
 import io.podfall.model.kubelet.PreStopHookResult;
@@ -17,6 +16,8 @@ import java.util.List;
 
 import static io.podfall.kubelet.podworkers.Kubelet.NODE;
 import static io.podfall.kubelet.podworkers.Kubelet.T0;
+import static io.podfall.kubelet.podworkers.Kubelet.only;
+import static io.podfall.kubelet.podworkers.Kubelet.types;
 import static io.podfall.model.event.EventTypes.DELETION_REQUESTED;
 import static io.podfall.model.event.EventTypes.GRACE_PERIOD_SHORTENED;
 import static io.podfall.model.event.EventTypes.OBJECT_MARKED_TERMINATING;
@@ -66,16 +67,6 @@ class TerminationTest {
 
     private static Pod inPhase(Pod pod, String phase) {
         return new PodBuilder(pod).editOrNewStatus().withPhase(phase).endStatus().build();
-    }
-
-    private static List<String> types(Effects effects) {
-        return effects.events().stream().map(Event::type).toList();
-    }
-
-    private static <T> T only(Effects effects, String type, Class<T> payload) {
-        List<T> all = effects.events().stream().filter(e -> e.is(type)).map(e -> e.data(payload)).toList();
-        assertEquals(1, all.size(), () -> "one " + type + " in " + types(effects));
-        return all.get(0);
     }
 
     private static List<Long> timeouts(Effects effects) {

@@ -1,0 +1,88 @@
+package io.podfall.kubelet.podworkers;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The rules of the kubelet's eviction manager (pkg/kubelet/eviction/eviction_manager.go) that podfall can drive.
+ * podfall has no resource usage figures, so pressure is declared: a Node annotated {@value #PRESSURE_ANNOTATION}
+ * with a resource ({@code memory}, {@code ephemeral-storage} or {@code pid}) is under pressure of that resource
+ * until the annotation goes. Under pressure, every {@link #MONITORING_INTERVAL} (synchronize) the manager evicts
+ * one pod of the node, as a soft eviction does: with the grace period override
+ * {@code --eviction-max-pod-grace-period}, never more than the pod's own since 1.32 (feature gate
+ * AllowOverwriteTerminationGracePeriodSeconds off by default).
+ *
+ * <p>Ranking: upstream ranks pods whose usage exceeds their requests first, then by priority, then by usage. With
+ * no usage figures the ranking here is by priority (lowest first), then newest first (creationTimestamp), then by
+ * name so that it is deterministic. Critical pods (priority at least system-cluster-critical's) are never evicted
+ * ({@code kubelettypes.IsCriticalPod}). Only pods that run or should run are candidates: a pod already terminating
+ * is not active any more (kubelet_pods.go filterOutInactivePods).
+ */
+final class EvictionManager {
+    /** The annotation of a Node that declares the resource it is low on. */
+    static final String PRESSURE_ANNOTATION = "podfall.io/pressure";
+    /** pkg/kubelet/kubelet.go evictionMonitoringPeriod: how often synchronize runs. */
+    static final Duration MONITORING_INTERVAL = Duration.ofSeconds(10);
+    /** The default of {@code podfall.kubelet.eviction-max-pod-grace-period} (seconds). */
+    static final long DEFAULT_MAX_POD_GRACE_PERIOD_SECONDS = 30;
+    /** pkg/apis/scheduling SystemCriticalPriority: a pod of this priority or more is critical. */
+    static final int SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
+    /** The eviction signal of each resource (pkg/kubelet/eviction/api/types.go). */
+    private static final Map<String, String> SIGNALS = Map.of("memory", "memory.available",
+            "ephemeral-storage", "nodefs.available", "pid", "pid.available");
+
+    private EvictionManager() {
+    }
+
+    /** The resource the node is low on, if its annotation names one this manager knows. */
+    static Optional<String> pressure(Node node) {
+        Map<String, String> annotations = node.getMetadata().getAnnotations();
+        String resource = annotations == null ? null : annotations.get(PRESSURE_ANNOTATION);
+        return resource != null && SIGNALS.containsKey(resource) ? Optional.of(resource) : Optional.empty();
+    }
+
+    static String signal(String resource) {
+        return SIGNALS.get(resource);
+    }
+
+    /** eviction_manager.go nodeLowMessageFmt, without the threshold and usage podfall has no figures for. */
+    static String message(String resource) {
+        return "The node was low on resource: " + resource + ".";
+    }
+
+    /** The pod to evict next on the node: the first of the active, non-critical pods by the ranking above. */
+    static Optional<PodWorker> podToEvict(Collection<PodWorker> workers, String node) {
+        return workers.stream()
+                .filter(w -> w.node.equals(node) && !w.runtimeOnly && !w.orphan && !w.status.isTerminationRequested())
+                .filter(w -> priority(w.pod) < SYSTEM_CRITICAL_PRIORITY)
+                .min(Comparator.comparingInt((PodWorker w) -> priority(w.pod))
+                        .thenComparing((PodWorker w) -> created(w.pod), Comparator.reverseOrder())
+                        .thenComparing(PodWorker::namespace).thenComparing(PodWorker::name));
+    }
+
+    /**
+     * The grace period override of a soft eviction: {@code maxPodGracePeriodSeconds}, or the pod's own
+     * terminationGracePeriodSeconds when that is shorter.
+     */
+    static long gracePeriodOverride(Pod pod, long maxPodGracePeriodSeconds) {
+        Long spec = pod.getSpec().getTerminationGracePeriodSeconds();
+        return spec == null ? maxPodGracePeriodSeconds : Math.min(maxPodGracePeriodSeconds, spec);
+    }
+
+    private static int priority(Pod pod) {
+        Integer priority = pod.getSpec().getPriority();
+        return priority == null ? 0 : priority;
+    }
+
+    private static Instant created(Pod pod) {
+        String t = pod.getMetadata().getCreationTimestamp();
+        return t == null ? Instant.EPOCH : Instant.parse(t);
+    }
+}
