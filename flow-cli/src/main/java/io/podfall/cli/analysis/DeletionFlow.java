@@ -1,5 +1,6 @@
 package io.podfall.cli.analysis;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 
@@ -48,10 +49,12 @@ public record DeletionFlow(Event request, List<Event> events) {
     /**
      * The root of a pod deletion: a {@code DeletionRequested} of a pod from anyone but its kubelet (whose delete
      * ends a deletion): a client's, which starts a correlation of its own, or a controller's in the flow of what
-     * caused it (the garbage collector's in a Deployment's cascade, the ReplicaSet controller's on a scale-down).
+     * caused it (the garbage collector's in a Deployment's cascade, the ReplicaSet controller's on a scale-down);
+     * or an {@code EvictionRequested} (a drain), which deletes the pod the same way.
      */
     static boolean isRequest(Event e) {
-        return e.is(EventTypes.DELETION_REQUESTED) && isPod(e.subject()) && !e.source().startsWith("/kubelet/");
+        return (e.is(EventTypes.DELETION_REQUESTED) || e.is(EventTypes.EVICTION_REQUESTED)) && isPod(e.subject())
+                && !e.source().startsWith("/kubelet/");
     }
 
     /**
@@ -97,8 +100,15 @@ public record DeletionFlow(Event request, List<Event> events) {
 
     /** A force deletion: grace 0 asked by the client, so the API server removes the pod without waiting. */
     public boolean forced() {
-        return request.data().path("options").path("gracePeriodSeconds").isNumber()
-                && request.data().path("options").path("gracePeriodSeconds").asLong() == 0;
+        JsonNode grace = askedGrace(request);
+        return grace.isNumber() && grace.asLong() == 0;
+    }
+
+    /** The grace period a deletion's request asks for: its DeleteOptions', or an Eviction's deleteOptions'. */
+    static JsonNode askedGrace(Event request) {
+        JsonNode options = request.is(EventTypes.EVICTION_REQUESTED)
+                ? request.data().path("eviction").path("deleteOptions") : request.data().path("options");
+        return options.path("gracePeriodSeconds");
     }
 
     /** The furthest step of {@link #GRACEFUL_ORDER} the flow reached, as an index into it; -1 for none. */

@@ -97,7 +97,7 @@ public record Stats(int flows, int completed, int rejected, int killed, int inEn
         Deletion(Event request) {
             requested = request.time();
             requestId = request.id();
-            JsonNode asked = request.data().path("options").path("gracePeriodSeconds");
+            JsonNode asked = DeletionFlow.askedGrace(request);
             askedGrace = asked.isNumber() ? asked.asLong() : null;
         }
 

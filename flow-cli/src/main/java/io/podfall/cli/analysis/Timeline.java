@@ -46,11 +46,12 @@ public record Timeline(String correlationId, List<Step> steps) {
     }
 
     /**
-     * A delete that starts a deletion: of {@code subject} by anyone but a kubelet (whose delete ends one), or,
-     * with no subject, one a client asked for (the API server appends it).
+     * A delete (or an eviction, a delete by the Eviction API) that starts a deletion: of {@code subject} by anyone
+     * but a kubelet (whose delete ends one), or, with no subject, one a client asked for (the API server appends it).
      */
     static boolean isDeletion(Event e, String subject) {
-        return e.is(EventTypes.DELETION_REQUESTED) && (subject == null ? e.source().equals("/apiserver")
+        return (e.is(EventTypes.DELETION_REQUESTED) || e.is(EventTypes.EVICTION_REQUESTED))
+                && (subject == null ? e.source().equals("/apiserver")
                 : subject.equals(e.subject()) && !e.source().startsWith("/kubelet/"));
     }
 

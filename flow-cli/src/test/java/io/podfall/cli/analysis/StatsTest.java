@@ -86,6 +86,19 @@ class StatsTest {
     }
 
     @Test
+    void anEvictionIsADeletionWithTheGraceOfItsDeleteOptions() {
+        PodLog p = new PodLog("drained");
+        p.request("ev-drained", 0, EventTypes.EVICTION_REQUESTED,
+                data("eviction", data("deleteOptions", data("gracePeriodSeconds", 7))));
+        p.markedTerminating(20, 9); // what the API server set, were the eviction's own grace not read
+        p.removed(1_500);
+        Stats s = Stats.of(p.events);
+        assertEquals(1, s.flows());
+        assertEquals(1, s.completed());
+        assertEquals(new Stats.Summary(1, 7000, 7000, 7000, 7000), s.durations().get(Stats.GRACE_REQUESTED));
+    }
+
+    @Test
     void percentilesAreValuesThatOccurred() {
         List<Long> hundred = new ArrayList<>();
         for (long i = 100; i >= 1; i--) {

@@ -69,6 +69,9 @@ class TimelineTest {
                 .orElseThrow(), "a pod deleted by the garbage collector: the cascade's flow");
         assertEquals("d1", Timeline.latestDeletion(List.of(delete, cascade), null).orElseThrow(),
                 "without a subject, only what a client asked");
+        Event drained = Event.request("ev", "/apiserver", EventTypes.EVICTION_REQUESTED, POD, T0.plusSeconds(50), null,
+                Map.of());
+        assertEquals("ev", Timeline.latestDeletion(List.of(delete, drained), POD).orElseThrow(), "kubectl drain");
         assertTrue(Timeline.latestDeletion(List.of(delete), "namespaces/default/pods/other").isEmpty());
     }
 }
