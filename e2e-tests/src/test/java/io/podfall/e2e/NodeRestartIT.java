@@ -5,14 +5,20 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.launch.Suite;
 import io.podfall.cli.log.EventLog;
+import io.podfall.cli.log.TopicWriter;
+import io.podfall.model.Json;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.Subjects;
+import io.podfall.model.runtime.ContainerRef;
+import io.podfall.model.runtime.RunPodSandbox;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
@@ -113,6 +119,35 @@ class NodeRestartIT {
         assertEquals(1, count(events, OBJECT_REMOVED), types(events));
         assertEquals(1, events.stream().filter(e -> isSignal(e, "SIGTERM")).count(), types(events));
         assertEquals(404, pods.api.get("/api/v1/namespaces/default/pods/" + name).code(), "deleted once the kubelet was back");
+    }
+
+    /**
+     * A pod only the runtime runs (a sandbox and a container a lost kubelet incarnation asked for, never an API
+     * object): the kubelet's housekeeping finds it, records it and tears it down, and the API server never hears
+     * of it.
+     */
+    @Test
+    void aPodOnlyTheRuntimeRunsIsFoundByHousekeepingAndTornDown() {
+        String name = "lost";
+        String subject = Subjects.of("default", "pods", name);
+        Instant now = Instant.now();
+        RunPodSandbox sandbox = new RunPodSandbox("node-1", "uid-lost", "default", name,
+                List.of(new RunPodSandbox.ContainerSpec("app", "nginx")), Map.of());
+        try (TopicWriter writer = new TopicWriter(suite.bootstrapServers(), SuiteExtension.TOPIC)) {
+            writer.append(List.of(
+                    Event.request("lost-sandbox", "/kubelet/node-1", RUN_POD_SANDBOX_REQUESTED, subject, now, null, sandbox),
+                    Event.request("lost-container", "/kubelet/node-1", START_CONTAINER_REQUESTED, subject, now, null,
+                            new ContainerRef("node-1", "uid-lost", "app"))));
+        }
+
+        List<Event> events = pods.eventsOf(name, SANDBOX_REMOVED, Duration.ofSeconds(90));
+        Event found = events.stream().filter(e -> e.is(ORPHANED_POD_FOUND)).findFirst()
+                .orElseThrow(() -> new AssertionError("no OrphanedPodFound: " + types(events)));
+        assertEquals(List.of("app"), Json.MAPPER.convertValue(found.data().path("runningContainers"), List.class));
+        assertEquals(1, events.stream().filter(e -> isSignal(e, "SIGTERM")).count(), types(events));
+        assertEquals(1, count(events, SANDBOX_STOPPED), types(events));
+        assertEquals(0, events.stream().filter(e -> e.source().equals("/apiserver")).count(), "no API object, ever");
+        assertEquals(404, pods.api.get("/api/v1/namespaces/default/pods/" + name).code());
     }
 
     /** Stops the kubelet's process as a node going down would (SIGTERM); {@link Suite#restart} starts it again. */

@@ -99,4 +99,28 @@ class TerminationIT {
         assertEquals("default/data-mounted", first(events, VOLUME_UNSTAGED, null).data().path("volumeId").asText(),
                 "unstaged from the node once its last pod let go");
     }
+
+    /**
+     * A preStop hook longer than the grace period is cut short when the grace period runs out, and StopContainer
+     * still gets the 2 s floor: the kill comes 2 s after the deadline, not at it.
+     */
+    @Test
+    void aPreStopHookLongerThanTheGracePeriodIsCutShortAndTheKillComesAfterTheTwoSecondFloor() {
+        pods.createRunning(new PodBuilder().withNewMetadata().withName("long-hook")
+                .addToAnnotations("podfall.io/on-sigterm", "ignore").endMetadata()
+                .withNewSpec().withTerminationGracePeriodSeconds(3L).addNewContainer().withName("app").withImage("nginx")
+                .withNewLifecycle().withNewPreStop().withNewSleep().withSeconds(10L).endSleep().endPreStop().endLifecycle()
+                .endContainer().endSpec().build());
+        pods.delete("long-hook", 3);
+
+        List<Event> events = pods.eventsOf("long-hook", SANDBOX_REMOVED, Duration.ofSeconds(90));
+        Event hook = first(events, PRE_STOP_HOOK_FINISHED, null);
+        assertTrue(hook.data().path("gracePeriodExhausted").asBoolean(), "cut short by the 3 s grace period");
+        assertEquals(2, first(events, STOP_CONTAINER_REQUESTED, null).data().path("timeoutSeconds").asInt(),
+                "the 2 s floor");
+        long killedAfter = Duration.between(first(events, OBJECT_MARKED_TERMINATING, null).time(),
+                first(events, CONTAINER_SIGNALLED, "SIGKILL").time()).toMillis();
+        assertTrue(killedAfter >= 4_900 && killedAfter < 6_000,
+                "3 s of hook, then 2 s of StopContainer, counted from the deletion: " + killedAfter + " ms");
+    }
 }
