@@ -143,7 +143,7 @@ public final class Check {
         for (Event e : log) {
             if (e.is(EventTypes.OBJECT_MARKED_TERMINATING) && DeletionFlow.isPod(e.subject())) {
                 marked.put(e.id(), e);
-            } else if (e.is(EventTypes.CONTAINER_SIGNALLED) && "SIGTERM".equals(e.data().path("signal").asText())) {
+            } else if (DeletionFlow.isStopSignal(e)) {
                 sigterm.putIfAbsent(e.subject(), e);
             } else if (e.is(EventTypes.PATCH_REQUESTED) && marked.containsKey(e.causationId())) {
                 patchOf.put(e.id(), marked.get(e.causationId()));
@@ -152,7 +152,7 @@ public final class Check {
                 Event signal = sigterm.get(pod.subject());
                 if (signal != null && signal.time().isAfter(pod.time()) && e.time().isAfter(signal.time())) {
                     out.add(new Finding(Level.WARNING, "in-endpoints-after-sigterm", pod.subject(),
-                            "SIGTERM at " + signal.time() + ", but " + e.subject() + " still listed the pod until "
+                            signal.data().path("signal").asText() + " at " + signal.time() + ", but " + e.subject() + " still listed the pod until "
                                     + e.time() + " (+" + Duration.between(signal.time(), e.time()).toMillis()
                                     + " ms): traffic may have reached a process already shutting down",
                             List.of(pod.id(), signal.id(), e.id())));
@@ -255,13 +255,16 @@ public final class Check {
         return out;
     }
 
-    /** A side effect that must happen once: SIGTERM to a container (the runtime sends it once), CNI DEL of a sandbox. */
+    /**
+     * A side effect that must happen once: the stop signal to a container (the runtime sends it once), CNI DEL of a
+     * sandbox.
+     */
     static List<Finding> duplicates(List<Event> log) {
         Map<String, List<Event>> sigterms = new LinkedHashMap<>();
         Map<String, List<Event>> releases = new LinkedHashMap<>();
         for (Event e : log) {
             JsonNode d = e.data();
-            if (e.is(EventTypes.CONTAINER_SIGNALLED) && "SIGTERM".equals(d.path("signal").asText())) {
+            if (DeletionFlow.isStopSignal(e)) {
                 sigterms.computeIfAbsent(d.path("podUid").asText() + "/" + container(d), k -> new ArrayList<>()).add(e);
             } else if (e.is(EventTypes.POD_IP_RELEASED)) {
                 releases.computeIfAbsent(d.path("sandboxId").asText(), k -> new ArrayList<>()).add(e);
@@ -269,7 +272,8 @@ public final class Check {
         }
         List<Finding> out = new ArrayList<>();
         sigterms.values().stream().filter(l -> l.size() > 1).forEach(l -> out.add(new Finding(Level.ERROR,
-                "duplicate-side-effect", l.get(0).subject(), l.size() + " SIGTERMs to container "
+                "duplicate-side-effect", l.get(0).subject(), l.size() + " stop signals ("
+                + l.get(0).data().path("signal").asText() + ") to container "
                 + l.get(0).data().path("containerName").asText(), l.stream().map(Event::id).toList())));
         releases.values().stream().filter(l -> l.size() > 1).forEach(l -> out.add(new Finding(Level.ERROR,
                 "duplicate-side-effect", l.get(0).subject(), l.size() + " PodIPReleased (CNI DEL) for sandbox "

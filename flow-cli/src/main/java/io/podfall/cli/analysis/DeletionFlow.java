@@ -104,6 +104,14 @@ public record DeletionFlow(Event request, List<Event> events) {
         return grace.isNumber() && grace.asLong() == 0;
     }
 
+    /**
+     * The stop signal StopContainer sends first: SIGTERM, or the image's STOPSIGNAL (nginx's SIGQUIT); anything
+     * but the SIGKILL that ends the grace period.
+     */
+    static boolean isStopSignal(Event e) {
+        return e.is(EventTypes.CONTAINER_SIGNALLED) && !"SIGKILL".equals(e.data().path("signal").asText());
+    }
+
     /** The grace period a deletion's request asks for: its DeleteOptions', or an Eviction's deleteOptions'. */
     static JsonNode askedGrace(Event request) {
         JsonNode options = request.is(EventTypes.EVICTION_REQUESTED)

@@ -112,7 +112,7 @@ public record Stats(int flows, int completed, int rejected, int killed, int inEn
                 }
                 case EventTypes.CONTAINER_SIGNALLED -> {
                     String signal = e.data().path("signal").asText();
-                    if ("SIGTERM".equals(signal) && sigterm == null) {
+                    if (DeletionFlow.isStopSignal(e) && sigterm == null) {
                         sigterm = e.time();
                     } else if ("SIGKILL".equals(signal) && sigkill == null) {
                         sigkill = e.time();

@@ -212,7 +212,7 @@ class CheckTest {
         Event second = p.signalled(1_500, "SIGTERM");
         List<Finding> f = Check.duplicates(p.events);
         assertEquals(1, f.size());
-        assertEquals("2 SIGTERMs to container app", f.get(0).message());
+        assertEquals("2 stop signals (SIGTERM) to container app", f.get(0).message());
         assertEquals(List.of(first.id(), second.id()), f.get(0).eventIds());
     }
 

@@ -99,6 +99,19 @@ class StatsTest {
     }
 
     @Test
+    void anImagesOwnStopSignalCountsAsTheStopSignal() {
+        PodLog p = new PodLog("nginx");
+        p.delete(0, 30);
+        p.markedTerminating(17, 30);
+        p.signalled(76, "SIGQUIT");
+        p.exited(1_076, 131);
+        Stats s = Stats.of(p.events);
+        assertEquals(new Stats.Summary(1, 59, 59, 59, 59), s.durations().get(Stats.TO_SIGTERM));
+        assertEquals(new Stats.Summary(1, 1000, 1000, 1000, 1000), s.durations().get(Stats.GRACE_HONOURED));
+        assertEquals(0, s.killed());
+    }
+
+    @Test
     void percentilesAreValuesThatOccurred() {
         List<Long> hundred = new ArrayList<>();
         for (long i = 100; i >= 1; i--) {

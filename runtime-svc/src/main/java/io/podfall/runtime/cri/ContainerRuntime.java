@@ -38,7 +38,7 @@ import static io.podfall.runtime.SimulatedDurations.LONGEST_WAIT;
  *
  * <p><b>Container.</b> StartContainer creates and starts a container of a READY sandbox in one step: RUNNING
  * (ContainerStarted). StopContainer with a timeout works as containerd's {@code internal/cri/server/container_stop.go}:
- * the stop signal (ContainerSignalled SIGTERM) is sent once, then the runtime waits up to the timeout and sends
+ * the stop signal (ContainerSignalled SIGTERM, or the image's STOPSIGNAL, {@code podfall.io/stop-signal}) is sent once, then the runtime waits up to the timeout and sends
  * SIGKILL (ContainerSignalled SIGKILL, ContainerExited 137). Meanwhile the simulated process does what the pod's
  * annotations say ({@link ProcessBehaviour}): exit at once, exit after a delay, or ignore the signal. Exiting by
  * itself and being killed are two timers; the first to fire wins and cancels the other, and at the same instant
@@ -192,14 +192,15 @@ public final class ContainerRuntime implements Core<RuntimeState> {
     }
 
     /**
-     * SIGTERM, then the process's answer: exit now, an exit timer, or nothing; and the kill timer in any case. The
-     * exit delay counts from the request, as the timeout does.
+     * The stop signal (SIGTERM unless the image says otherwise), then the process's answer: exit now, an exit
+     * timer, or nothing; and the kill timer in any case. The exit delay counts from the request, as the timeout
+     * does.
      */
     private void signalStop(String node, PodSandbox sandbox, Container c, Instant requestedAt, Instant killDue,
                             Effects.Builder effects) {
         Instant now = effects.now();
-        emitSignal(node, sandbox, c, "SIGTERM", effects);
         ProcessBehaviour process = sandbox.behaviour();
+        emitSignal(node, sandbox, c, process.stopSignal(), effects);
         if (process.exitsOnSigterm() && process.exitDelay().isZero()) {
             c.stopSignalled(now, null, null);
             exit(node, sandbox, c, process.exitCode(), now, effects);

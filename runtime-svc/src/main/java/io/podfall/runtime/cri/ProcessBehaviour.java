@@ -14,33 +14,52 @@ import java.util.Map;
  *                       traps SIGTERM and carries on, so only SIGKILL ends it)
  * @param exitDelay      {@code podfall.io/exit-delay-seconds}: decimal seconds from SIGTERM to the exit [0];
  *                       beyond {@link SimulatedDurations#LONGEST_WAIT} the process exits after any timeout
- * @param exitCode       {@code podfall.io/exit-code}: the code of that exit, 0–255 [143 = 128 + SIGTERM's 15]
+ * @param exitCode       {@code podfall.io/exit-code}: the code of that exit, 0–255 [128 + the stop signal's number:
+ *                       143 for SIGTERM]
+ * @param stopSignal     {@code podfall.io/stop-signal}: the signal StopContainer sends first, as an image's
+ *                       {@code STOPSIGNAL} sets it (nginx's is SIGQUIT) [SIGTERM]; {@code on-sigterm} and
+ *                       {@code exit-delay-seconds} then describe the answer to that signal
  */
-public record ProcessBehaviour(boolean exitsOnSigterm, Duration exitDelay, int exitCode) {
+public record ProcessBehaviour(boolean exitsOnSigterm, Duration exitDelay, int exitCode, String stopSignal) {
     public static final String ON_SIGTERM = "podfall.io/on-sigterm";
     public static final String EXIT_DELAY_SECONDS = "podfall.io/exit-delay-seconds";
     public static final String EXIT_CODE = "podfall.io/exit-code";
-    public static final ProcessBehaviour DEFAULT = new ProcessBehaviour(true, Duration.ZERO, 143);
+    public static final String STOP_SIGNAL = "podfall.io/stop-signal";
+    /** The signals a process may be asked to stop with, by name, with their Linux numbers. */
+    static final Map<String, Integer> STOP_SIGNALS = Map.of("SIGHUP", 1, "SIGINT", 2, "SIGQUIT", 3, "SIGUSR1", 10,
+            "SIGUSR2", 12, "SIGTERM", 15, "SIGWINCH", 28);
+    public static final ProcessBehaviour DEFAULT = new ProcessBehaviour(true, Duration.ZERO, 128 + 15, "SIGTERM");
 
     public static ProcessBehaviour fromAnnotations(Map<String, String> annotations) {
         if (annotations == null) {
             return DEFAULT;
         }
+        String signal = stopSignal(trimmed(annotations.get(STOP_SIGNAL)));
         return new ProcessBehaviour(
                 !"ignore".equalsIgnoreCase(trimmed(annotations.get(ON_SIGTERM))),
                 SimulatedDurations.seconds(annotations.get(EXIT_DELAY_SECONDS)).orElse(DEFAULT.exitDelay),
-                exitCode(trimmed(annotations.get(EXIT_CODE))));
+                exitCode(trimmed(annotations.get(EXIT_CODE)), 128 + STOP_SIGNALS.get(signal)), signal);
     }
 
-    private static int exitCode(String value) {
+    /** A signal name, with or without its SIG prefix, in any case; anything else is SIGTERM. */
+    private static String stopSignal(String value) {
         if (value == null) {
-            return DEFAULT.exitCode;
+            return DEFAULT.stopSignal;
+        }
+        String name = value.toUpperCase(java.util.Locale.ROOT);
+        name = name.startsWith("SIG") ? name : "SIG" + name;
+        return STOP_SIGNALS.containsKey(name) ? name : DEFAULT.stopSignal;
+    }
+
+    private static int exitCode(String value, int onStopSignal) {
+        if (value == null) {
+            return onStopSignal;
         }
         try {
             int code = Integer.parseInt(value);
-            return code >= 0 && code <= 255 ? code : DEFAULT.exitCode;
+            return code >= 0 && code <= 255 ? code : onStopSignal;
         } catch (NumberFormatException e) {
-            return DEFAULT.exitCode;
+            return onStopSignal;
         }
     }
 

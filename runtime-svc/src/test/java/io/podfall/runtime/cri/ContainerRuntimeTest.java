@@ -179,6 +179,17 @@ class ContainerRuntimeTest {
     }
 
     @Test
+    void anImageWhoseStopSignalIsSigquitGetsSigquitAndExitsWith131() {
+        running(aPod("nginx").withUid("u1").onNode(NODE).withAnnotation("podfall.io/stop-signal", "SIGQUIT").build());
+
+        Effects stop = stopContainer("u1", "app", 30, T0.plusSeconds(10));
+
+        assertEquals(List.of(CONTAINER_SIGNALLED, CONTAINER_EXITED), types(stop));
+        assertEquals("SIGQUIT", signal(stop.events().get(0)));
+        assertEquals(131, exited(stop).exitCode());
+    }
+
+    @Test
     void trappedSigtermExitsWithItsCodeAfterTheDelayAndCancelsTheKill() {
         running(aPod("web-1").withUid("u1").onNode(NODE)
                 .withAnnotation("podfall.io/exit-delay-seconds", "2.5")

@@ -29,13 +29,13 @@ class ProcessBehaviourTest {
     void noAnnotationsMeanExitAtOnceWith143() {
         assertEquals(ProcessBehaviour.DEFAULT, ProcessBehaviour.fromAnnotations(null));
         assertEquals(ProcessBehaviour.DEFAULT, ProcessBehaviour.fromAnnotations(Map.of("other", "x")));
-        assertEquals(new ProcessBehaviour(true, Duration.ZERO, 143), ProcessBehaviour.DEFAULT);
+        assertEquals(new ProcessBehaviour(true, Duration.ZERO, 143, "SIGTERM"), ProcessBehaviour.DEFAULT);
     }
 
     @Test
     void readsEachAnnotation() {
-        assertEquals(new ProcessBehaviour(false, Duration.ofMillis(1500), 0), of("ignore", "1.5", "0"));
-        assertEquals(new ProcessBehaviour(true, Duration.ofSeconds(3), 1), of(" exit ", "3", "1"));
+        assertEquals(new ProcessBehaviour(false, Duration.ofMillis(1500), 0, "SIGTERM"), of("ignore", "1.5", "0"));
+        assertEquals(new ProcessBehaviour(true, Duration.ofSeconds(3), 1, "SIGTERM"), of(" exit ", "3", "1"));
     }
 
     @Test
@@ -44,6 +44,17 @@ class ProcessBehaviourTest {
         assertEquals(ProcessBehaviour.DEFAULT, of("", "-3", "-1"));
         assertEquals(ProcessBehaviour.DEFAULT, of("exit", "NaN", "256"));
         assertEquals(ProcessBehaviour.DEFAULT, of(null, "", "99999999999"));
+    }
+
+    @Test
+    void anImagesStopSignalIsSentInsteadOfSigtermAndSetsTheDefaultExitCode() {
+        assertEquals(new ProcessBehaviour(true, Duration.ZERO, 131, "SIGQUIT"),
+                ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.STOP_SIGNAL, "SIGQUIT")), "nginx: 128 + 3");
+        assertEquals("SIGINT", ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.STOP_SIGNAL, " int ")).stopSignal());
+        assertEquals(0, ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.STOP_SIGNAL, "SIGQUIT",
+                ProcessBehaviour.EXIT_CODE, "0")).exitCode(), "a process that handles it and exits cleanly");
+        assertEquals(ProcessBehaviour.DEFAULT, ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.STOP_SIGNAL, "SIGSTOP")),
+                "not a signal a process can be asked to stop with: SIGTERM");
     }
 
     @Test
