@@ -123,4 +123,18 @@ class TerminationIT {
         assertTrue(killedAfter >= 4_900 && killedAfter < 6_000,
                 "3 s of hook, then 2 s of StopContainer, counted from the deletion: " + killedAfter + " ms");
     }
+
+    /** An image whose STOPSIGNAL is SIGQUIT (nginx's) gets SIGQUIT, not SIGTERM, and exits with 128 + 3. */
+    @Test
+    void anImagesStopSignalIsWhatTheRuntimeSendsFirst() {
+        pods.createRunning(new PodBuilder().withNewMetadata().withName("quits")
+                .addToAnnotations("podfall.io/stop-signal", "SIGQUIT").endMetadata()
+                .withNewSpec().addNewContainer().withName("app").withImage("nginx").endContainer().endSpec().build());
+        pods.delete("quits", 10);
+
+        List<Event> events = pods.eventsOf("quits", SANDBOX_REMOVED, Duration.ofSeconds(60));
+        assertEquals(List.of("SIGQUIT"), events.stream().filter(e -> e.is(CONTAINER_SIGNALLED))
+                .map(e -> e.data().path("signal").asText()).toList());
+        assertEquals(131, first(events, CONTAINER_EXITED, null).data().path("exitCode").asInt());
+    }
 }
