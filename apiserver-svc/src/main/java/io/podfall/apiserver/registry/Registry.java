@@ -86,6 +86,10 @@ import java.util.Set;
  * one global resourceVersion counter (the removal too, as an etcd delete is a revision); a stored object is
  * never changed in place; a request id seen before changes nothing (a duplicate on the log).
  *
+ * <p>The times it stores (creationTimestamp, deletionTimestamp, a condition's lastTransitionTime) are the
+ * request's time on the log, when the API server received it, not the time the request is read back: so a
+ * registry rebuilt from the log stores the very same objects (its facts still carry the time they were written).
+ *
  * <p>The HTTP layer answers a request from the effects of handling it, see {@link Outcome}.
  */
 public final class Registry implements Core<RegistryState> {
@@ -165,7 +169,7 @@ public final class Registry implements Core<RegistryState> {
         }
         // FillObjectMetaSystemFields, and a new object is never born terminating.
         meta.setUid(Ids.derived("uid", event.id()));
-        meta.setCreationTimestamp(timestamp(out.now()));
+        meta.setCreationTimestamp(timestamp(out.causeTime()));
         meta.setDeletionTimestamp(null);
         meta.setDeletionGracePeriodSeconds(null);
         meta.setResourceVersion(null);
@@ -268,7 +272,7 @@ public final class Registry implements Core<RegistryState> {
         List<PodCondition> conditions = new ArrayList<>(status.getConditions());
         conditions.removeIf(c -> "PodScheduled".equals(c.getType()));
         conditions.add(new PodConditionBuilder().withType("PodScheduled").withStatus("True")
-                .withLastTransitionTime(timestamp(out.now())).build());
+                .withLastTransitionTime(timestamp(out.causeTime())).build());
         status.setConditions(conditions);
         write(state, out, EventTypes.POD_BOUND, ResourceType.PODS, bound);
     }
@@ -566,7 +570,7 @@ public final class Registry implements Core<RegistryState> {
         evicted.setStatus(status);
         status.setConditions(PodStrategy.withCondition(status.getConditions(), new PodConditionBuilder().withType(PodStrategy.DISRUPTION_TARGET)
                 .withStatus("True").withReason("EvictionByEvictionAPI").withMessage("Eviction API: evicting")
-                .withLastTransitionTime(timestamp(out.now())).build()));
+                .withLastTransitionTime(timestamp(out.causeTime())).build()));
         if (!sameContent(pod, evicted)) {
             pod = write(state, out, EventTypes.POD_STATUS_UPDATED, ResourceType.PODS, evicted);
             if (options.getPreconditions() != null && options.getPreconditions().getResourceVersion() != null) {
@@ -633,7 +637,7 @@ public final class Registry implements Core<RegistryState> {
         }
         if (meta.getDeletionTimestamp() == null) {
             Namespace next = copy(current);
-            NamespaceStrategy.markTerminating(next, options, timestamp(out.now()));
+            NamespaceStrategy.markTerminating(next, options, timestamp(out.causeTime()));
             write(state, out, EventTypes.OBJECT_MARKED_TERMINATING, ResourceType.NAMESPACES, next);
         } else if (NamespaceStrategy.isFinalized(current)) {
             deleteObject(state, ResourceType.NAMESPACES, current, options, out);
@@ -674,14 +678,14 @@ public final class Registry implements Core<RegistryState> {
             }
         } else {
             grace = PodStrategy.gracePeriod(pod, requested);
-            meta.setDeletionTimestamp(timestamp(out.now().plusSeconds(grace)));
+            meta.setDeletionTimestamp(timestamp(out.causeTime().plusSeconds(grace)));
             meta.setDeletionGracePeriodSeconds(grace);
             graceful = true;
         }
         meta.setFinalizers(deletionFinalizers(meta.getFinalizers(), options));
         boolean pendingFinalizers = !meta.getFinalizers().isEmpty();
         if (!graceful && pendingFinalizers) {
-            markAsDeleting(meta, out.now());
+            markAsDeleting(meta, out.causeTime());
         }
         boolean remove = !pendingFinalizers && (!graceful || grace == 0);
         // Upstream writes the update before the removal only for a graceful delete; the podfall protocol folds a

@@ -68,8 +68,11 @@ abstract class RegistryFixture {
         return lastRequest;
     }
 
+    /** The request as the API server received it at {@code now} (its time on the log), read back at once. */
     Effects handle(Event event, Instant now) {
-        return registry.handle(state, event, now);
+        Event received = new Event(event.id(), event.source(), event.type(), event.subject(), now,
+                event.correlationId(), event.causationId(), event.traceparent(), event.data());
+        return registry.handle(state, received, now);
     }
 
     Effects handle(Event event) {

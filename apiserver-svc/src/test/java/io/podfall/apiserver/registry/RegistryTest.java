@@ -69,6 +69,14 @@ class RegistryTest extends RegistryFixture {
     }
 
     @Test
+    void storedTimesAreTheRequestsTimeOnTheLogNotWhenItIsReadSoARebuildStoresTheSame() {
+        Event created = creation(aPod("web-1").build(), "default");
+        Effects live = registry.handle(state, created, T0.plusMillis(1700));
+        assertEquals("2025-03-01T10:00:00Z", pod(live, 0).getMetadata().getCreationTimestamp(), "the request's T0");
+        assertEquals(T0.plusMillis(1700), live.events().get(0).time(), "the fact: when it was written");
+    }
+
+    @Test
     void aBodyWithoutKindAndApiVersionIsStoredAsThePodOfTheUrl() {
         ObjectNode body = (ObjectNode) Json.tree(aPod("py").build());
         body.remove("kind");

@@ -16,12 +16,13 @@ public record Effects(List<Event> events, List<Timer> timers, List<String> cance
 
     /** Effects of handling {@code cause}. */
     public static Builder of(Event cause, Instant now) {
-        return new Builder(cause.asCause(), cause.id(), now);
+        return new Builder(cause.asCause(), cause.id(), now, cause.time());
     }
 
     /** Effects of a timer that fired: they continue the flow of the event that set it. */
     public static Builder of(Timer timer, Instant now) {
-        return new Builder(timer.cause(), timer.cause().id() + "/timer/" + timer.key() + "@" + timer.at(), now);
+        return new Builder(timer.cause(), timer.cause().id() + "/timer/" + timer.key() + "@" + timer.at(), now,
+                timer.at());
     }
 
     /**
@@ -32,14 +33,16 @@ public record Effects(List<Event> events, List<Timer> timers, List<String> cance
         private final Event.Cause cause;
         private final String idSeed;
         private final Instant now;
+        private final Instant causeTime;
         private final List<Event> events = new ArrayList<>();
         private final List<Timer> timers = new ArrayList<>();
         private final List<String> cancelled = new ArrayList<>();
 
-        private Builder(Event.Cause cause, String idSeed, Instant now) {
+        private Builder(Event.Cause cause, String idSeed, Instant now, Instant causeTime) {
             this.cause = cause;
             this.idSeed = idSeed;
             this.now = now;
+            this.causeTime = causeTime;
         }
 
         public Builder emit(String source, String type, String subject, Object data) {
@@ -60,6 +63,15 @@ public record Effects(List<Event> events, List<Timer> timers, List<String> cance
 
         public Instant now() {
             return now;
+        }
+
+        /**
+         * When what is being handled happened: the event's time on the log, or the timer's due time. Unlike
+         * {@link #now()} (the time it is handled: later when read live, the same when the log is replayed), it is
+         * the same live and in a rebuild, so a decision that stores a time should take this one.
+         */
+        public Instant causeTime() {
+            return causeTime;
         }
 
         /**
