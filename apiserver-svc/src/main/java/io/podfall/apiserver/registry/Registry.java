@@ -299,7 +299,7 @@ public final class Registry implements Core<RegistryState> {
         if (!Kinds.updatable(subresource)) {
             throw StatusError.methodNotAllowed();
         }
-        HasMetadata current = state.get(type, req.namespace(), req.name()).orElseThrow(() -> StatusError.notFound(type, req.name()));
+        HasMetadata current = existing(state, type, req.namespace(), req.name());
         if (Kinds.SCALE.equals(subresource)) {
             store(state, type, current, WorkloadStrategy.scaled(type, current, req.object(), req.name()), req.namespace(), req.name(), null, out);
             return;
@@ -316,7 +316,7 @@ public final class Registry implements Core<RegistryState> {
             // A patch reads the object through the subresource first; /finalize has no GET to read it through.
             throw StatusError.methodNotAllowed();
         }
-        HasMetadata current = state.get(type, req.namespace(), req.name()).orElseThrow(() -> StatusError.notFound(type, req.name()));
+        HasMetadata current = existing(state, type, req.namespace(), req.name());
         if (req.patch() == null) {
             throw StatusError.badRequest("the body of the request is empty");
         }
@@ -515,8 +515,7 @@ public final class Registry implements Core<RegistryState> {
         ResourceType type = resourceType(req.resource());
         NamespaceLifecycle.admitDelete(type, req.name());
         DeleteOptions options = checkedOptions(req.options());
-        HasMetadata current = state.get(type, req.namespace(), req.name())
-                .orElseThrow(() -> StatusError.notFound(type, req.name()));
+        HasMetadata current = existing(state, type, req.namespace(), req.name());
         if (current instanceof Namespace namespace) {
             deleteNamespace(state, namespace, options, out);
         } else {
@@ -779,7 +778,12 @@ public final class Registry implements Core<RegistryState> {
     }
 
     private static Pod existingPod(RegistryState state, String namespace, String name) {
-        return (Pod) state.get(ResourceType.PODS, namespace, name).orElseThrow(() -> StatusError.notFound(ResourceType.PODS, name));
+        return (Pod) existing(state, ResourceType.PODS, namespace, name);
+    }
+
+    /** The object a request names, as stored; 404 NotFound if there is none. */
+    private static HasMetadata existing(RegistryState state, ResourceType type, String namespace, String name) {
+        return state.get(type, namespace, name).orElseThrow(() -> StatusError.notFound(type, name));
     }
 
     /** The uid precondition of the binding and status writes, and of a namespace's delete, as etcd3's storage reports it. */
