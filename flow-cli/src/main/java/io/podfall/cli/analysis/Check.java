@@ -136,28 +136,24 @@ public final class Check {
      * ObjectUpdated of that patch.
      */
     static List<Finding> inEndpointsAfterSigterm(List<Event> log) {
-        Map<String, Event> marked = new HashMap<>();
-        Map<String, Event> patchOf = new HashMap<>();
-        Map<String, Event> sigterm = new HashMap<>();
+        EndpointsChain endpoints = new EndpointsChain();
+        Map<String, Event> stopSignal = new HashMap<>();
         List<Finding> out = new ArrayList<>();
         for (Event e : log) {
-            if (e.is(EventTypes.OBJECT_MARKED_TERMINATING) && DeletionFlow.isPod(e.subject())) {
-                marked.put(e.id(), e);
-            } else if (DeletionFlow.isStopSignal(e)) {
-                sigterm.putIfAbsent(e.subject(), e);
-            } else if (e.is(EventTypes.PATCH_REQUESTED) && marked.containsKey(e.causationId())) {
-                patchOf.put(e.id(), marked.get(e.causationId()));
-            } else if (e.is(EventTypes.OBJECT_UPDATED) && patchOf.containsKey(e.causationId())) {
-                Event pod = patchOf.get(e.causationId());
-                Event signal = sigterm.get(pod.subject());
+            if (DeletionFlow.isStopSignal(e)) {
+                stopSignal.putIfAbsent(e.subject(), e);
+            }
+            endpoints.accept(e).ifPresent(pod -> {
+                Event signal = stopSignal.get(pod.subject());
                 if (signal != null && signal.time().isAfter(pod.time()) && e.time().isAfter(signal.time())) {
                     out.add(new Finding(Level.WARNING, "in-endpoints-after-sigterm", pod.subject(),
-                            signal.data().path("signal").asText() + " at " + signal.time() + ", but " + e.subject() + " still listed the pod until "
-                                    + e.time() + " (+" + Duration.between(signal.time(), e.time()).toMillis()
+                            signal.data().path("signal").asText() + " at " + signal.time() + ", but " + e.subject()
+                                    + " still listed the pod until " + e.time() + " (+"
+                                    + Duration.between(signal.time(), e.time()).toMillis()
                                     + " ms): traffic may have reached a process already shutting down",
                             List.of(pod.id(), signal.id(), e.id())));
                 }
-            }
+            });
         }
         return out;
     }

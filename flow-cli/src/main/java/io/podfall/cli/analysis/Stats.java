@@ -142,12 +142,9 @@ public record Stats(int flows, int completed, int rejected, int killed, int inEn
      */
     public static final class Collector implements Consumer<Event> {
         private final Map<String, Deletion> deletions = new LinkedHashMap<>();
-        /**
-         * The endpoints controller's chain for a pod marked for deletion: the pod's ObjectMarkedTerminating, the
-         * controller's PatchRequested of the Endpoints it caused, the API server's ObjectUpdated of that patch;
-         * each id of the chain so far, to the deletion it belongs to.
-         */
-        private final Map<String, Deletion> endpointsChain = new HashMap<>();
+        private final EndpointsChain endpoints = new EndpointsChain();
+        /** Each pod's ObjectMarkedTerminating, by id, to its deletion. */
+        private final Map<String, Deletion> markedFor = new HashMap<>();
 
         @Override
         public void accept(Event e) {
@@ -159,20 +156,11 @@ public record Stats(int flows, int completed, int rejected, int killed, int inEn
             if (d != null) {
                 d.fold(e);
                 if (e.is(EventTypes.OBJECT_MARKED_TERMINATING)) {
-                    endpointsChain.put(e.id(), d);
-                }
-            } else if (isEndpoints(e.subject()) && e.causationId() != null) {
-                Deletion cause = endpointsChain.get(e.causationId());
-                if (cause != null && e.is(EventTypes.PATCH_REQUESTED)) {
-                    endpointsChain.put(e.id(), cause);
-                } else if (cause != null && e.is(EventTypes.OBJECT_UPDATED) && cause.outOfEndpoints == null) {
-                    cause.outOfEndpoints = e.time();
+                    markedFor.put(e.id(), d);
                 }
             }
-        }
-
-        private static boolean isEndpoints(String subject) {
-            return subject != null && subject.contains("/endpoints/");
+            endpoints.accept(e).map(marked -> markedFor.get(marked.id())).filter(x -> x.outOfEndpoints == null)
+                    .ifPresent(x -> x.outOfEndpoints = e.time());
         }
 
         /** Deletions read so far. */

@@ -59,6 +59,22 @@ class CheckTest {
         }
     }
 
+    /** The ReplicaSet controller also patches on a pod's marking (its status): that is no endpoints change. */
+    @Test
+    void anotherControllersPatchOnThePodsMarkingIsNoEndpointsChange() {
+        PodLog p = new PodLog("a").created(0);
+        p.delete(1_000, 5);
+        Event marked = p.markedTerminating(1_017, 5);
+        p.signalled(1_076, "SIGTERM");
+        Event patch = Event.causedBy(marked.asCause(), "del-a", 90, "/controller/replicaset",
+                EventTypes.PATCH_REQUESTED, "namespaces/default/replicasets/web-1a2b", PodLog.at(1_020), Map.of());
+        p.events.add(patch);
+        p.events.add(Event.causedBy(patch.asCause(), "del-a", 91, "/apiserver", EventTypes.OBJECT_UPDATED,
+                "namespaces/default/replicasets/web-1a2b", PodLog.at(1_090), Map.of()));
+        assertEquals(List.of(), Check.inEndpointsAfterSigterm(p.events));
+        assertEquals(0, Stats.of(p.events).inEndpoints());
+    }
+
     @Test
     void removedWhileItsContainerRan() {
         PodLog p = new PodLog("a").created(0);
