@@ -7,6 +7,7 @@ import io.podfall.model.core.TimerQueue;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventCodec;
 import io.podfall.model.event.UnreadableEventException;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordMetadata;
 import io.quarkus.runtime.Startup;
 import jakarta.annotation.PreDestroy;
@@ -49,14 +50,19 @@ import java.util.function.Function;
  * <p><b>Timers</b> fire in due order before any event at or after their time, and otherwise from one alarm
  * set for the earliest of them.
  *
- * <p><b>Unreadable records</b> go to the dead-letter topic with the reason; the service goes on.
+ * <p><b>Unreadable records</b> (not an event, over the size limit, of a type not in the catalogue, from a source
+ * that may not append it, data not of its type's schema) go to the dead-letter topic with the reason, counted by
+ * kind; the service goes on.
  */
 @Startup
 @ApplicationScoped
 public class LogProcessor {
     private static final Logger LOG = Logger.getLogger(LogProcessor.class);
+    static final String DEAD_LETTERS = "podfall.dead.letters";
 
     private final Core<Object> core;
+    private final EventContract contract;
+    private final MeterRegistry metrics;
     private final LogWriter writer;
     private final LogPosition position;
     private final SimulatedClock clock;
@@ -80,8 +86,11 @@ public class LogProcessor {
 
     @Inject
     public LogProcessor(Core<Object> core, LogWriter writer, LogPosition position, SimulatedClock clock,
+                        EventContract contract, MeterRegistry metrics,
                         Instance<LogObserver> observers, jakarta.enterprise.event.Event<CaughtUp> caughtUp) {
         this.core = core;
+        this.contract = contract;
+        this.metrics = metrics;
         this.writer = writer;
         this.position = position;
         this.clock = clock;
@@ -98,15 +107,15 @@ public class LogProcessor {
         Event event;
         try {
             event = EventCodec.decode(name -> lastHeader(meta.getHeaders(), name), record.getPayload());
+            contract.check(event);
         } catch (UnreadableEventException e) {
-            LOG.warnf("Unreadable record %s@%d to the dead-letter topic: %s", tp, meta.getOffset(), e.getMessage());
             lock.lock();
             try {
                 position.processed(tp, meta.getOffset());
             } finally {
                 lock.unlock();
             }
-            return record.nack(e);
+            return deadLetter(record, tp, meta.getOffset(), e);
         }
         lock.lock();
         try {
@@ -119,7 +128,10 @@ public class LogProcessor {
             heldBack.remove(event.id());
             try {
                 dispatch(event, core.handle(state, event, now));
+            } catch (UnreadableEventException e) {
+                return deadLetter(record, tp, meta.getOffset(), e);
             } catch (RuntimeException e) {
+                metrics.counter(DEAD_LETTERS, "reason", "core-failed").increment();
                 LOG.errorf(e, "The core failed on %s %s; it goes to the dead-letter topic", event.type(), event.id());
                 return record.nack(new IllegalStateException("core failed on " + event.type() + ": " + e, e));
             } finally {
@@ -130,6 +142,17 @@ public class LogProcessor {
             lock.unlock();
         }
         return record.ack();
+    }
+
+    /**
+     * Sends the record to the dead-letter topic with the reason (SmallRye's {@code dead-letter-reason} header) and
+     * counts it by kind: {@code podfall_dead_letters_total{reason="unknown-type"}} on {@code /q/metrics}.
+     */
+    private CompletionStage<Void> deadLetter(Message<byte[]> record, TopicPartition tp, long offset,
+                                            UnreadableEventException e) {
+        LOG.warnf("Record %s@%d to the dead-letter topic: %s", tp, offset, e.getMessage());
+        metrics.counter(DEAD_LETTERS, "reason", e.kind().tag()).increment();
+        return record.nack(e);
     }
 
     /** Reads the core's state consistently (under the lock). */

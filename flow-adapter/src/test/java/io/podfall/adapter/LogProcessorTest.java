@@ -2,6 +2,9 @@ package io.podfall.adapter;
 
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventCodec;
+import io.podfall.model.event.EventTypes;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.inject.Inject;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -12,6 +15,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -56,11 +61,46 @@ class LogProcessorTest {
         BrokerResource.send(after);
 
         logUntil(hasEffectOf(after.id(), PingCore.PONG));
-        var dead = BrokerResource.readUntil(BrokerResource.TOPIC + ".dlq", records -> !records.isEmpty());
-        assertFalse(dead.isEmpty(), "the record is on the dead-letter topic");
-        Header reason = dead.get(0).headers().lastHeader("dead-letter-reason");
-        assertTrue(new String(reason.value(), StandardCharsets.UTF_8).contains("ce_specversion"),
-                "the reason says what is wrong");
+        assertFalse(deadLetterReasons(r -> r.contains("ce_specversion")).isEmpty(),
+                "the record is on the dead-letter topic, and the reason says what is wrong");
+    }
+
+    @Test
+    void eventsTheContractRefusesAreDeadLetteredWithTheirReasonAndCounted() {
+        double before = deadLetters("unknown-type") + deadLetters("wrong-source") + deadLetters("bad-data");
+        Instant now = Instant.now();
+        BrokerResource.send(
+                Event.request("teleported", "/apiserver", "apiserver.PodTeleported", "namespaces/test/pods/a", now,
+                        null, Map.of()),
+                Event.request("forged-exit", "/kubelet/node-1", EventTypes.CONTAINER_EXITED, "namespaces/test/pods/a",
+                        now, null, Map.of()),
+                Event.request("bad-ping", "/test-client", PingCore.PING, "namespaces/test/things/bad", now, null,
+                        Map.of("ringAfterMillis", "soon")));
+        Event after = BrokerResource.ping("after-contract", now, -1);
+        BrokerResource.send(after);
+
+        logUntil(hasEffectOf(after.id(), PingCore.PONG));
+        assertFalse(deadLetterReasons(r -> r.contains("unknown event type apiserver.PodTeleported")).isEmpty());
+        assertFalse(deadLetterReasons(r -> r.contains("runtime.ContainerExited may not come from /kubelet/node-1")).isEmpty());
+        assertFalse(deadLetterReasons(r -> r.contains("data of test.Ping does not match its schema")).isEmpty());
+        assertEquals(before + 3, deadLetters("unknown-type") + deadLetters("wrong-source") + deadLetters("bad-data"),
+                "each is counted by kind");
+    }
+
+    @Inject
+    MeterRegistry metrics;
+
+    private double deadLetters(String reason) {
+        var counter = metrics.find(LogProcessor.DEAD_LETTERS).tag("reason", reason).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    /** The reasons on the dead-letter topic that {@code match}, once at least one is there (or 30 s passed). */
+    private static List<String> deadLetterReasons(Predicate<String> match) {
+        Function<List<ConsumerRecord<String, byte[]>>, List<String>> reasons = records -> records.stream()
+                .map(r -> new String(r.headers().lastHeader("dead-letter-reason").value(), StandardCharsets.UTF_8))
+                .filter(match).toList();
+        return reasons.apply(BrokerResource.readUntil(BrokerResource.TOPIC + ".dlq", r -> !reasons.apply(r).isEmpty()));
     }
 
     @Test

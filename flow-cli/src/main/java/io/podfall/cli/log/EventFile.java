@@ -1,6 +1,7 @@
 package io.podfall.cli.log;
 
 import io.podfall.model.event.Event;
+import io.podfall.model.event.EventCatalogue;
 import io.podfall.model.event.UnreadableEventException;
 
 import java.io.BufferedReader;
@@ -61,6 +62,7 @@ public final class EventFile {
                 Event e;
                 try {
                     e = StructuredCloudEvents.decode(line);
+                    EventCatalogue.check(e);
                 } catch (UnreadableEventException ex) {
                     unreadable++;
                     if (first == null) {

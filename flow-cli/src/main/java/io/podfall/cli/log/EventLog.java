@@ -1,6 +1,7 @@
 package io.podfall.cli.log;
 
 import io.podfall.model.event.Event;
+import io.podfall.model.event.EventCatalogue;
 import io.podfall.model.event.EventCodec;
 import io.podfall.model.event.UnreadableEventException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -140,7 +141,10 @@ public final class EventLog implements AutoCloseable {
         consumer.wakeup();
     }
 
-    /** Records on the topic that are not readable events (they also went to the dead-letter topic). */
+    /**
+     * Records on the topic that are not readable events, or that the contract refuses (they also went to the
+     * dead-letter topic: no service acted on them, so no analysis counts them).
+     */
     public int unreadable() {
         return unreadable;
     }
@@ -152,6 +156,7 @@ public final class EventLog implements AutoCloseable {
                 Header h = r.headers().lastHeader(name);
                 return h == null ? null : h.value();
             }, r.value());
+            EventCatalogue.check(e);
         } catch (UnreadableEventException ex) {
             unreadable++;
             return;

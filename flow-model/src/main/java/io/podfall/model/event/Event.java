@@ -68,9 +68,19 @@ public record Event(
         return new Cause(id, correlationId, traceparent);
     }
 
-    /** The data, read as the payload type of this event type. Unknown fields are ignored. */
+    /**
+     * The data, read as the payload type of this event type. Unknown fields are ignored.
+     *
+     * @throws UnreadableEventException ({@link UnreadableEventException.Kind#BAD_DATA}) when the data does not read
+     *                                  as that type: the event goes to the dead-letter topic, not the core's state
+     */
     public <T> T data(Class<T> payloadType) {
-        return Json.convert(data, payloadType);
+        try {
+            return Json.convert(data, payloadType);
+        } catch (IllegalArgumentException e) {
+            throw new UnreadableEventException(UnreadableEventException.Kind.BAD_DATA,
+                    "data of " + type + " does not match its schema: " + e.getMessage(), e);
+        }
     }
 
     /** The Kafka record key: the namespace of the subject, or "" for cluster-scoped objects. */

@@ -24,6 +24,12 @@ public final class EventCodec {
     /** The contract version. A reader accepts its own major version and events that name none. */
     public static final String DATA_SCHEMA = "urn:podfall:events:v1";
     public static final String CONTENT_TYPE = "application/json";
+    /**
+     * The largest data an event may carry. Kafka's default {@code max.message.bytes} is 1 MiB and 12 bytes for a
+     * whole record batch, so this leaves room for the headers; the API server refuses an object that would not fit
+     * (413), so no service ever writes a larger event, and a reader refuses one rather than holding it.
+     */
+    public static final int MAX_DATA_BYTES = 1_000_000;
 
     public static final String H_SPECVERSION = "ce_specversion";
     public static final String H_ID = "ce_id";
@@ -90,6 +96,10 @@ public final class EventCodec {
         }
         if (value == null || value.length == 0) {
             throw new UnreadableEventException("no data");
+        }
+        if (value.length > MAX_DATA_BYTES) {
+            throw new UnreadableEventException(UnreadableEventException.Kind.OVERSIZED,
+                    "data of " + value.length + " bytes is over the limit of " + MAX_DATA_BYTES);
         }
         JsonNode data;
         try {

@@ -90,6 +90,28 @@ class EventCodecTest {
     }
 
     @Test
+    void dataOverTheLimitIsRefusedBeforeItIsParsed() {
+        byte[] big = new byte[EventCodec.MAX_DATA_BYTES + 1];
+        java.util.Arrays.fill(big, (byte) ' ');
+        big[0] = '{';
+        big[big.length - 1] = '}';
+        var e = assertThrows(UnreadableEventException.class, () -> EventCodec.decode(headersOf(request)::get, big));
+        assertEquals(UnreadableEventException.Kind.OVERSIZED, e.kind());
+        assertTrue(e.getMessage().contains("1000001 bytes"), e.getMessage());
+    }
+
+    @Test
+    void dataThatDoesNotReadAsItsPayloadIsBadData() {
+        record Grace(long seconds) {
+        }
+        Event wrong = Event.request("req-2", "/apiserver", EventTypes.DELETION_REQUESTED, request.subject(), T0, null,
+                Map.of("seconds", "soon"));
+        var e = assertThrows(UnreadableEventException.class, () -> wrong.data(Grace.class));
+        assertEquals(UnreadableEventException.Kind.BAD_DATA, e.kind());
+        assertTrue(e.getMessage().startsWith("data of apiserver.DeletionRequested does not match its schema"), e.getMessage());
+    }
+
+    @Test
     void partitionKeyIsTheNamespace() {
         assertEquals("default", request.partitionKey());
         assertEquals("", Subjects.namespaceOf("nodes/node-1"));

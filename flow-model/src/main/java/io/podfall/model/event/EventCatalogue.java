@@ -1,0 +1,69 @@
+package io.podfall.model.event;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * What the contract allows on the log: the types of {@link EventTypes}, each from the sources that may append it.
+ *
+ * <p>A fact is appended only by the component that owns its vocabulary (only a runtime says a container exited,
+ * only the API server says what it stored). A request is in the vocabulary of the component asked, and comes from
+ * whoever may ask it: the API server is asked by itself (for an HTTP call), by controllers and by kubelets; a
+ * node's runtime and CSI plugin only by a kubelet. A record that breaks this is a producer's bug or a forgery, and
+ * a service that acted on it could, say, release a pod's IP because a kubelet "said" its container exited.
+ */
+public final class EventCatalogue {
+    /** Every type constant of {@link EventTypes}, read from the class so the two cannot drift apart. */
+    static final Set<String> TYPES = Arrays.stream(EventTypes.class.getFields())
+            .filter(f -> Modifier.isStatic(f.getModifiers()) && f.getType() == String.class)
+            .map(EventCatalogue::value)
+            .collect(Collectors.toUnmodifiableSet());
+
+    private EventCatalogue() {
+    }
+
+    /**
+     * Throws unless {@code event} is of a catalogued type and from a source that may append it.
+     *
+     * @throws UnreadableEventException {@link UnreadableEventException.Kind#UNKNOWN_TYPE} or
+     *                                  {@link UnreadableEventException.Kind#WRONG_SOURCE}, with the reason
+     */
+    public static void check(Event event) {
+        if (!TYPES.contains(event.type())) {
+            throw new UnreadableEventException(UnreadableEventException.Kind.UNKNOWN_TYPE,
+                    "unknown event type " + event.type() + " (not in the catalogue of " + EventCodec.DATA_SCHEMA + ")");
+        }
+        String owner = component(event.type(), '.');
+        String sender = component(event.source().startsWith("/") ? event.source().substring(1) : "", '/');
+        boolean allowed = !event.type().endsWith("Requested")
+                ? sender.equals(owner)
+                : switch (owner) {
+                    case "apiserver" -> Set.of("apiserver", "controller", "kubelet").contains(sender);
+                    case "runtime", "csi" -> sender.equals("kubelet");
+                    default -> false;
+                };
+        if (!allowed) {
+            throw new UnreadableEventException(UnreadableEventException.Kind.WRONG_SOURCE,
+                    event.type() + " may not come from " + event.source() + " (" + (event.type().endsWith("Requested")
+                            ? "a request to the " + owner + " is not sent by that source"
+                            : "only the " + owner + " appends it") + ")");
+        }
+    }
+
+    /** The text before the first {@code separator}: {@code kubelet} of {@code kubelet/node-1}. */
+    private static String component(String name, char separator) {
+        int end = name.indexOf(separator);
+        return end < 0 ? name : name.substring(0, end);
+    }
+
+    private static String value(Field f) {
+        try {
+            return (String) f.get(null);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
