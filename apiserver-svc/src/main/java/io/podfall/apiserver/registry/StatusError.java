@@ -130,6 +130,15 @@ public final class StatusError extends RuntimeException {
         return failure(410, "Expired", "too old resource version: " + requested + " (" + oldest + ")", null);
     }
 
+    /**
+     * {@code NewRequestEntityTooLargeError}: what a body over the API server's limit gets
+     * ({@code staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go} limitedReadBody), and an object too large
+     * to store (etcd's request size limit; here, the size of an event on the log).
+     */
+    public static StatusError requestEntityTooLarge(String message) {
+        return failure(413, "RequestEntityTooLarge", "Request entity too large: " + message, null);
+    }
+
     /** {@code NewServiceUnavailable}. */
     public static StatusError serviceUnavailable(String message) {
         return failure(503, "ServiceUnavailable", message, null);

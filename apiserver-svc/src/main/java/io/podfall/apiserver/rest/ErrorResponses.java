@@ -1,8 +1,6 @@
 package io.podfall.apiserver.rest;
 
 import io.podfall.apiserver.registry.StatusError;
-import io.podfall.model.Json;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.Router;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -25,9 +23,7 @@ public class ErrorResponses {
 
     /** A path no resource serves reaches the end of the router: 404 as the API server says it. */
     void unknownPaths(@Observes Router router) {
-        router.route().order(Integer.MAX_VALUE).handler(ctx -> ctx.response().setStatusCode(404)
-                .putHeader("Content-Type", Responses.JSON)
-                .end(Buffer.buffer(Json.bytes(StatusError.pathNotFound().status()))));
+        router.route().order(Integer.MAX_VALUE).handler(ctx -> Responses.end(ctx, StatusError.pathNotFound()));
     }
 
     static StatusError forCode(int code, String message) {

@@ -11,6 +11,7 @@ import io.podfall.apiserver.registry.StatusError;
 import io.podfall.model.Json;
 import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
+import io.podfall.model.event.EventCodec;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
@@ -46,6 +47,12 @@ public class RequestTracker implements LogObserver {
     /** Appends a request; the stage completes with its outcome, or a 504 Status after {@link #TIMEOUT}. */
     public CompletionStage<Outcome> submit(String type, String subject, String traceparent, Object payload) {
         Event request = Event.request(UUID.randomUUID().toString(), Registry.SOURCE, type, subject, clock.now(), traceparent, payload);
+        int size = EventCodec.value(request).length;
+        if (size > EventCodec.MAX_DATA_BYTES) {
+            // etcd refuses a request over its size limit; the log's limit is an event's (every reader refuses larger).
+            return CompletableFuture.completedFuture(failure(StatusError.requestEntityTooLarge(
+                    "the request is " + size + " bytes as an event on the log; limit is " + EventCodec.MAX_DATA_BYTES)));
+        }
         CompletableFuture<Outcome> answer = new CompletableFuture<>();
         // Registered before the append: the request may come back from the log before append() returns.
         pending.put(request.id(), answer);

@@ -3,6 +3,8 @@ package io.podfall.apiserver.rest;
 import io.fabric8.kubernetes.api.model.Status;
 import io.podfall.apiserver.registry.StatusError;
 import io.podfall.model.Json;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.ext.web.RoutingContext;
 import jakarta.ws.rs.core.Response;
 
 /**
@@ -22,5 +24,11 @@ final class Responses {
     static Response status(StatusError error) {
         Status s = error.status();
         return json(s.getCode(), s);
+    }
+
+    /** Ends a Vert.x route (ahead of, or behind, the JAX-RS handlers) with a Status. */
+    static void end(RoutingContext ctx, StatusError error) {
+        Status s = error.status();
+        ctx.response().setStatusCode(s.getCode()).putHeader("Content-Type", JSON).end(Buffer.buffer(Json.bytes(s)));
     }
 }

@@ -1,0 +1,36 @@
+package io.podfall.apiserver.rest;
+
+import io.podfall.apiserver.registry.StatusError;
+import io.vertx.ext.web.Router;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+
+/**
+ * kube-apiserver's request body limit ({@code --max-request-bytes}, 3 MiB), answered as it answers it: a 413
+ * Status, before the body is read. Quarkus's own limit ({@code quarkus.http.limits.max-body-size}, set a little
+ * higher) stays as the hard cap for a chunked body, which declares no length; within it, a body too large to be an
+ * event on the log still gets a 413 Status from {@link RequestTracker}.
+ */
+@ApplicationScoped
+public class RequestLimits {
+    static final long MAX_REQUEST_BODY_BYTES = 3L * 1024 * 1024;
+
+    void routes(@Observes Router router) {
+        router.route().order(-20).handler(ctx -> {
+            String length = ctx.request().getHeader("Content-Length");
+            if (length != null && exceeds(length)) {
+                Responses.end(ctx, StatusError.requestEntityTooLarge("limit is " + MAX_REQUEST_BODY_BYTES));
+                return;
+            }
+            ctx.next();
+        });
+    }
+
+    private static boolean exceeds(String contentLength) {
+        try {
+            return Long.parseLong(contentLength.trim()) > MAX_REQUEST_BODY_BYTES;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+}
