@@ -81,6 +81,16 @@ public final class StatusError extends RuntimeException {
         return failure(403, "Forbidden", subject + " is forbidden: " + why, d);
     }
 
+    /** {@code NewForbidden} of a request that names no resource: {@code forbidden: User "bob" cannot get path "/version"}. */
+    public static StatusError forbidden(String why) {
+        return failure(403, "Forbidden", "forbidden: " + why, new StatusDetails());
+    }
+
+    /** {@code NewUnauthorized("Unauthorized")}, what a request that no authenticator accepts gets. */
+    public static StatusError unauthorized() {
+        return failure(401, "Unauthorized", "Unauthorized", null);
+    }
+
     /** {@code NewBadRequest}: no details. */
     public static StatusError badRequest(String message) {
         return failure(400, "BadRequest", message, null);

@@ -10,7 +10,6 @@ import io.podfall.apiserver.registry.StatusError;
 import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
@@ -66,9 +65,14 @@ public class WatchRoute {
         router.routeWithRegex(HttpMethod.GET, "/apis?/.+").order(-1).handler(this::watch);
     }
 
+    /** Whether a GET asks for a watch ({@code ?watch=true}, or any of Go's spellings of true). */
+    static boolean isWatch(HttpServerRequest request) {
+        return TRUE.contains(String.valueOf(request.getParam("watch")));
+    }
+
     private void watch(RoutingContext ctx) {
         HttpServerRequest request = ctx.request();
-        if (!TRUE.contains(String.valueOf(request.getParam("watch")))) {
+        if (!isWatch(request)) {
             ctx.next();
             return;
         }
@@ -97,9 +101,7 @@ public class WatchRoute {
                 stream.start(start.events(), timeout);
             }
         } catch (StatusError e) {
-            Status status = e.status();
-            ctx.response().setStatusCode(status.getCode()).putHeader("Content-Type", Responses.JSON)
-                    .end(Buffer.buffer(Json.bytes(status)));
+            Responses.end(ctx, e);
         }
     }
 

@@ -57,6 +57,11 @@ public final class EventTypes {
             POD_STATUS_UPDATED, OBJECT_UPDATED, OBJECT_MARKED_TERMINATING, OBJECT_REMOVED);
     /** A request was refused; the data is the Kubernetes Status the client gets. Data: {@link io.podfall.model.apiserver.RequestRejection}. */
     public static final String REQUEST_REJECTED = "apiserver.RequestRejected";
+    /**
+     * A mutating HTTP call was refused before it became a request: not authenticated (401) or not authorised (403).
+     * Nothing acts on it; it is there for the record. Data: {@link io.podfall.model.apiserver.AccessDenial}.
+     */
+    public static final String ACCESS_DENIED = "apiserver.AccessDenied";
 
     // --- kubelet: pod workers (pkg/kubelet/pod_workers.go) ---
     /** A pod worker began terminating a pod with the effective grace period. Data: {@link io.podfall.model.kubelet.PodTermination}. */
