@@ -738,7 +738,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
         for (Container c : w.pod.getSpec().getContainers()) {
             w.containers.put(c.getName(), new RuntimeContainer(c.getName(), c.getImage()));
             out.emit(source(w), EventTypes.START_CONTAINER_REQUESTED, subject(w),
-                    new ContainerRef(w.node, w.uid, c.getName()));
+                    new ContainerRef(w.node, w.uid, c.getName(), 0));
         }
         return out.build();
     }

@@ -76,13 +76,13 @@ final class Kubelet {
     Effects containerStarted(Pod pod, String container) {
         return runtime(pod, EventTypes.CONTAINER_STARTED, new ContainerState(node(pod), uid(pod),
                 containerId(pod, container), container, "nginx:1.27", ContainerState.State.RUNNING, null, null,
-                T0, null));
+                T0, null, 0));
     }
 
     Effects containerExited(Pod pod, String container, int exitCode) {
         return runtime(pod, EventTypes.CONTAINER_EXITED, new ContainerState(node(pod), uid(pod),
                 containerId(pod, container), container, "nginx:1.27", ContainerState.State.EXITED, exitCode,
-                exitCode == 0 ? "Completed" : "Error", T0, now));
+                exitCode == 0 ? "Completed" : "Error", T0, now, 0));
     }
 
     /**
