@@ -229,8 +229,8 @@ public final class PodWorkers implements Core<PodWorkersState> {
 
     /**
      * The end of a preStop hook, or the deadline that cuts it short: the hook is finished and the container
-     * stopped; or housekeeping of a pod only the runtime knows. The runtime keeps the kill deadline of each
-     * container it stops.
+     * stopped; or the end of a container's crash-loop back-off; or a cycle of the eviction manager; or
+     * housekeeping of a pod only the runtime knows. The runtime keeps the kill deadline of each container it stops.
      */
     @Override
     public Effects fire(PodWorkersState state, Timer timer, Instant now) {

@@ -80,10 +80,6 @@ public final class RuntimeContainer {
         return exitCode;
     }
 
-    public int restartCount() {
-        return attempt;
-    }
-
     public boolean isInCrashLoopBackOff() {
         return backOffUntil != null;
     }
