@@ -137,7 +137,7 @@ class NodeRestartIT {
             writer.append(List.of(
                     Event.request("lost-sandbox", "/kubelet/node-1", RUN_POD_SANDBOX_REQUESTED, subject, now, null, sandbox),
                     Event.request("lost-container", "/kubelet/node-1", START_CONTAINER_REQUESTED, subject, now, null,
-                            new ContainerRef("node-1", "uid-lost", "app"))));
+                            new ContainerRef("node-1", "uid-lost", "app", 0))));
         }
 
         List<Event> events = pods.eventsOf(name, SANDBOX_REMOVED, Duration.ofSeconds(90));

@@ -48,7 +48,7 @@ class NodeServicesTest {
         handle(EventTypes.RUN_POD_SANDBOX_REQUESTED, new RunPodSandbox(NODE, "uid-db-0", "default", "db-0",
                 List.of(new RunPodSandbox.ContainerSpec("app", "postgres:17")), Map.of("podfall.io/on-sigterm", "ignore")), T0);
         assertEquals(List.of(EventTypes.CONTAINER_STARTED),
-                types(handle(EventTypes.START_CONTAINER_REQUESTED, new ContainerRef(NODE, "uid-db-0", "app"), T0)));
+                types(handle(EventTypes.START_CONTAINER_REQUESTED, new ContainerRef(NODE, "uid-db-0", "app", 0), T0)));
         Timer kill = handle(EventTypes.STOP_CONTAINER_REQUESTED,
                 new StopContainer(NODE, "uid-db-0", null, "app", 10), T0).timers().get(0);
         Timer unmounted = handle(EventTypes.NODE_UNPUBLISH_VOLUME_REQUESTED,

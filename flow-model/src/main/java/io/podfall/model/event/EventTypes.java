@@ -87,6 +87,11 @@ public final class EventTypes {
      * grace period override and ends Failed with reason Evicted. Data: {@link io.podfall.model.kubelet.PodEviction}.
      */
     public static final String POD_EVICTED = "kubelet.PodEvicted";
+    /**
+     * A create of a pod whose UID's worker is terminating or finished (pod_workers.go restartRequested): recorded,
+     * and the UID is not admitted again. Data: {@link io.podfall.model.kubelet.PodRestart}.
+     */
+    public static final String POD_RESTART_REQUESTED = "kubelet.PodRestartRequested";
 
     // --- runtime: CRI requests (sent by a kubelet) ---
     /** CRI RunPodSandbox. Data: {@link io.podfall.model.runtime.RunPodSandbox}. */

@@ -68,6 +68,12 @@ public final class Pods {
         return this;
     }
 
+    /** spec.restartPolicy: {@code Always} (the default), {@code OnFailure} or {@code Never}. */
+    public Pods withRestartPolicy(String policy) {
+        b.editSpec().withRestartPolicy(policy).endSpec();
+        return this;
+    }
+
     public Pods withFinalizer(String finalizer) {
         b.editMetadata().addToFinalizers(finalizer).endMetadata();
         return this;

@@ -24,6 +24,12 @@ public final class PodSyncStatus {
     boolean deleted;
     /** evicted is true if the kill was an eviction: the pod ends Failed with reason Evicted, and is not deleted. */
     boolean evicted;
+    /**
+     * restartRequested is true if a create of a pod with this UID came while the pod was terminating or after it
+     * finished: upstream restarts such a pod after termination (a static pod reusing its UID); podfall records it
+     * and never admits the UID again.
+     */
+    boolean restartRequested;
     /** gracePeriod is the effective grace period in seconds once terminatingAt is set; it only ever decreases. */
     long gracePeriod;
     /**
@@ -62,6 +68,10 @@ public final class PodSyncStatus {
 
     public boolean isEvicted() {
         return evicted;
+    }
+
+    public boolean isRestartRequested() {
+        return restartRequested;
     }
 
     public long gracePeriod() {

@@ -1,11 +1,13 @@
 package io.podfall.kubelet.podworkers;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodStatus;
 
 import java.time.Instant;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /** The worker of one pod UID: the last known pod, its sync status and the runtime's view of its sandbox. */
 public final class PodWorker {
@@ -31,12 +33,14 @@ public final class PodWorker {
     String podIP;
     /** StopPodSandbox was asked for; asked once. */
     boolean sandboxStopRequested;
-    /** The status manager asked for the terminal status and has not seen the API server hold it yet. */
+    /** The id of the status manager's request for the pod's final status; null until it is asked for. */
+    String finalStatusRequestId;
+    /** The final status was asked for and the API server has not yet stored it (its PodStatusUpdated). */
     boolean finalStatusPending;
     /** The status manager's final delete was asked for; asked once. */
     boolean finalDeleteRequested;
-    /** The message of the final status of an evicted pod (the resource the node was low on); null otherwise. */
-    String evictionMessage;
+    /** The kill's PodStatusFunc (an eviction's), applied to every status written from the start of termination. */
+    Consumer<PodStatus> podStatusFunc;
     /** The containers asked to start, by name, in spec order. */
     final Map<String, RuntimeContainer> containers = new LinkedHashMap<>();
 

@@ -2,9 +2,11 @@ package io.podfall.kubelet.podworkers;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodStatus;
 import io.podfall.kubelet.nodestatus.InitialNode;
 import io.podfall.kubelet.volumemanager.VolumeManager;
 import io.podfall.model.Json;
@@ -23,6 +25,7 @@ import io.podfall.model.k8s.ResourceType;
 import io.podfall.model.kubelet.GracePeriodShortened;
 import io.podfall.model.kubelet.OrphanedPod;
 import io.podfall.model.kubelet.PodEviction;
+import io.podfall.model.kubelet.PodRestart;
 import io.podfall.model.kubelet.PodTermination;
 import io.podfall.model.kubelet.PodTerminationStart;
 import io.podfall.model.kubelet.PreStopHookResult;
@@ -54,7 +57,11 @@ import java.util.Optional;
  *       and waits until they are published (none: no wait, no event), then asks the runtime for the sandbox
  *       ({@code RunPodSandboxRequested}), then, once the sandbox runs, starts each container in spec order
  *       ({@code StartContainerRequested}), and once all of them run, the status manager reports the pod Running
- *       ({@code StatusUpdateRequested}).</li>
+ *       ({@code StatusUpdateRequested}). A container that exits by itself is started again as the pod's
+ *       restartPolicy says (Always, the default; OnFailure; Never), at once the first time and then after the
+ *       crash-loop back-off ({@link ContainerBackOff}), and the status shows it (restartCount, lastState, waiting
+ *       CrashLoopBackOff). Once nothing runs and nothing will be started again, the pod's phase is Succeeded or
+ *       Failed: the status manager writes it and the pod is terminal, so the worker moves on to TerminatingPod.</li>
  *   <li><b>TerminatingPod</b>: the pod has a deletionTimestamp, left the API server, or is in phase Succeeded or
  *       Failed. The worker computes the effective grace period ({@link #calculateEffectiveGracePeriod}),
  *       announces it ({@code kubelet.PodTerminationStarted}, with the deadline
@@ -69,7 +76,8 @@ import java.util.Optional;
  *   <li><b>TerminatedPod</b>: the runtime reports the sandbox stopped. The volume manager unmounts the pod's
  *       volumes, and once none is left published (at once for a pod without CSI volumes) the worker records it
  *       ({@code kubelet.PodTerminated}); the status manager writes the final status (Succeeded if every
- *       container exited 0, else Failed) and then sends its own DELETE with grace period 0 and a UID
+ *       container exited 0, else Failed; a pod that ended by itself has it already) and, once the pod is marked
+ *       for deletion and the API server holds that status, sends its own DELETE with grace period 0 and a UID
  *       precondition (pkg/kubelet/status/status_manager.go: the pod may go once its resources are reclaimed).
  *       The worker is then finished. When the API server reports the pod removed, the worker asks the runtime to
  *       remove the sandbox ({@code RemovePodSandboxRequested}) and is forgotten.</li>
@@ -88,7 +96,11 @@ import java.util.Optional;
  *       earlier by the difference (upstream cancels the sync in flight and kills again); a running preStop hook
  *       gets the shorter deadline too. A longer or equal grace period changes nothing.</li>
  *   <li><i>Each container's preStop hook runs at most once</i>, and its time counts against the grace period.</li>
- *   <li><i>A terminated pod is never restarted.</i> A finished or forgotten UID takes no more updates.</li>
+ *   <li><i>A terminated pod is never restarted.</i> A finished or forgotten UID takes no more updates; a create
+ *       of a UID whose worker is terminating or finished is recorded ({@code kubelet.PodRestartRequested},
+ *       restartRequested) and not admitted.</li>
+ *   <li><i>Once terminating, no container is started again</i>, whatever the restart policy; a container waiting
+ *       out its back-off stays exited.</li>
  *   <li><i>Only the API server's pods are deleted.</i> A pod that left the API server while its containers ran
  *       (a force delete) is still torn down on the node, volumes included, but gets no final status and no final
  *       delete: there is nothing left to write to.</li>
@@ -105,7 +117,9 @@ import java.util.Optional;
  * cancellation of a sync in flight collapse into the order of the log. Every fact is applied only if it changes what the worker knows, so
  * a repeated fact emits nothing. One timer is the end of a preStop hook, keyed
  * {@code prestop/<node>/<podUid>/<container>}; a timer that no longer matches the container's hook is stale and
- * does nothing. The other is housekeeping of an orphaned runtime pod (below). Node registration is the one action without a fact to react to: the wiring asks
+ * does nothing. Another is the end of a container's crash-loop back-off, keyed
+ * {@code backoff/<node>/<podUid>/<container>}, stale unless it matches the container's wait. Another is
+ * housekeeping of an orphaned runtime pod (below). Node registration is the one action without a fact to react to: the wiring asks
  * {@link #registerNodes} once the kubelet has caught up with the log.
  *
  * <p><b>Orphaned runtime pods.</b> A fact of the runtime (SandboxStarted, ContainerStarted) about a pod on one of
@@ -123,7 +137,9 @@ import java.util.Optional;
  * Its eviction manager evicts one pod at once and one more every monitoring interval while the pressure lasts
  * (timer {@code eviction/<node>}): it records the choice ({@code kubelet.PodEvicted}) and kills the pod through its
  * worker with the eviction's grace period override, which calculateEffectiveGracePeriod takes like the API
- * server's. The final status says Failed, reason Evicted, with the DisruptionTarget condition; the pod was not
+ * server's, and a status function ({@link KillPodOptions}) that the worker applies as the termination starts: the
+ * status says Failed, reason Evicted, with the DisruptionTarget condition from then on, and so does the final
+ * one; the pod was not
  * marked for deletion, so the status manager does not delete it (canBeDeleted): it stays Failed until someone
  * deletes it.
  *
@@ -154,6 +170,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
     private static final String PRESTOP_TIMER = "prestop";
     private static final String HOUSEKEEPING_TIMER = "housekeeping";
     private static final String EVICTION_TIMER = "eviction";
+    private static final String BACKOFF_TIMER = "backoff";
 
     private final List<String> nodeNames;
     private final Compat compat;
@@ -212,8 +229,8 @@ public final class PodWorkers implements Core<PodWorkersState> {
 
     /**
      * The end of a preStop hook, or the deadline that cuts it short: the hook is finished and the container
-     * stopped; or housekeeping of a pod only the runtime knows. The runtime keeps the kill deadline of each
-     * container it stops.
+     * stopped; or the end of a container's crash-loop back-off; or a cycle of the eviction manager; or
+     * housekeeping of a pod only the runtime knows. The runtime keeps the kill deadline of each container it stops.
      */
     @Override
     public Effects fire(PodWorkersState state, Timer timer, Instant now) {
@@ -225,6 +242,9 @@ public final class PodWorkers implements Core<PodWorkersState> {
             Effects.Builder out = Effects.of(timer, now);
             synchronize(state, key[1], timer.at(), out);
             return out.build();
+        }
+        if (key.length == 4 && key[0].equals(BACKOFF_TIMER)) {
+            return backOffEnded(state, key[1], key[2], key[3], timer, now);
         }
         if (key.length != 4 || !key[0].equals(PRESTOP_TIMER)) {
             return Effects.NONE;
@@ -324,26 +344,47 @@ public final class PodWorkers implements Core<PodWorkersState> {
         }
         state.pods.put(uid, pod);
         Effects.Builder out = Effects.of(event, now);
-        PodWorker terminated = state.workers.get(uid);
-        if (terminated != null && terminated.status.isTerminated()) {
-            statusSeen(terminated, pod, event.is(EventTypes.POD_STATUS_UPDATED), out);
+        PodWorker known = state.workers.get(uid);
+        if (known != null && known.finalStatusRequestId != null && event.is(EventTypes.POD_STATUS_UPDATED)
+                && known.finalStatusRequestId.equals(event.causationId())) {
+            known.finalStatusPending = false;
+        }
+        if (known != null && event.is(EventTypes.OBJECT_CREATED) && known.status.isTerminationRequested()) {
+            restartRequested(known, pod, out);
+            return out.build();
+        }
+        if (known != null && known.status.isTerminated()) {
+            statusSeen(known, pod, out);
             return out.build();
         }
         return updatePod(state, pod, event.time(), out);
     }
 
     /**
-     * A terminated pod takes no more updates (it is never restarted), but the status manager still watches it:
-     * once the API server holds the final status it wrote, or once a pod it had no status to write for is marked
-     * for deletion, the pod can be deleted.
+     * UpdatePod with SyncPodCreate for a UID whose worker is terminating or finished: two pods with the same UID
+     * (pod_workers.go: "assume that two pods with the same UID were created in close temporal proximity"). The
+     * worker records restartRequested, once, and nothing else changes: upstream's housekeeping would start the UID
+     * again after termination (only static pods reuse UIDs), but podfall never re-admits a UID it terminated. A
+     * repeat of the create the worker began with (an older resourceVersion than the pod it holds) is no new create.
      */
-    private void statusSeen(PodWorker w, Pod pod, boolean statusWritten, Effects.Builder out) {
+    private void restartRequested(PodWorker w, Pod pod, Effects.Builder out) {
+        if (w.status.restartRequested || !isNewer(pod, w.pod)) {
+            return;
+        }
+        w.status.restartRequested = true;
+        out.emit(source(w), EventTypes.POD_RESTART_REQUESTED, subject(w), new PodRestart(w.node, w.uid,
+                w.namespace(), w.name(), w.status.workType().name(), w.status.isFinished()));
+    }
+
+    /**
+     * A terminated pod takes no more updates (it is never restarted), but the status manager still watches it:
+     * once it is marked for deletion and the API server holds the final status the kubelet wrote (the
+     * PodStatusUpdated caused by that request), the pod can be deleted.
+     */
+    private void statusSeen(PodWorker w, Pod pod, Effects.Builder out) {
         w.pod = pod;
         if (pod.getMetadata().getDeletionTimestamp() != null) {
             w.status.deleted = true;
-        }
-        if (statusWritten && isTerminalPhase(pod)) {
-            w.finalStatusPending = false;
         }
         deleteIfReclaimed(w, out);
     }
@@ -379,7 +420,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
             w.status.terminatingAt = event.time();
             becameTerminating = true;
         }
-        return kill(state, w, becameTerminating, null, event.time(), out);
+        return kill(state, w, becameTerminating, KillPodOptions.NONE, event.time(), out);
     }
 
     // --- the eviction manager (pkg/kubelet/eviction/eviction_manager.go) ---
@@ -411,8 +452,14 @@ public final class PodWorkers implements Core<PodWorkersState> {
         return out.build();
     }
 
-    private static boolean isNewer(Node node, Node known) {
-        return Long.parseLong(node.getMetadata().getResourceVersion()) > Long.parseLong(known.getMetadata().getResourceVersion());
+    private static boolean isNewer(HasMetadata object, HasMetadata known) {
+        return resourceVersion(object) > resourceVersion(known);
+    }
+
+    /** The API server's resourceVersion, a number in podfall; 0 where there is none. */
+    private static long resourceVersion(HasMetadata object) {
+        String rv = object.getMetadata().getResourceVersion();
+        return rv == null || rv.isEmpty() ? 0 : Long.parseLong(rv);
     }
 
     /**
@@ -429,17 +476,19 @@ public final class PodWorkers implements Core<PodWorkersState> {
     }
 
     /**
-     * evictPod: the pod's worker kills it with the eviction's grace period override (killPodNow with
-     * KillPodOptions{Evict: true}); its final status carries the eviction ({@link PodStatuses#terminal}).
+     * evictPod: the pod's worker kills it with the eviction's grace period override and a PodStatusFunc that makes
+     * it Failed, reason Evicted (killPodNow with KillPodOptions{Evict: true}); the status is written as the
+     * termination starts (syncTerminatingPod), not only at its end.
      */
     private void evictPod(PodWorkersState state, PodWorker w, String resource, Instant at, Effects.Builder out) {
         long override = EvictionManager.gracePeriodOverride(w.pod, evictionMaxPodGracePeriodSeconds);
+        String message = EvictionManager.message(resource);
         w.status.evicted = true;
-        w.evictionMessage = EvictionManager.message(resource);
         out.emit(source(w), EventTypes.POD_EVICTED, subject(w), new PodEviction(w.node, w.uid, w.namespace(),
-                w.name(), EvictionManager.signal(resource), resource, override, w.evictionMessage));
+                w.name(), EvictionManager.signal(resource), resource, override, message));
         w.status.terminatingAt = at;
-        kill(state, w, true, override, at, out);
+        kill(state, w, true, new KillPodOptions(override, status -> PodStatuses.evicted(status, message, at)), at,
+                out);
     }
 
     private static String evictionTimerKey(String node) {
@@ -474,7 +523,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
             becameTerminating = true;
         }
         if (status.isTerminationRequested()) {
-            return kill(state, w, becameTerminating, null, at, out);
+            return kill(state, w, becameTerminating, KillPodOptions.NONE, at, out);
         }
         if (!status.isStarted() && state.volumeManager.waitForAttachAndMount(pod, out)) {
             runPodSandbox(w, at, out);
@@ -495,14 +544,16 @@ public final class PodWorkers implements Core<PodWorkersState> {
     /**
      * A kill of a terminating pod: records the effective grace period and, the first time, starts the
      * termination; when the grace period got shorter, moves the kill in flight to the new deadline; any other
-     * kill changes nothing. {@code override} is the kubelet's own grace period (an eviction's), null for none.
+     * kill changes nothing. {@code options} are the kubelet's own (an eviction's).
      */
-    private Effects kill(PodWorkersState state, PodWorker w, boolean becameTerminating, Long override, Instant at,
-                         Effects.Builder out) {
+    private Effects kill(PodWorkersState state, PodWorker w, boolean becameTerminating, KillPodOptions options,
+                         Instant at, Effects.Builder out) {
         long previous = w.status.gracePeriod;
-        EffectiveGracePeriod grace = calculateEffectiveGracePeriod(w.status, w.pod, override, compat);
+        EffectiveGracePeriod grace = calculateEffectiveGracePeriod(w.status, w.pod, options.gracePeriodOverride(),
+                compat);
         w.status.gracePeriod = grace.seconds();
         if (becameTerminating) {
+            w.podStatusFunc = options.podStatusFunc();
             syncTerminatingPod(state, w, grace.compat(), at, out);
         } else if (grace.shortened()) {
             gracePeriodShortened(w, previous, at, out);
@@ -510,13 +561,21 @@ public final class PodWorkers implements Core<PodWorkersState> {
         return out.build();
     }
 
-    /** Announces the termination with its deadline and kills every running container. */
+    /**
+     * Announces the termination with its deadline and kills every running container. A kill with a PodStatusFunc
+     * (an eviction) first has the status manager write the status it sets (kubelet.go SyncTerminatingPod); any
+     * other kill leaves the status as it is until the end.
+     */
     private void syncTerminatingPod(PodWorkersState state, PodWorker w, String changedBy, Instant at,
                                     Effects.Builder out) {
         w.status.startedTerminating = true;
         w.status.killDeadline = w.status.deadline();
         out.emit(source(w), EventTypes.POD_TERMINATION_STARTED, subject(w), new PodTerminationStart(w.node, w.uid,
                 w.namespace(), w.name(), w.status.gracePeriod, w.status.deadline(), changedBy));
+        if (w.podStatusFunc != null) {
+            out.emit(source(w), EventTypes.STATUS_UPDATE_REQUESTED, subject(w),
+                    new StatusUpdateRequest(w.namespace(), w.name(), w.uid, PodStatuses.generate(w, at, false)));
+        }
         w.containers.values().stream().filter(c -> c.state == RuntimeContainer.State.RUNNING)
                 .forEach(c -> killContainer(w, c, at, out));
         stopPodSandboxOnceContainersExited(state, w, out);
@@ -672,10 +731,8 @@ public final class PodWorkers implements Core<PodWorkersState> {
     private void syncTerminatedPod(PodWorkersState state, PodWorker w, Effects.Builder out) {
         w.status.terminatedAt = out.now();
         out.emit(source(w), EventTypes.POD_TERMINATED, subject(w), termination(w));
-        if (!w.orphan && (w.status.isStarted() || !isTerminalPhase(w.pod))) {
-            w.finalStatusPending = true;
-            out.emit(source(w), EventTypes.STATUS_UPDATE_REQUESTED, subject(w),
-                    new StatusUpdateRequest(w.namespace(), w.name(), w.uid, PodStatuses.terminal(w, out.now())));
+        if (!w.orphan && w.finalStatusRequestId == null && (w.status.isStarted() || !isTerminalPhase(w.pod))) {
+            requestFinalStatus(w, PodStatuses.generate(w, out.now(), true), out);
         }
         w.status.finished = true;
         if (w.orphan) {
@@ -683,6 +740,16 @@ public final class PodWorkers implements Core<PodWorkersState> {
         } else {
             deleteIfReclaimed(w, out);
         }
+    }
+
+    /**
+     * The status manager writes the pod's final status; the final delete waits until the API server holds it.
+     */
+    private void requestFinalStatus(PodWorker w, PodStatus status, Effects.Builder out) {
+        out.emit(source(w), EventTypes.STATUS_UPDATE_REQUESTED, subject(w),
+                new StatusUpdateRequest(w.namespace(), w.name(), w.uid, status));
+        w.finalStatusRequestId = out.lastEventId();
+        w.finalStatusPending = true;
     }
 
     /**
@@ -738,7 +805,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
         for (Container c : w.pod.getSpec().getContainers()) {
             w.containers.put(c.getName(), new RuntimeContainer(c.getName(), c.getImage()));
             out.emit(source(w), EventTypes.START_CONTAINER_REQUESTED, subject(w),
-                    new ContainerRef(w.node, w.uid, c.getName()));
+                    new ContainerRef(w.node, w.uid, c.getName(), 0));
         }
         return out.build();
     }
@@ -759,9 +826,11 @@ public final class PodWorkers implements Core<PodWorkersState> {
             // Its start was asked for before the kill: once terminating, every update is a kill.
             killContainer(w, c, event.time(), out);
         } else if (!w.runtimeOnly
-                && w.containers.values().stream().allMatch(x -> x.state == RuntimeContainer.State.RUNNING)) {
+                && w.containers.values().stream().noneMatch(x -> x.state == RuntimeContainer.State.CREATED)) {
+            // Every container the kubelet started has been heard of: the first time, the pod is Running; after a
+            // restart, the status shows the new container and the restart count.
             out.emit(source(w), EventTypes.STATUS_UPDATE_REQUESTED, subject(w),
-                    new StatusUpdateRequest(w.namespace(), w.name(), w.uid, PodStatuses.running(w, now)));
+                    new StatusUpdateRequest(w.namespace(), w.name(), w.uid, PodStatuses.generate(w, now, false)));
         }
         return out.build();
     }
@@ -780,7 +849,12 @@ public final class PodWorkers implements Core<PodWorkersState> {
         c.startedAt = reported.startedAt();
         c.finishedAt = reported.finishedAt();
         if (!w.status.isTerminationStarted()) {
-            return Effects.NONE;
+            if (w.runtimeOnly) {
+                return Effects.NONE;
+            }
+            Effects.Builder out = Effects.of(event, now);
+            syncPodAfterExit(state, w, c, event.time(), out);
+            return out.build();
         }
         Effects.Builder out = Effects.of(event, now);
         if (c.isInPreStop()) {
@@ -792,6 +866,86 @@ public final class PodWorkers implements Core<PodWorkersState> {
                     "the container exited with code " + c.exitCode + " while its preStop hook ran", out);
         }
         stopPodSandboxOnceContainersExited(state, w, out);
+        return out.build();
+    }
+
+    // --- a container that exited by itself: restart policy, crash-loop back-off, a pod that ends by itself ---
+
+    /**
+     * SyncPod after a container of a pod that should run exited by itself (kuberuntime_manager.go
+     * computePodActions and SyncPod): if the restart policy wants it back ({@link #shouldContainerBeRestarted}),
+     * it is started again at once or once its back-off has passed ({@link #startOrBackOff}). Then the status: a
+     * pod whose phase is now Succeeded or Failed (getPhase: nothing runs and nothing will be started again) is
+     * terminal, so its status is written and the worker tears it down as for any terminal pod (SyncPod returns
+     * isTerminal, the worker moves on to TerminatingPod): nothing to stop, its sandbox stopped, its volumes
+     * unmounted; the object stays on the API server, Completed or Error, until someone deletes it. Otherwise
+     * the status shows the container terminated or in CrashLoopBackOff, except when it is started again at
+     * once: then the status follows when the new container runs.
+     */
+    private void syncPodAfterExit(PodWorkersState state, PodWorker w, RuntimeContainer c, Instant at,
+                                  Effects.Builder out) {
+        if (shouldContainerBeRestarted(w.pod, c) && startOrBackOff(w, c, at, out)) {
+            return;
+        }
+        PodStatus status = PodStatuses.generate(w, at, false);
+        if (!PodStatuses.SUCCEEDED.equals(status.getPhase()) && !PodStatuses.FAILED.equals(status.getPhase())) {
+            out.emit(source(w), EventTypes.STATUS_UPDATE_REQUESTED, subject(w),
+                    new StatusUpdateRequest(w.namespace(), w.name(), w.uid, status));
+            return;
+        }
+        requestFinalStatus(w, status, out);
+        w.status.terminatingAt = at;
+        kill(state, w, true, KillPodOptions.NONE, at, out);
+    }
+
+    /**
+     * pkg/kubelet/container/helpers.go ShouldContainerBeRestarted, for a container that exited: never once the pod
+     * is marked for deletion; with restartPolicy Never, never; with OnFailure, only after a non-zero exit; with
+     * Always (the default), always.
+     */
+    static boolean shouldContainerBeRestarted(Pod pod, RuntimeContainer c) {
+        if (pod.getMetadata().getDeletionTimestamp() != null || c.state != RuntimeContainer.State.EXITED) {
+            return false;
+        }
+        String policy = pod.getSpec().getRestartPolicy();
+        if ("Never".equals(policy)) {
+            return false;
+        }
+        return !"OnFailure".equals(policy) || c.exitCode == null || c.exitCode != 0;
+    }
+
+    /**
+     * doBackOff, then the start: a container in its back-off waits (state.waiting CrashLoopBackOff) until its
+     * exit plus the back-off, when a timer ({@code backoff/<node>/<podUid>/<container>}) wakes the worker;
+     * otherwise it is started again now, as the next attempt. Returns whether it was started.
+     */
+    private boolean startOrBackOff(PodWorker w, RuntimeContainer c, Instant at, Effects.Builder out) {
+        Instant exitedAt = c.finishedAt != null ? c.finishedAt : at;
+        if (c.backOff.isInBackOffSince(exitedAt, at)) {
+            c.backOffUntil = exitedAt.plus(c.backOff.current());
+            out.timer(String.join("/", BACKOFF_TIMER, w.node, w.uid, c.name), c.backOffUntil);
+            return false;
+        }
+        c.backOff.next(exitedAt, at);
+        c.restarting();
+        out.emit(source(w), EventTypes.START_CONTAINER_REQUESTED, subject(w),
+                new ContainerRef(w.node, w.uid, c.name, c.attempt));
+        return true;
+    }
+
+    /**
+     * The back-off of a container in CrashLoopBackOff has passed: unless the pod began terminating meanwhile, the
+     * container is started again. A timer that no longer matches the container's wait is stale.
+     */
+    private Effects backOffEnded(PodWorkersState state, String node, String uid, String container, Timer timer,
+                                 Instant now) {
+        PodWorker w = worker(state, node, uid);
+        RuntimeContainer c = w == null ? null : w.containers.get(container);
+        if (c == null || w.status.isTerminationRequested() || !timer.at().equals(c.backOffUntil)) {
+            return Effects.NONE;
+        }
+        Effects.Builder out = Effects.of(timer, now);
+        startOrBackOff(w, c, timer.at(), out);
         return out.build();
     }
 
@@ -867,8 +1021,13 @@ public final class PodWorkers implements Core<PodWorkersState> {
      */
     private static RuntimeContainer runtimeContainer(PodWorker w, ContainerState reported) {
         RuntimeContainer c = w.containers.get(reported.containerName());
+        if (c != null && c.attempt != reported.attempt()) {
+            // A fact of an earlier container of the name (a redelivery), or of one not asked for yet.
+            return null;
+        }
         if (c == null && w.runtimeOnly && reported.containerName() != null) {
             c = new RuntimeContainer(reported.containerName(), reported.image());
+            c.attempt = reported.attempt();
             w.containers.put(c.name, c);
             if (w.sandbox == null) {
                 w.sandbox = PodWorker.SandboxState.READY;
@@ -892,7 +1051,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
                         .map(c -> c.name).toList(), calculateEffectiveGracePeriod(w.status, w.pod, compat).seconds()));
         w.status.deleted = true;
         w.status.terminatingAt = timer.at();
-        return kill(state, w, true, null, timer.at(), out);
+        return kill(state, w, true, KillPodOptions.NONE, timer.at(), out);
     }
 
     /** The worker of a pod UID on one of this kubelet's nodes; null for anything else. */

@@ -2,15 +2,30 @@ package io.podfall.kubelet.podworkers;
 
 import java.time.Instant;
 
-/** One container of a pod as the kubelet has heard of it from the runtime's facts (CRI ContainerStatus). */
+/**
+ * One container of a pod as the kubelet has heard of it from the runtime's facts (CRI ContainerStatus): the latest
+ * attempt of the container of this name, and how the one before it ended.
+ */
 public final class RuntimeContainer {
 
     /** CRI ContainerState, as far as the kubelet knows: CREATED from the start request until the runtime reports it. */
     public enum State { CREATED, RUNNING, EXITED }
 
+    /** How an earlier container of the name ended: the status's lastState.terminated. */
+    record Exit(String containerId, int exitCode, String reason, Instant startedAt, Instant finishedAt) {
+    }
+
     final String name;
     String image;
     State state = State.CREATED;
+    /** CRI attempt of the latest container: how often the kubelet started it again, the status's restartCount. */
+    int attempt;
+    /** The container before the latest one, as it ended; null until the first restart. */
+    Exit lastTerminated;
+    /** The crash-loop back-off of the container's restarts. */
+    final ContainerBackOff backOff = new ContainerBackOff();
+    /** While the exited container waits out its back-off (state.waiting CrashLoopBackOff): when it is started again. */
+    Instant backOffUntil;
     String containerId;
     Integer exitCode;
     String reason;
@@ -32,6 +47,22 @@ public final class RuntimeContainer {
         this.image = image;
     }
 
+    /**
+     * The exited container is started again: its exit becomes the last state, and the next attempt is CREATED until
+     * the runtime reports it.
+     */
+    void restarting() {
+        lastTerminated = new Exit(containerId, exitCode, reason, startedAt, finishedAt);
+        attempt++;
+        state = State.CREATED;
+        containerId = null;
+        exitCode = null;
+        reason = null;
+        startedAt = null;
+        finishedAt = null;
+        backOffUntil = null;
+    }
+
     /** Whether the container may still run: asked to start and not seen to exit. */
     boolean couldBeRunning() {
         return state != State.EXITED;
@@ -47,5 +78,9 @@ public final class RuntimeContainer {
 
     public Integer exitCode() {
         return exitCode;
+    }
+
+    public boolean isInCrashLoopBackOff() {
+        return backOffUntil != null;
     }
 }

@@ -68,6 +68,18 @@ class EvictionManagerTest {
         return effects.timers().stream().filter(t -> t.key().equals(TIMER)).findFirst().orElseThrow();
     }
 
+    /** Failed, reason Evicted, with the kubelet's DisruptionTarget condition, which it returns. */
+    private static PodCondition assertEvicted(PodStatus status) {
+        assertEquals("Failed", status.getPhase());
+        assertEquals("Evicted", status.getReason());
+        assertEquals("The node was low on resource: memory.", status.getMessage());
+        PodCondition target = status.getConditions().stream().filter(c -> c.getType().equals("DisruptionTarget"))
+                .findFirst().orElseThrow();
+        assertEquals("True", target.getStatus());
+        assertEquals("TerminationByKubelet", target.getReason());
+        return target;
+    }
+
     private static String evicted(Effects effects) {
         return only(effects, POD_EVICTED, PodEviction.class).name();
     }
@@ -76,7 +88,8 @@ class EvictionManagerTest {
     void pressureEvictsTheNewestPodOfTheLowestPriorityAtOnceWithTheOverrideGrace() {
         Effects effects = kubelet.after(2).apiserver(OBJECT_UPDATED, node(2, "memory"));
 
-        assertEquals(List.of(POD_EVICTED, POD_TERMINATION_STARTED, STOP_CONTAINER_REQUESTED), types(effects));
+        assertEquals(List.of(POD_EVICTED, POD_TERMINATION_STARTED, STATUS_UPDATE_REQUESTED, STOP_CONTAINER_REQUESTED),
+                types(effects));
         PodEviction eviction = only(effects, POD_EVICTED, PodEviction.class);
         assertEquals("web-2", eviction.name());
         assertEquals("uid-web-2", eviction.podUid());
@@ -122,16 +135,34 @@ class EvictionManagerTest {
         Effects stopped = kubelet.sandboxStopped(newer);
 
         assertEquals(List.of(POD_TERMINATED, STATUS_UPDATE_REQUESTED), types(stopped));
-        PodStatus status = only(stopped, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class).status();
-        assertEquals("Failed", status.getPhase());
-        assertEquals("Evicted", status.getReason());
-        assertEquals("The node was low on resource: memory.", status.getMessage());
-        PodCondition target = status.getConditions().stream().filter(c -> c.getType().equals("DisruptionTarget"))
-                .findFirst().orElseThrow();
-        assertEquals("True", target.getStatus());
-        assertEquals("TerminationByKubelet", target.getReason());
+        assertEvicted(only(stopped, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class).status());
         assertEquals(List.of(), types(kubelet.statusWritten(newer, stopped)),
                 "not marked for deletion: the status manager does not delete it");
+    }
+
+    @Test
+    void theEvictedStatusIsWrittenAsTerminationStartsWhileTheContainersStillRun() {
+        Effects effects = kubelet.after(2).apiserver(OBJECT_UPDATED, node(2, "memory"));
+
+        PodStatus status = only(effects, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class).status();
+        assertEquals(T0.plusSeconds(2).toString(), assertEvicted(status).getLastTransitionTime());
+        assertEquals("nginx:1.27", status.getContainerStatuses().get(0).getImage());
+        assertTrue(status.getContainerStatuses().get(0).getState().getRunning() != null,
+                "the container is still being stopped: the status says so, as upstream's does");
+    }
+
+    @Test
+    void theFinalStatusOfAnEvictedPodKeepsTheEvictionsConditionFromItsStart() {
+        Effects started = kubelet.after(2).apiserver(OBJECT_UPDATED, node(2, "memory"));
+        kubelet.statusWritten(newer, started);
+        kubelet.after(5).containerExited(newer, "app", 143);
+
+        PodStatus status = only(kubelet.sandboxStopped(newer), STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class).status();
+
+        assertEquals(List.of(T0.plusSeconds(2).toString()), status.getConditions().stream()
+                .filter(c -> c.getType().equals("DisruptionTarget")).map(PodCondition::getLastTransitionTime).toList(),
+                "one DisruptionTarget, from when the eviction began");
+        assertEquals(143, status.getContainerStatuses().get(0).getState().getTerminated().getExitCode());
     }
 
     @Test

@@ -74,15 +74,25 @@ final class Kubelet {
     }
 
     Effects containerStarted(Pod pod, String container) {
+        return containerStarted(pod, container, 0);
+    }
+
+    /** The runtime reports the given attempt of the container running, started now. */
+    Effects containerStarted(Pod pod, String container, int attempt) {
         return runtime(pod, EventTypes.CONTAINER_STARTED, new ContainerState(node(pod), uid(pod),
-                containerId(pod, container), container, "nginx:1.27", ContainerState.State.RUNNING, null, null,
-                T0, null));
+                containerId(pod, container, attempt), container, "nginx:1.27", ContainerState.State.RUNNING, null,
+                null, attempt == 0 ? T0 : now, null, attempt));
     }
 
     Effects containerExited(Pod pod, String container, int exitCode) {
+        return containerExited(pod, container, exitCode, 0);
+    }
+
+    /** The runtime reports the given attempt of the container exited now with the code. */
+    Effects containerExited(Pod pod, String container, int exitCode, int attempt) {
         return runtime(pod, EventTypes.CONTAINER_EXITED, new ContainerState(node(pod), uid(pod),
-                containerId(pod, container), container, "nginx:1.27", ContainerState.State.EXITED, exitCode,
-                exitCode == 0 ? "Completed" : "Error", T0, now));
+                containerId(pod, container, attempt), container, "nginx:1.27", ContainerState.State.EXITED, exitCode,
+                exitCode == 0 ? "Completed" : "Error", T0, now, attempt));
     }
 
     /**
@@ -106,13 +116,17 @@ final class Kubelet {
     }
 
     /**
-     * The API server's answer to the status update among the effects: the pod with that status, as the API
-     * server stores and announces it.
+     * The API server's answer to the (last) status update among the effects: the pod with that status, as the API
+     * server stores and announces it, caused by the request.
      */
     Effects statusWritten(Pod pod, Effects effects) {
-        StatusUpdateRequest request = effects.events().stream().filter(e -> e.is(EventTypes.STATUS_UPDATE_REQUESTED))
-                .findFirst().orElseThrow().data(StatusUpdateRequest.class);
-        return apiserver(EventTypes.POD_STATUS_UPDATED, new PodBuilder(worker(pod).pod).withStatus(request.status()).build());
+        List<Event> requests = effects.events().stream().filter(e -> e.is(EventTypes.STATUS_UPDATE_REQUESTED)).toList();
+        Event request = requests.get(requests.size() - 1);
+        Pod stored = new PodBuilder(worker(pod).pod).withStatus(request.data(StatusUpdateRequest.class).status()).build();
+        Event e = Event.causedBy(request.asCause(), request.id(), 0, "/apiserver", EventTypes.POD_STATUS_UPDATED,
+                request.subject(), now, ObjectChange.of(ResourceType.PODS, stored));
+        delivered.add(e);
+        return core.handle(state, e, now);
     }
 
     /** Moves the clock to the timer and fires it, as the adapter does when it falls due. */
@@ -156,7 +170,13 @@ final class Kubelet {
     }
 
     static String containerId(Pod pod, String container) {
-        return Ids.derived("container", uid(pod), container);
+        return containerId(pod, container, 0);
+    }
+
+    /** The id the runtime gives the attempt of the container. */
+    static String containerId(Pod pod, String container, int attempt) {
+        return attempt == 0 ? Ids.derived("container", uid(pod), container)
+                : Ids.derived("container", uid(pod), container, Integer.toString(attempt));
     }
 
     private Effects runtime(Pod pod, String type, Object data) {

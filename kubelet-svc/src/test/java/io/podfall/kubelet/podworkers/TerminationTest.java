@@ -2,6 +2,7 @@ package io.podfall.kubelet.podworkers;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.podfall.model.apiserver.StatusUpdateRequest;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
 import io.podfall.model.kubelet.GracePeriodShortened;
@@ -303,43 +304,61 @@ class TerminationTest {
     class PodAlreadyFinished {
         private final Kubelet kubelet = new Kubelet();
 
-        @Test
-        void aFailedPodWhoseContainersExitedIsTornDownAtOnceWithoutAGraceWait() {
-            Pod pod = kubelet.running(pod(30));
-            kubelet.containerExited(pod, "app", 1);
-
-            Effects failed = kubelet.apiserver(POD_STATUS_UPDATED, inPhase(pod, "Failed"));
-
-            assertEquals(List.of(POD_TERMINATION_STARTED, STOP_POD_SANDBOX_REQUESTED), types(failed),
-                    "nothing runs, so nothing is stopped or waited for");
-            assertEquals(List.of(POD_TERMINATED, STATUS_UPDATE_REQUESTED), types(kubelet.sandboxStopped(pod)),
-                    "not marked for deletion: the kubelet does not delete it");
+        private Pod job() {
+            return aPod("db-0").withUid(UID).onNode(NODE).withGrace(30).withRestartPolicy("Never").build();
         }
 
         @Test
-        void aSucceededPodDeletedIsTornDownAtOnceAndDeleted() {
-            Pod pod = kubelet.running(pod(30));
-            kubelet.containerExited(pod, "app", 0);
-            Effects deleted = kubelet.apiserver(OBJECT_MARKED_TERMINATING,
-                    inPhase(kubelet.markedTerminating(pod, 0), "Succeeded"));
-            assertEquals(List.of(POD_TERMINATION_STARTED, STOP_POD_SANDBOX_REQUESTED), types(deleted));
-            Effects stopped = kubelet.sandboxStopped(pod);
-            assertEquals(List.of(POD_TERMINATED, STATUS_UPDATE_REQUESTED), types(stopped));
-            assertEquals(List.of(DELETION_REQUESTED), types(kubelet.statusWritten(pod, stopped)));
+        void aPodWhoseContainersExitedForGoodIsFailedAndTornDownAtOnceWithoutAGraceWait() {
+            Pod pod = kubelet.running(job());
+
+            Effects exited = kubelet.containerExited(pod, "app", 1);
+
+            assertEquals(List.of(STATUS_UPDATE_REQUESTED, POD_TERMINATION_STARTED, STOP_POD_SANDBOX_REQUESTED),
+                    types(exited), "the terminal status first, then teardown: nothing runs, nothing is waited for");
+            assertEquals("Failed", only(exited, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class).status().getPhase());
+            assertEquals(List.of(), types(kubelet.statusWritten(pod, exited)));
+            assertEquals(List.of(POD_TERMINATED), types(kubelet.sandboxStopped(pod)),
+                    "its status is written already, and it is not marked for deletion: the kubelet does not delete it");
+            assertTrue(kubelet.worker(pod).status().isFinished());
         }
 
         @Test
         void aCompletedPodDeletedLaterIsDeletedByTheKubeletOnceMarked() {
-            Pod pod = kubelet.running(pod(30));
-            kubelet.containerExited(pod, "app", 0);
-            kubelet.apiserver(POD_STATUS_UPDATED, inPhase(pod, "Succeeded"));
-            Effects stopped = kubelet.sandboxStopped(pod);
-            assertTrue(types(kubelet.statusWritten(pod, stopped)).isEmpty(), "not marked for deletion yet");
+            Pod pod = kubelet.running(job());
+            Effects exited = kubelet.containerExited(pod, "app", 0);
+            kubelet.statusWritten(pod, exited);
+            assertEquals(List.of(POD_TERMINATED), types(kubelet.sandboxStopped(pod)));
+            Pod completed = kubelet.worker(pod).pod;
 
             Effects deleted = kubelet.after(60).apiserver(OBJECT_MARKED_TERMINATING,
-                    inPhase(kubelet.markedTerminating(pod, 30), "Succeeded"));
+                    kubelet.markedTerminating(completed, 30));
+
             assertEquals(List.of(DELETION_REQUESTED), types(deleted),
                     "kubectl delete of a Completed pod returns once the kubelet's final delete removed it");
+        }
+
+        @Test
+        void aCompletedPodMarkedForDeletionBeforeItsStatusIsStoredIsDeletedOnceItIs() {
+            Pod pod = kubelet.running(job());
+            Effects exited = kubelet.containerExited(pod, "app", 0);
+            kubelet.sandboxStopped(pod);
+
+            Effects marked = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 30));
+            assertEquals(List.of(), types(marked), "the final delete waits for the final status");
+            assertEquals(List.of(DELETION_REQUESTED), types(kubelet.statusWritten(pod, exited)));
+        }
+
+        @Test
+        void aPodWhoseTerminalPhaseComesFromTheApiServerIsTornDownAndReported() {
+            Pod pod = kubelet.running(pod(30));
+            kubelet.containerExited(pod, "app", 1);
+            kubelet.containerStarted(pod, "app", 1);
+
+            Effects failed = kubelet.apiserver(POD_STATUS_UPDATED, inPhase(pod, "Failed"));
+
+            assertEquals(List.of(POD_TERMINATION_STARTED, STOP_CONTAINER_REQUESTED), types(failed),
+                    "the restarted container is stopped with the grace period");
         }
 
         @Test

@@ -6,15 +6,20 @@ import java.time.Instant;
 
 /**
  * One container of a sandbox and its simulated process: created and started in one step (CRI CreateContainer +
- * StartContainer), so it is RUNNING from the first fact about it, then EXITED, then removed with its sandbox.
+ * StartContainer), so it is RUNNING from the first fact about it, then EXITED, then removed with its sandbox. A
+ * container the kubelet starts again is a new one of the same name with the next attempt.
  * Changed only by {@link ContainerRuntime}.
  */
 public final class Container {
-    /** The CRI container id, {@code Ids.derived("container", podUid, name)}. */
+    /** The CRI container id: {@code Ids.derived("container", podUid, name)}, with the attempt after a restart. */
     private final String id;
     private final String name;
     private final String image;
     private final Instant startedAt;
+    /** CRI ContainerMetadata.attempt: 0 for the first container of its name, then the kubelet's restart count. */
+    private final int attempt;
+    /** When the process exits by itself ({@code podfall.io/run-seconds}); null if it runs until it is stopped. */
+    private Instant runEndsAt;
     /** RUNNING until the process exits, EXITED after; never back. */
     private ContainerState.State state = ContainerState.State.RUNNING;
     /** When the stop signal was delivered; null until the first StopContainer with a timeout. Sent once. */
@@ -27,11 +32,13 @@ public final class Container {
     private Integer exitCode;
     private Instant finishedAt;
 
-    Container(String id, String name, String image, Instant startedAt) {
+    Container(String id, String name, String image, Instant startedAt, int attempt, Instant runEndsAt) {
         this.id = id;
         this.name = name;
         this.image = image;
         this.startedAt = startedAt;
+        this.attempt = attempt;
+        this.runEndsAt = runEndsAt;
     }
 
     public String id() {
@@ -60,6 +67,14 @@ public final class Container {
 
     public Instant startedAt() {
         return startedAt;
+    }
+
+    public int attempt() {
+        return attempt;
+    }
+
+    public Instant runEndsAt() {
+        return runEndsAt;
     }
 
     public Instant stopSignalledAt() {
@@ -98,11 +113,13 @@ public final class Container {
         finishedAt = at;
         exitDueAt = null;
         killDueAt = null;
+        runEndsAt = null;
     }
 
     /** As CRI ContainerStatus reports it; the reason is containerd's: Completed for 0, Error otherwise. */
     ContainerState status(String node, String podUid) {
         String reason = exitCode == null ? null : exitCode == 0 ? "Completed" : "Error";
-        return new ContainerState(node, podUid, id, name, image, state, exitCode, reason, startedAt, finishedAt);
+        return new ContainerState(node, podUid, id, name, image, state, exitCode, reason, startedAt, finishedAt,
+                attempt);
     }
 }

@@ -40,10 +40,17 @@ import static io.podfall.runtime.SimulatedDurations.LONGEST_WAIT;
  * (ContainerStarted). StopContainer with a timeout works as containerd's {@code internal/cri/server/container_stop.go}:
  * the stop signal (ContainerSignalled SIGTERM, or the image's STOPSIGNAL, {@code podfall.io/stop-signal}) is sent once, then the runtime waits up to the timeout and sends
  * SIGKILL (ContainerSignalled SIGKILL, ContainerExited 137). Meanwhile the simulated process does what the pod's
- * annotations say ({@link ProcessBehaviour}): exit at once, exit after a delay, or ignore the signal. Exiting by
- * itself and being killed are two timers; the first to fire wins and cancels the other, and at the same instant
+ * annotations say ({@link ProcessBehaviour}): exit at once, exit after a delay, or ignore the signal. Exiting on
+ * the signal and being killed are two timers; the first to fire wins and cancels the other, and at the same instant
  * the kill wins (the timeout has passed and the process has not exited). A timeout of 0 skips the stop signal and
  * kills at once, as containerd does. Then EXITED with containerd's reason, Completed for 0 and Error otherwise.
+ *
+ * <p><b>A process that ends by itself</b> ({@code podfall.io/run-seconds}, {@code podfall.io/run-exit-code}): a
+ * third timer, set when the container starts, ends it with its own code (ContainerExited, as for an exit on the
+ * signal, with no signal before it); whichever of the three comes first wins, and at the same instant the kill
+ * still wins. The kubelet may then start the container again (StartContainer with the next attempt): a new
+ * container of the same name in the same sandbox, with an id of its own; the exited one stays until
+ * RemovePodSandbox removes it with the rest.
  *
  * <p>Invariants:
  * <ul>
@@ -53,7 +60,7 @@ import static io.podfall.runtime.SimulatedDurations.LONGEST_WAIT;
  *       later deadline, a duplicate, or one for an exited container emits nothing.
  *   <li>A container exits exactly once (one ContainerExited); no timer of an exited container stays set.
  *   <li>An IP is released exactly once, when its sandbox leaves READY; ids are derived from the pod UID (and the
- *       container name), so a replay mints the same ones.
+ *       container name and attempt), so a replay mints the same ones.
  *   <li>A request the runtime cannot serve (unknown sandbox, unknown container, unreadable data, a node whose pool
  *       is exhausted) changes nothing and emits nothing: the core never throws on its input.
  * </ul>
@@ -64,6 +71,7 @@ public final class ContainerRuntime implements Core<RuntimeState> {
 
     private static final String EXIT_TIMER = "exit";
     private static final String KILL_TIMER = "kill";
+    private static final String RUN_TIMER = "run";
 
     @Override
     public RuntimeState newState() {
@@ -110,6 +118,10 @@ public final class ContainerRuntime implements Core<RuntimeState> {
         } else if (kind.equals(KILL_TIMER) && timer.at().equals(c.killDueAt())) {
             cancelTimers(node, sandbox.get(), c, KILL_TIMER, effects);
             kill(node, sandbox.get(), c, c.killDueAt(), effects);
+        } else if (kind.equals(RUN_TIMER) && timer.at().equals(c.runEndsAt())
+                && (c.killDueAt() == null || c.runEndsAt().isBefore(c.killDueAt()))) {
+            cancelTimers(node, sandbox.get(), c, RUN_TIMER, effects);
+            exit(node, sandbox.get(), c, sandbox.get().behaviour().runExitCode(), c.runEndsAt(), effects);
         }
         return effects.build();
     }
@@ -135,22 +147,44 @@ public final class ContainerRuntime implements Core<RuntimeState> {
         return effects.build();
     }
 
-    /** CRI CreateContainer + StartContainer, for a container the RunPodSandbox request named. */
+    /**
+     * CRI CreateContainer + StartContainer, for a container the RunPodSandbox request named: its first attempt, or
+     * a later one once the previous container of that name has exited (the kubelet restarting it). A request for an
+     * attempt that is not newer than the latest container of the name is a repeat and starts nothing. A process that
+     * ends by itself ({@code podfall.io/run-seconds}) gets its timer, counted from its start.
+     */
     private Effects startContainer(RuntimeState state, ContainerRef r, Effects.Builder effects) {
         if (r.node() == null || r.containerName() == null) {
             return Effects.NONE;
         }
         Optional<PodSandbox> found = state.sandbox(r.node(), r.podUid()).filter(PodSandbox::isReady);
         Optional<RunPodSandbox.ContainerSpec> spec = found.flatMap(s -> s.spec(r.containerName()));
-        if (spec.isEmpty() || found.get().container(r.containerName()).isPresent()) {
+        Optional<Container> latest = found.flatMap(s -> s.container(r.containerName()));
+        if (spec.isEmpty() || latest.filter(c -> c.isRunning() || c.attempt() >= r.attempt()).isPresent()) {
             return Effects.NONE;
         }
         PodSandbox sandbox = found.get();
-        Container c = new Container(Ids.derived("container", r.podUid(), r.containerName()), r.containerName(),
-                spec.get().image(), effects.now());
+        Instant startedAt = effects.causeTime();
+        Duration runFor = sandbox.behaviour().runFor();
+        Container c = new Container(containerId(r), r.containerName(), spec.get().image(), startedAt, r.attempt(),
+                runFor == null ? null : after(startedAt, runFor));
         sandbox.add(c);
         effects.emit(source(r.node()), EventTypes.CONTAINER_STARTED, sandbox.subject(), c.status(r.node(), r.podUid()));
+        if (c.runEndsAt() == null) {
+            return effects.build();
+        }
+        if (c.runEndsAt().isAfter(startedAt)) {
+            effects.timer(timerKey(RUN_TIMER, r.node(), sandbox, c), c.runEndsAt());
+        } else {
+            exit(r.node(), sandbox, c, sandbox.behaviour().runExitCode(), startedAt, effects);
+        }
         return effects.build();
+    }
+
+    /** The first attempt keeps the id it always had; every restart gets one of its own. */
+    private static String containerId(ContainerRef r) {
+        return r.attempt() == 0 ? Ids.derived("container", r.podUid(), r.containerName())
+                : Ids.derived("container", r.podUid(), r.containerName(), Integer.toString(r.attempt()));
     }
 
     /**
@@ -168,9 +202,8 @@ public final class ContainerRuntime implements Core<RuntimeState> {
             return Effects.NONE;
         }
         Optional<PodSandbox> found = state.sandbox(r.node(), r.podUid());
-        Optional<Container> container = found.flatMap(s -> s.containers().stream()
-                .filter(c -> r.containerId() != null ? r.containerId().equals(c.id()) : c.name().equals(r.containerName()))
-                .findFirst());
+        Optional<Container> container = found.flatMap(s -> r.containerId() == null ? s.container(r.containerName())
+                : s.containers().stream().filter(c -> r.containerId().equals(c.id())).findFirst());
         if (container.isEmpty() || !container.get().isRunning()) {
             return Effects.NONE;
         }
@@ -202,6 +235,7 @@ public final class ContainerRuntime implements Core<RuntimeState> {
         ProcessBehaviour process = sandbox.behaviour();
         emitSignal(node, sandbox, c, process.stopSignal(), effects);
         if (process.exitsOnSigterm() && process.exitDelay().isZero()) {
+            cancelTimers(node, sandbox, c, null, effects);
             c.stopSignalled(now, null, null);
             exit(node, sandbox, c, process.exitCode(), now, effects);
             return;
@@ -288,6 +322,9 @@ public final class ContainerRuntime implements Core<RuntimeState> {
         if (c.killDueAt() != null && !KILL_TIMER.equals(firing)) {
             effects.cancelTimer(timerKey(KILL_TIMER, node, sandbox, c));
         }
+        if (c.runEndsAt() != null && !RUN_TIMER.equals(firing)) {
+            effects.cancelTimer(timerKey(RUN_TIMER, node, sandbox, c));
+        }
     }
 
     private void emitSignal(String node, PodSandbox sandbox, Container c, String signal, Effects.Builder effects) {
@@ -295,7 +332,10 @@ public final class ContainerRuntime implements Core<RuntimeState> {
                 new ContainerSignal(node, sandbox.podUid(), c.id(), c.name(), signal));
     }
 
-    /** {@code <kind>/<node>/<podUid>/<container>}: Kubernetes names and UIDs never hold a slash. */
+    /**
+     * {@code <kind>/<node>/<podUid>/<container>}: Kubernetes names and UIDs never hold a slash. The key names the
+     * latest attempt of the container; a timer left from an earlier one is stale by its instant.
+     */
     private static String timerKey(String kind, String node, PodSandbox sandbox, Container c) {
         return String.join("/", kind, node, sandbox.podUid(), c.name());
     }

@@ -4,11 +4,10 @@ import io.podfall.model.event.Subjects;
 import io.podfall.model.runtime.RunPodSandbox.ContainerSpec;
 import io.podfall.model.runtime.Sandbox;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -31,8 +30,8 @@ public final class PodSandbox {
     /** The containers the kubelet may start here, in spec order. */
     private final List<ContainerSpec> specs;
     private final ProcessBehaviour behaviour;
-    /** The containers started so far, by name, in start order. */
-    private final Map<String, Container> containers = new LinkedHashMap<>();
+    /** Every container started so far, in start order: a restarted container's earlier attempts stay until removal. */
+    private final List<Container> containers = new ArrayList<>();
     private State state = State.READY;
 
     PodSandbox(String node, String podUid, String id, String namespace, String name, String ip,
@@ -72,11 +71,17 @@ public final class PodSandbox {
     }
 
     public Collection<Container> containers() {
-        return Collections.unmodifiableCollection(containers.values());
+        return Collections.unmodifiableList(containers);
     }
 
+    /** The latest attempt of the container of that name. */
     public Optional<Container> container(String containerName) {
-        return Optional.ofNullable(containers.get(containerName));
+        for (int i = containers.size() - 1; i >= 0; i--) {
+            if (containers.get(i).name().equals(containerName)) {
+                return Optional.of(containers.get(i));
+            }
+        }
+        return Optional.empty();
     }
 
     String subject() {
@@ -92,7 +97,7 @@ public final class PodSandbox {
     }
 
     void add(Container container) {
-        containers.put(container.name(), container);
+        containers.add(container);
     }
 
     void stopped() {

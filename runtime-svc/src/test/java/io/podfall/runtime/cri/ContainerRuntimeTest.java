@@ -65,7 +65,12 @@ class ContainerRuntimeTest {
     }
 
     private Effects startContainer(String podUid, String container, Instant at) {
-        return handle(request(EventTypes.START_CONTAINER_REQUESTED, new ContainerRef(NODE, podUid, container), at));
+        return startContainer(podUid, container, 0, at);
+    }
+
+    private Effects startContainer(String podUid, String container, int attempt, Instant at) {
+        return handle(request(EventTypes.START_CONTAINER_REQUESTED, new ContainerRef(NODE, podUid, container, attempt),
+                at));
     }
 
     private Effects stopContainer(String podUid, String container, long timeoutSeconds, Instant at) {
@@ -132,7 +137,7 @@ class ContainerRuntimeTest {
         Effects sidecar = startContainer("u1", "sidecar", T0.plusSeconds(1));
         assertEquals(List.of(CONTAINER_STARTED), types(app));
         assertEquals(new ContainerState(NODE, "u1", containerId("u1", "app"), "app", "nginx:1.27",
-                ContainerState.State.RUNNING, null, null, T0.plusSeconds(1), null),
+                ContainerState.State.RUNNING, null, null, T0.plusSeconds(1), null, 0),
                 app.events().get(0).data(ContainerState.class));
         assertEquals(List.of(CONTAINER_STARTED), types(sidecar));
 
@@ -265,7 +270,7 @@ class ContainerRuntimeTest {
                 pod.getMetadata().getUid(), "default", pod.getMetadata().getName(), containers,
                 pod.getMetadata().getAnnotations()), T0), T0);
         pod.getSpec().getContainers().forEach(c -> core.handle(into, request(EventTypes.START_CONTAINER_REQUESTED,
-                new ContainerRef(NODE, pod.getMetadata().getUid(), c.getName()), T0), T0));
+                new ContainerRef(NODE, pod.getMetadata().getUid(), c.getName(), 0), T0), T0));
     }
 
     private static List<String> ids(Effects effects) {
@@ -375,7 +380,7 @@ class ContainerRuntimeTest {
         assertSame(Effects.NONE, runPodSandbox(pod, T0.plusSeconds(1)), "a second RunPodSandbox for the pod");
         assertEquals(1, state.ipPool(NODE).inUse(), "one IP for one pod");
 
-        Event start = request(EventTypes.START_CONTAINER_REQUESTED, new ContainerRef(NODE, "u1", "app"), T0);
+        Event start = request(EventTypes.START_CONTAINER_REQUESTED, new ContainerRef(NODE, "u1", "app", 0), T0);
         assertEquals(1, handle(start).events().size());
         assertSame(Effects.NONE, handle(start), "redelivered StartContainer");
 
@@ -461,5 +466,127 @@ class ContainerRuntimeTest {
         Effects stop = stopContainer("u1", "app", Long.MAX_VALUE, T0);
 
         assertEquals(T0.plus(Duration.ofDays(3650)), timer(stop, "kill").at());
+    }
+
+    // --- a process that ends by itself, and a container started again ---
+
+    private static Pod job(String runSeconds, String exitCode) {
+        var b = aPod("job").withUid("u1").onNode(NODE).withAnnotation("podfall.io/run-seconds", runSeconds);
+        return (exitCode == null ? b : b.withAnnotation("podfall.io/run-exit-code", exitCode)).build();
+    }
+
+    @Test
+    void aProcessThatRunsForAWhileExitsByItselfWithItsCodeAndNoSignal() {
+        runPodSandbox(job("2.5", "1"), T0);
+
+        Effects started = startContainer("u1", "app", T0.plusSeconds(1));
+        Timer run = timer(started, "run");
+        assertEquals(T0.plusSeconds(1).plusMillis(2500), run.at(), "counted from the container's start");
+
+        Effects ended = fire(run);
+        assertEquals(List.of(CONTAINER_EXITED), types(ended), "no signal: nobody stopped it");
+        ContainerState exited = exited(ended);
+        assertEquals(1, exited.exitCode());
+        assertEquals("Error", exited.reason());
+        assertEquals(run.at(), exited.finishedAt());
+        assertEquals(Effects.NONE, stopContainer("u1", "app", 30, run.at().plusSeconds(1)),
+                "a StopContainer after the exit finds nothing to stop");
+    }
+
+    @Test
+    void aProcessThatEndsByItselfExitsWithZeroUnlessToldOtherwise() {
+        runPodSandbox(job("3", null), T0);
+        Effects ended = fire(timer(startContainer("u1", "app", T0), "run"));
+        assertEquals(0, exited(ended).exitCode());
+        assertEquals("Completed", exited(ended).reason());
+    }
+
+    @Test
+    void aProcessThatRunsForNoTimeExitsAsItStarts() {
+        runPodSandbox(job("0", "2"), T0);
+        Effects started = startContainer("u1", "app", T0);
+        assertEquals(List.of(CONTAINER_STARTED, CONTAINER_EXITED), types(started));
+        assertEquals(2, exited(started).exitCode());
+        assertTrue(started.timers().isEmpty());
+    }
+
+    @Test
+    void stoppedBeforeItsEndTheProcessExitsOnTheSignalAndItsOwnEndIsCancelled() {
+        runPodSandbox(job("60", "1"), T0);
+        Timer run = timer(startContainer("u1", "app", T0), "run");
+
+        Effects stop = stopContainer("u1", "app", 30, T0.plusSeconds(10));
+
+        assertEquals(143, exited(stop).exitCode());
+        assertEquals(List.of(run.key()), stop.cancelledTimers());
+        assertSame(Effects.NONE, fire(run));
+    }
+
+    @Test
+    void itsOwnEndBeforeTheKillWinsAndAtTheKillsInstantTheKillWins() {
+        Pod ignoring = aPod("job").withUid("u1").onNode(NODE).withAnnotation("podfall.io/run-seconds", "20")
+                .withAnnotation("podfall.io/on-sigterm", "ignore").build();
+        runPodSandbox(ignoring, T0);
+        Timer run = timer(startContainer("u1", "app", T0), "run");
+        Timer kill = timer(stopContainer("u1", "app", 30, T0.plusSeconds(5)), "kill");
+        Effects ended = fire(run);
+        assertEquals(List.of(CONTAINER_EXITED), types(ended), "it ended at 20 s, before the kill at 35 s");
+        assertEquals(0, exited(ended).exitCode());
+        assertEquals(List.of(kill.key()), ended.cancelledTimers());
+
+        runPodSandbox(aPod("job2").withUid("u2").onNode(NODE).withAnnotation("podfall.io/run-seconds", "35")
+                .withAnnotation("podfall.io/on-sigterm", "ignore").build(), T0);
+        Timer run2 = timer(startContainer("u2", "app", T0), "run");
+        Timer kill2 = timer(stopContainer("u2", "app", 30, T0.plusSeconds(5)), "kill");
+        assertEquals(run2.at(), kill2.at());
+        assertSame(Effects.NONE, fire(run2), "due together, the kill wins");
+        assertEquals(137, exited(fire(kill2)).exitCode());
+    }
+
+    @Test
+    void aContainerStartedAgainIsANewContainerWithTheNextAttemptAndItsOwnId() {
+        runPodSandbox(job("2", "1"), T0);
+        Effects first = startContainer("u1", "app", T0);
+        fire(timer(first, "run"));
+
+        Effects again = startContainer("u1", "app", 1, T0.plusSeconds(2));
+
+        assertEquals(List.of(CONTAINER_STARTED), types(again));
+        ContainerState restarted = again.events().get(0).data(ContainerState.class);
+        assertEquals(1, restarted.attempt());
+        assertEquals(Ids.derived("container", "u1", "app", "1"), restarted.containerId());
+        assertEquals(T0.plusSeconds(2), restarted.startedAt());
+        assertEquals(T0.plusSeconds(4), timer(again, "run").at(), "it runs its 2 s again");
+        ContainerState ended = exited(fire(timer(again, "run")));
+        assertEquals(restarted.containerId(), ended.containerId());
+        assertEquals(1, ended.attempt());
+
+        stopPodSandbox("u1", T0.plusSeconds(9));
+        Effects removed = removePodSandbox("u1", T0.plusSeconds(10));
+        assertEquals(List.of(CONTAINER_REMOVED, CONTAINER_REMOVED, SANDBOX_REMOVED), types(removed),
+                "both containers of the name are removed with the sandbox");
+    }
+
+    @Test
+    void aStartForAnAttemptNotNewerThanTheLatestOrWhileItRunsStartsNothing() {
+        runPodSandbox(job("2", "1"), T0);
+        Effects first = startContainer("u1", "app", T0);
+
+        assertSame(Effects.NONE, startContainer("u1", "app", 1, T0.plusSeconds(1)), "the first one still runs");
+        fire(timer(first, "run"));
+        assertSame(Effects.NONE, startContainer("u1", "app", 0, T0.plusSeconds(3)), "a repeated first start");
+        assertEquals(List.of(CONTAINER_STARTED), types(startContainer("u1", "app", 1, T0.plusSeconds(3))));
+        assertEquals(1, container("u1", "app").attempt());
+    }
+
+    @Test
+    void aTimerLeftFromAnEarlierAttemptDoesNotEndTheNextOne() {
+        runPodSandbox(job("5", "1"), T0);
+        Timer stale = timer(startContainer("u1", "app", T0), "run");
+        stopContainer("u1", "app", 30, T0.plusSeconds(1));
+        startContainer("u1", "app", 1, T0.plusSeconds(2));
+
+        assertSame(Effects.NONE, fire(stale));
+        assertTrue(container("u1", "app").isRunning());
     }
 }

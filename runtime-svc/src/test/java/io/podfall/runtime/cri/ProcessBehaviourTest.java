@@ -29,13 +29,13 @@ class ProcessBehaviourTest {
     void noAnnotationsMeanExitAtOnceWith143() {
         assertEquals(ProcessBehaviour.DEFAULT, ProcessBehaviour.fromAnnotations(null));
         assertEquals(ProcessBehaviour.DEFAULT, ProcessBehaviour.fromAnnotations(Map.of("other", "x")));
-        assertEquals(new ProcessBehaviour(true, Duration.ZERO, 143, "SIGTERM"), ProcessBehaviour.DEFAULT);
+        assertEquals(new ProcessBehaviour(true, Duration.ZERO, 143, "SIGTERM", null, 0), ProcessBehaviour.DEFAULT);
     }
 
     @Test
     void readsEachAnnotation() {
-        assertEquals(new ProcessBehaviour(false, Duration.ofMillis(1500), 0, "SIGTERM"), of("ignore", "1.5", "0"));
-        assertEquals(new ProcessBehaviour(true, Duration.ofSeconds(3), 1, "SIGTERM"), of(" exit ", "3", "1"));
+        assertEquals(new ProcessBehaviour(false, Duration.ofMillis(1500), 0, "SIGTERM", null, 0), of("ignore", "1.5", "0"));
+        assertEquals(new ProcessBehaviour(true, Duration.ofSeconds(3), 1, "SIGTERM", null, 0), of(" exit ", "3", "1"));
     }
 
     @Test
@@ -48,7 +48,7 @@ class ProcessBehaviourTest {
 
     @Test
     void anImagesStopSignalIsSentInsteadOfSigtermAndSetsTheDefaultExitCode() {
-        assertEquals(new ProcessBehaviour(true, Duration.ZERO, 131, "SIGQUIT"),
+        assertEquals(new ProcessBehaviour(true, Duration.ZERO, 131, "SIGQUIT", null, 0),
                 ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.STOP_SIGNAL, "SIGQUIT")), "nginx: 128 + 3");
         assertEquals("SIGINT", ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.STOP_SIGNAL, " int ")).stopSignal());
         assertEquals(0, ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.STOP_SIGNAL, "SIGQUIT",
@@ -60,5 +60,23 @@ class ProcessBehaviourTest {
     @Test
     void delaysBeyondTheLongestWaitAreCut() {
         assertEquals(SimulatedDurations.LONGEST_WAIT, of(null, "1e30", null).exitDelay());
+    }
+
+    @Test
+    void aProcessThatEndsByItselfRunsItsSecondsAndExitsWithItsCodeOrZero() {
+        ProcessBehaviour job = ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.RUN_SECONDS, "12.5",
+                ProcessBehaviour.RUN_EXIT_CODE, "1"));
+        assertEquals(Duration.ofMillis(12_500), job.runFor());
+        assertEquals(1, job.runExitCode());
+        assertEquals(0, ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.RUN_SECONDS, "3")).runExitCode());
+        assertEquals(143, job.exitCode(), "stopped before its end, it still answers the signal as it would");
+    }
+
+    @Test
+    void anUnreadableRunTimeMeansItRunsUntilStopped() {
+        assertEquals(ProcessBehaviour.DEFAULT, ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.RUN_SECONDS,
+                "forever", ProcessBehaviour.RUN_EXIT_CODE, "-4")));
+        assertEquals(ProcessBehaviour.DEFAULT, ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.RUN_SECONDS,
+                "-1")));
     }
 }
