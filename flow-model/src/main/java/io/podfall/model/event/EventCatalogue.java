@@ -3,6 +3,7 @@ package io.podfall.model.event;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -10,9 +11,10 @@ import java.util.stream.Collectors;
  * What the contract allows on the log: the types of {@link EventTypes}, each from the sources that may append it.
  *
  * <p>A fact is appended only by the component that owns its vocabulary (only a runtime says a container exited,
- * only the API server says what it stored). A request is in the vocabulary of the component asked, and comes from
- * whoever may ask it: the API server is asked by itself (for an HTTP call), by controllers and by kubelets; a
- * node's runtime and CSI plugin only by a kubelet. A record that breaks this is a producer's bug or a forgery, and
+ * only the API server says what it stored, only a kubelet that a restart of a pod was requested). A request to the
+ * API server, the runtime or a CSI plugin is in the vocabulary of the component asked, and comes from whoever may
+ * ask it: the API server is asked by itself (for an HTTP call), by controllers and by kubelets; a node's runtime and
+ * CSI plugin only by a kubelet. A record that breaks this is a producer's bug or a forgery, and
  * a service that acted on it could, say, release a pod's IP because a kubelet "said" its container exited.
  */
 public final class EventCatalogue {
@@ -21,6 +23,12 @@ public final class EventCatalogue {
             .filter(f -> Modifier.isStatic(f.getModifiers()) && f.getType() == String.class)
             .map(EventCatalogue::value)
             .collect(Collectors.toUnmodifiableSet());
+
+    /** The components that take requests in their own vocabulary, and who may send them. */
+    private static final Map<String, Set<String>> ASKED_BY = Map.of(
+            "apiserver", Set.of("apiserver", "controller", "kubelet"),
+            "runtime", Set.of("kubelet"),
+            "csi", Set.of("kubelet"));
 
     private EventCatalogue() {
     }
@@ -38,16 +46,10 @@ public final class EventCatalogue {
         }
         String owner = component(event.type(), '.');
         String sender = component(event.source().startsWith("/") ? event.source().substring(1) : "", '/');
-        boolean allowed = !event.type().endsWith("Requested")
-                ? sender.equals(owner)
-                : switch (owner) {
-                    case "apiserver" -> Set.of("apiserver", "controller", "kubelet").contains(sender);
-                    case "runtime", "csi" -> sender.equals("kubelet");
-                    default -> false;
-                };
-        if (!allowed) {
+        boolean request = event.type().endsWith("Requested") && ASKED_BY.containsKey(owner);
+        if (request ? !ASKED_BY.get(owner).contains(sender) : !sender.equals(owner)) {
             throw new UnreadableEventException(UnreadableEventException.Kind.WRONG_SOURCE,
-                    event.type() + " may not come from " + event.source() + " (" + (event.type().endsWith("Requested")
+                    event.type() + " may not come from " + event.source() + " (" + (request
                             ? "a request to the " + owner + " is not sent by that source"
                             : "only the " + owner + " appends it") + ")");
         }

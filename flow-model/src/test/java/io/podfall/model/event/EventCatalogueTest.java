@@ -36,6 +36,8 @@ class EventCatalogueTest {
         assertDoesNotThrow(() -> EventCatalogue.check(event("/apiserver", EventTypes.OBJECT_REMOVED)));
         assertDoesNotThrow(() -> EventCatalogue.check(event("/kubelet/node-1", EventTypes.POD_TERMINATED)));
         assertDoesNotThrow(() -> EventCatalogue.check(event("/csi/node-1", EventTypes.VOLUME_UNPUBLISHED)));
+        assertDoesNotThrow(() -> EventCatalogue.check(event("/kubelet/node-1", EventTypes.POD_RESTART_REQUESTED)),
+                "the kubelet's own record of a request, not a request to another component");
 
         var e = refused("/kubelet/node-1", EventTypes.CONTAINER_EXITED);
         assertEquals(UnreadableEventException.Kind.WRONG_SOURCE, e.kind());
@@ -59,5 +61,8 @@ class EventCatalogueTest {
                 refused("/controller/scheduler", EventTypes.STOP_CONTAINER_REQUESTED).getMessage());
         assertEquals(UnreadableEventException.Kind.WRONG_SOURCE,
                 refused("/runtime/node-1", EventTypes.DELETION_REQUESTED).kind());
+        assertEquals("runtime.StopContainerRequested may not come from /runtime/node-1"
+                        + " (a request to the runtime is not sent by that source)",
+                refused("/runtime/node-1", EventTypes.STOP_CONTAINER_REQUESTED).getMessage());
     }
 }
