@@ -135,7 +135,8 @@ public final class Divergences {
         return n == 0 ? "" : "and " + n + " event" + (n == 1 ? "" : "s") + " it caused";
     }
 
-    static String seconds(Duration d) {
+    /** {@code 5.002s}: how the reports write a simulated duration. */
+    public static String seconds(Duration d) {
         return String.format(java.util.Locale.ROOT, "%.3fs", d.toNanos() / 1e9);
     }
 

@@ -116,6 +116,18 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
         return engine;
     }
 
+    /** The switches that are on, as a suffix for a kubelet's name in a report: {@code " (compat <names>)"} or "". */
+    static String describe(Compat compat) {
+        List<String> on = new ArrayList<>();
+        if (compat.shortenedGraceIgnored()) {
+            on.add(Compat.SHORTENED_GRACE_IGNORED);
+        }
+        if (compat.forceDeleteUsesSpecGrace()) {
+            on.add(Compat.FORCE_DELETE_USES_SPEC_GRACE);
+        }
+        return on.isEmpty() ? "" : " (compat " + String.join(",", on) + ")";
+    }
+
     private static boolean isRegistration(Event e, String node) {
         return e.is(EventTypes.CREATION_REQUESTED) && Subjects.of("", ResourceType.NODES.plural(), node).equals(e.subject());
     }

@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.podfall.apiserver.registry.RegistryState;
-import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.PodSyncStatus;
 import io.podfall.kubelet.podworkers.PodWorker;
 import io.podfall.kubelet.podworkers.RuntimeContainer;
@@ -59,7 +58,7 @@ public final class StateReport {
             }
         }
         for (Engine.Kubelet k : engine.kubelets()) {
-            out.append("kubelet ").append(String.join(",", k.podWorkers().nodeNames())).append(compat(k.podWorkers().compat()))
+            out.append("kubelet ").append(String.join(",", k.podWorkers().nodeNames())).append(Recording.describe(k.podWorkers().compat()))
                     .append(": ").append(k.state().workers().size()).append(" pod workers\n");
             k.state().workers().values().stream().sorted(Comparator.comparing(StateReport::subject))
                     .forEach(w -> out.append("  ").append(subject(w)).append(worker(w)).append('\n'));
@@ -91,17 +90,6 @@ public final class StateReport {
             facts.add("finalizers=" + m.getFinalizers());
         }
         return " " + String.join(" ", facts);
-    }
-
-    private static String compat(Compat c) {
-        List<String> on = new ArrayList<>();
-        if (c.shortenedGraceIgnored()) {
-            on.add(Compat.SHORTENED_GRACE_IGNORED);
-        }
-        if (c.forceDeleteUsesSpecGrace()) {
-            on.add(Compat.FORCE_DELETE_USES_SPEC_GRACE);
-        }
-        return on.isEmpty() ? "" : " (compat " + String.join(",", on) + ")";
     }
 
     private static String subject(PodWorker w) {
