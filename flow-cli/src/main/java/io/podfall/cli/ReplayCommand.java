@@ -38,6 +38,11 @@ final class ReplayCommand implements Callable<Integer> {
     @Mixin
     RecordedLog log;
 
+    @Option(names = "--since", paramLabel = "TIME",
+            description = "replay from there on, from the state the services held then (rebuilt from the log before it): "
+                    + "RFC 3339, or +DURATION from the first event (default: the first event)")
+    String since;
+
     @Option(names = "--until", paramLabel = "TIME",
             description = "stop there: RFC 3339, or +DURATION from the first event (default: the last event)")
     String until;
@@ -53,12 +58,13 @@ final class ReplayCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
         List<Event> recorded = log.read();
+        Instant start = since == null ? Replay.start(recorded) : log.time(since, recorded);
         Instant end = until == null ? Replay.end(recorded) : log.time(until, recorded);
         Duration allowed = log.duration(tolerance);
         long started = System.nanoTime();
-        Replay replay = Replay.of(recorded, end, allowed);
+        Replay replay = Replay.of(recorded, start, end, allowed);
         Duration took = Duration.ofNanos(System.nanoTime() - started);
-        Duration simulated = Duration.between(recorded.get(0).time(), end);
+        Duration simulated = Duration.between(start, end);
         out.printf(Locale.ROOT, "replayed %d events (recorded: %d) over %s of simulated time in %s: %.0f events/s, %.0fx real time%n",
                 replay.replayed().size(), replay.recorded().size(), Divergences.seconds(simulated), Divergences.seconds(took),
                 replay.replayed().size() / seconds(took), seconds(simulated) / seconds(took));

@@ -101,12 +101,13 @@ class ReplayCommandsTest {
     }
 
     @Test
-    void untilStopsTheReplayBeforeTheDivergence() throws IOException {
+    void sinceAndUntilSetTheWindowReplayed() throws IOException {
         List<Event> recorded = new ArrayList<>(recording());
         recorded.removeIf(e -> e.is(EventTypes.CONTAINER_SIGNALLED) && e.data().path("signal").asText().equals("SIGKILL"));
 
         assertEquals(0, run("replay", file(recorded).toString(), "--until", "+12s").code());
         assertEquals(0, run("replay", file(recorded).toString(), "--until", "2026-03-01T10:00:14.9Z").code());
+        assertEquals(1, run("replay", file(recorded).toString(), "--since", "+12s").code(), "the kill is due at +15 s");
         assertEquals(2, run("replay", file(recorded).toString(), "--until", "soon").code());
         assertEquals(2, run("replay", file(recorded).toString(), "--tolerance", "a bit").code());
     }

@@ -18,7 +18,9 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 
 /**
@@ -42,7 +44,8 @@ import java.util.Queue;
  * same inputs append the same events, byte for byte.
  *
  * <p>{@link #fold} is the other use of the cores: it rebuilds their state from a recorded log without deciding
- * anything anew, as a restarted service does, to say what each component held at a moment of the recording.
+ * anything anew, as a restarted service does, to say what each component held at a moment of the recording, or to
+ * replay a recording from that moment on ({@link #goLive}).
  */
 public final class Engine {
     /** A kubelet process: the nodes it simulates and its compatibility switches (kubelet-svc CoreProducer). */
@@ -66,6 +69,8 @@ public final class Engine {
     private final List<Event> log = new ArrayList<>();
     private int delivered;
     private final Queue<Input> inputs = new ArrayDeque<>();
+    /** What the cores decided while folding a recording that the recording did not hold (yet), by id, in order. */
+    private final Map<String, Event> heldBack = new LinkedHashMap<>();
     private Instant clock = Instant.EPOCH;
 
     public Engine(List<KubeletSettings> kubeletSettings) {
@@ -167,8 +172,9 @@ public final class Engine {
     public void fold(Event recorded) {
         foldUntil(recorded.time());
         clock = later(recorded.time(), clock);
+        heldBack.remove(recorded.id());
         for (Runner<?> r : runners) {
-            r.handle(recorded, clock);
+            holdBack(r.handle(recorded, clock));
         }
     }
 
@@ -177,9 +183,25 @@ public final class Engine {
         for (Runner<?> r = earliestTimer(); r != null && !r.timers.next().orElseThrow().at().isAfter(at); r = earliestTimer()) {
             Timer timer = r.timers.pollDue(at).orElseThrow();
             clock = later(timer.at(), clock);
-            r.fire(timer, clock);
+            holdBack(r.fire(timer, clock));
         }
         clock = later(at, clock);
+    }
+
+    /** Dropped if the recording holds it further on (it was appended live before the folding stops), else kept. */
+    private void holdBack(List<Event> decided) {
+        decided.forEach(e -> heldBack.put(e.id(), e));
+    }
+
+    /**
+     * Ends folding: what the cores decided while folding and the folded part of the recording does not hold is
+     * appended now (its causes came before the moment folding stopped, its answers after), as a service that has
+     * caught up with the log appends what it decided while rebuilding and never saw on the log (flow-adapter
+     * LogProcessor). From here on {@link #runUntil} goes on from the state the recording led to.
+     */
+    public void goLive() {
+        log.addAll(heldBack.values());
+        heldBack.clear();
     }
 
     /** Everything appended so far, in log order. */

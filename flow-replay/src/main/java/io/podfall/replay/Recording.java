@@ -44,13 +44,23 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
     private static final int DERIVED_ID_VERSION = 3;
 
     public static Recording of(List<Event> log) {
+        return of(log, 0);
+    }
+
+    /**
+     * The kubelets and settings of the whole log, and the inputs from position {@code from} on (the part before it is
+     * folded into the cores' state, not replayed).
+     */
+    public static Recording of(List<Event> log, int from) {
         List<Set<String>> groups = new ArrayList<>();
         Map<String, Integer> kubeletOfNode = new LinkedHashMap<>();
         Set<String> sourceNodes = new LinkedHashSet<>();
         Map<String, Set<String>> compatByNode = new LinkedHashMap<>();
         List<Input> inputs = new ArrayList<>();
         Instant groupTime = null;
-        for (Event e : log) {
+        for (int i = 0; i < log.size(); i++) {
+            Event e = log.get(i);
+            boolean replayed = i >= from;
             String node = e.source().startsWith(KUBELET_SOURCE) ? e.source().substring(KUBELET_SOURCE.length()) : null;
             if (node != null) {
                 sourceNodes.add(node);
@@ -74,15 +84,15 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
                     kubeletOfNode.put(node, kubelet);
                 }
                 Input start = new Input.KubeletStart(kubelet, e.time());
-                if (!inputs.contains(start)) {
+                if (replayed && !inputs.contains(start)) {
                     inputs.add(start);
                 }
             } else if (e.source().equals(Registry.SOURCE) && isDerivedId(e.id())) {
                 Input start = new Input.ApiServerStart(e.time());
-                if (!inputs.contains(start)) {
+                if (replayed && !inputs.contains(start)) {
                     inputs.add(start);
                 }
-            } else {
+            } else if (replayed) {
                 inputs.add(new Input.Request(e));
             }
         }

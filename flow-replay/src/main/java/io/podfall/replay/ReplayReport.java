@@ -40,10 +40,11 @@ public final class ReplayReport {
             found.forEach(d -> out.append("  ").append(line(d, start)).append('\n'));
         });
         long flows = replay.recorded().stream().map(Event::correlationId).distinct().count();
+        String window = " from " + replay.since() + " to " + replay.until();
         out.append(replay.reproduces()
-                ? "reproduced: no divergence in " + flows + " flows up to " + replay.until()
+                ? "reproduced: no divergence in " + flows + " flows" + window
                 : "diverged: " + replay.divergences().size() + " divergences in " + byFlow.size() + " of " + flows
-                        + " flows up to " + replay.until()).append('\n');
+                        + " flows" + window).append('\n');
         return out.toString();
     }
 

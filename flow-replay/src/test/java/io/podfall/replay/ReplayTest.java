@@ -24,12 +24,12 @@ class ReplayTest {
     void aLogWhoseEveryHopTookAFewMillisecondsReproducesWithinTheTolerance() {
         List<Event> live = withLatency(Scenarios.run(Scenarios.node1(), Scenarios.twoPodsDeleted()).log(), Duration.ofMillis(3));
 
-        Replay replay = Replay.of(live, Replay.end(live), TOLERANCE);
+        Replay replay = Replay.of(live, TOLERANCE);
 
         assertEquals(List.of(), replay.divergences());
         assertTrue(replay.reproduces());
         assertEquals(live.size(), replay.replayed().size());
-        assertFalse(Replay.of(live, Replay.end(live), Duration.ofMillis(1)).reproduces(), "3 ms per hop is more than 1 ms");
+        assertFalse(Replay.of(live, Duration.ofMillis(1)).reproduces(), "3 ms per hop is more than 1 ms");
     }
 
     @Test
@@ -39,7 +39,7 @@ class ReplayTest {
                         Scenarios.create(1, T0.plusSeconds(1), "stubborn", "podfall.io/on-sigterm", "ignore"),
                         Scenarios.delete(2, T0.plusSeconds(10), "stubborn", 0))).log();
 
-        assertEquals(List.of(), Replay.of(recorded, Replay.end(recorded), TOLERANCE).divergences());
+        assertEquals(List.of(), Replay.of(recorded, TOLERANCE).divergences());
     }
 
     @Test
@@ -47,12 +47,26 @@ class ReplayTest {
         List<Event> recorded = Scenarios.run(Scenarios.node1(), Scenarios.twoPodsDeleted()).log();
         Instant beforeKill = T0.plusSeconds(12);
 
-        Replay replay = Replay.of(recorded, beforeKill, TOLERANCE);
+        Replay replay = Replay.of(recorded, Replay.start(recorded), beforeKill, TOLERANCE);
 
         assertTrue(replay.reproduces());
         assertTrue(replay.replayed().stream().noneMatch(e -> e.time().isAfter(beforeKill)));
         assertEquals(List.of("SIGTERM", "SIGTERM"), replay.replayed().stream().filter(e -> e.is(CONTAINER_SIGNALLED))
                 .map(e -> e.data().path("signal").asText()).toList(), "the SIGKILL at 15 s is not yet due");
+    }
+
+    @Test
+    void sinceReplaysFromTheStateTheRecordingLedToWithTheTimersThenPending() {
+        List<Event> recorded = Scenarios.run(Scenarios.node1(), Scenarios.twoPodsDeleted()).log();
+        Instant midGrace = T0.plusSeconds(12);
+
+        Replay replay = Replay.of(recorded, midGrace, Replay.end(recorded), TOLERANCE);
+
+        assertEquals(List.of(), replay.divergences());
+        assertTrue(replay.recording().inputs().isEmpty(), "every request came before");
+        assertEquals(recorded.stream().filter(e -> !e.time().isBefore(midGrace)).toList(), replay.replayed(),
+                "the kill the runtime had scheduled, and all it led to");
+        assertTrue(replay.replayed().get(0).is(CONTAINER_SIGNALLED));
     }
 
     @Test
@@ -67,7 +81,7 @@ class ReplayTest {
             recorded.set(i, moved(e, Duration.ofSeconds(25)));
         }
 
-        List<Divergences.Divergence> found = Replay.of(recorded, Replay.end(recorded), TOLERANCE).divergences();
+        List<Divergences.Divergence> found = Replay.of(recorded, TOLERANCE).divergences();
 
         // the kill and the exit it causes are both the runtime's answers to StopContainer; what follows them does
         // not move relative to its own cause, so it is no divergence again
