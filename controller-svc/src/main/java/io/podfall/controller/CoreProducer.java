@@ -15,12 +15,17 @@ import java.util.List;
 
 /** Gives the flow adapter this service's core: the controller manager with its controllers. */
 @ApplicationScoped
-class CoreProducer {
+public class CoreProducer {
 
     @Produces
     @Singleton
     @SuppressWarnings("rawtypes")
     Core core() {
+        return controllerManager();
+    }
+
+    /** The core as this service runs it; the replay engine (flow-replay) runs the same one. */
+    public static ControllerManager controllerManager() {
         return new ControllerManager(List.of(new Scheduler(), new ReplicaSetController(), new DeploymentController(),
                 new GarbageCollector(), new EndpointsController(), new NamespaceController()));
     }

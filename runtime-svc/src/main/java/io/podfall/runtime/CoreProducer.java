@@ -15,6 +15,11 @@ public class CoreProducer {
     @Singleton
     @SuppressWarnings("rawtypes")
     Core core() {
+        return nodeServices();
+    }
+
+    /** The core as this service runs it; the replay engine (flow-replay) runs the same one. */
+    public static NodeServices nodeServices() {
         return new NodeServices(new ContainerRuntime(), new CsiNodePlugin());
     }
 }

@@ -63,6 +63,15 @@ public final class PodWorker {
         return containers.values().stream().anyMatch(RuntimeContainer::couldBeRunning);
     }
 
+    /** The most recent version of the pod the worker knows. */
+    public Pod pod() {
+        return pod;
+    }
+
+    public String node() {
+        return node;
+    }
+
     public PodSyncStatus status() {
         return status;
     }

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.podfall.kubelet.volumemanager.VolumeManager;
 
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -34,6 +35,11 @@ public final class PodWorkersState {
 
     public Optional<PodWorker> worker(String uid) {
         return Optional.ofNullable(workers.get(uid));
+    }
+
+    /** Every pod worker, finished or not, by pod UID: what {@code podfall state} shows of a kubelet. */
+    public Map<String, PodWorker> workers() {
+        return Collections.unmodifiableMap(workers);
     }
 
     public boolean isRegistered(String node) {

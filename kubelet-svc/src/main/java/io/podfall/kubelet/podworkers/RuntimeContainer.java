@@ -72,6 +72,10 @@ public final class RuntimeContainer {
         return preStop != null;
     }
 
+    public String name() {
+        return name;
+    }
+
     public State state() {
         return state;
     }

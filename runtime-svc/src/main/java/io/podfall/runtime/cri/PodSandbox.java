@@ -84,7 +84,8 @@ public final class PodSandbox {
         return Optional.empty();
     }
 
-    String subject() {
+    /** The pod's subject on the log ({@code namespaces/<ns>/pods/<name>}). */
+    public String subject() {
         return Subjects.of(namespace, "pods", name);
     }
 

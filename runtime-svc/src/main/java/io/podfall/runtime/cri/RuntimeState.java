@@ -2,6 +2,8 @@ package io.podfall.runtime.cri;
 
 import io.podfall.runtime.cni.IpPool;
 
+import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -19,6 +21,13 @@ public final class RuntimeState {
     public Optional<PodSandbox> sandbox(String node, String podUid) {
         Map<String, PodSandbox> onNode = sandboxes.get(node);
         return onNode == null || podUid == null ? Optional.empty() : Optional.ofNullable(onNode.get(podUid));
+    }
+
+    /** The sandboxes of every node, by node name and then pod UID, in the order they were run. */
+    public Map<String, Collection<PodSandbox>> sandboxes() {
+        Map<String, Collection<PodSandbox>> all = new LinkedHashMap<>();
+        sandboxes.forEach((node, onNode) -> all.put(node, Collections.unmodifiableCollection(onNode.values())));
+        return all;
     }
 
     public int sandboxCount(String node) {

@@ -1,0 +1,122 @@
+package io.podfall.e2e;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.podfall.broker.KafkaBrokerExtension;
+import io.podfall.cli.Podfall;
+import io.podfall.cli.analysis.Timeline;
+import io.podfall.cli.launch.Suite;
+import io.podfall.cli.log.EventFile;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.Subjects;
+import io.podfall.replay.Input;
+import io.podfall.replay.Recording;
+import io.podfall.replay.Replay;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static io.podfall.model.event.EventTypes.SANDBOX_REMOVED;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Equivalence of the suite and the in-process engine: a graceful and a killed pod deletion run over Kafka by the
+ * four services, exported, and replayed in process by {@code podfall replay}, reproduce with no divergence: every
+ * causal chain has the same events, and each step the same delay from its cause within the tolerance.
+ *
+ * <p>The suite is shared by every end-to-end class, so its topic holds what other classes did too (a kubelet
+ * restarted with compatibility switches, say). The recording replayed is this scenario's: the flows of the suite's
+ * start (the system namespaces, the node's registration) and the flows of the scenario's own requests. It is
+ * replayed from the scenario's first request on ({@code --since}), from the state the suite's start left: a
+ * service's first seconds are not the cores' timing but the JVM's and the consumer group's (the API server reads
+ * its own first requests back seconds after it wrote them), which no replay reproduces. A pod run through the suite
+ * first (not part of the scenario) warms the services up for the same reason.
+ */
+@ExtendWith({KafkaBrokerExtension.class, SuiteExtension.class})
+class ReplayIT {
+    /**
+     * Per hop, the live services take milliseconds (a consumer's poll, the producer's batching) where the engine
+     * takes none; a slow moment of a loaded machine can take more. Far below the scenario's waits (0.5 s, 2 s, 3 s).
+     */
+    private static final String TOLERANCE = "250ms";
+    private static final List<String> PODS = List.of("replay-graceful", "replay-killed");
+    private static final Set<String> SUBJECTS = PODS.stream().map(name -> Subjects.of("default", "pods", name))
+            .collect(Collectors.toSet());
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aGracefulAndAKilledDeletionRecordedOverKafkaReplayInProcessWithoutDivergence(Suite suite) throws IOException {
+        SuiteClient pods = new SuiteClient(suite);
+        pods.createRunning(pod("replay-warm-up", Map.of()));
+        pods.delete("replay-warm-up", 0);
+        pods.eventsOf("replay-warm-up", SANDBOX_REMOVED, Duration.ofSeconds(60));
+        pods.createRunning(pod(PODS.get(0), Map.of("podfall.io/exit-delay-seconds", "0.5")));
+        pods.createRunning(pod(PODS.get(1), Map.of("podfall.io/on-sigterm", "ignore")));
+        pods.delete(PODS.get(0), 3);
+        pods.delete(PODS.get(1), 2);
+        PODS.forEach(name -> pods.eventsOf(name, SANDBOX_REMOVED, Duration.ofSeconds(60)));
+
+        Path topic = dir.resolve("topic.jsonl");
+        assertEquals(0, Podfall.commandLine().execute("export", "--bootstrap", suite.bootstrapServers(),
+                "--topic", SuiteExtension.TOPIC, "--output", topic.toString()));
+        List<Event> recorded = scenario(EventFile.read(topic).events());
+        Path file = dir.resolve("scenario.jsonl");
+        try (Writer w = Files.newBufferedWriter(file)) {
+            EventFile.write(w, recorded);
+        }
+
+        Instant since = recorded.stream().filter(e -> e.causationId() == null && SUBJECTS.contains(e.subject()))
+                .findFirst().orElseThrow().time();
+
+        StringWriter out = new StringWriter();
+        int code = Podfall.commandLine().setOut(new PrintWriter(out)).execute("replay", file.toString(),
+                "--since", since.toString(), "--tolerance", TOLERANCE);
+        System.out.print(out);
+        assertEquals(0, code, out.toString());
+        assertTrue(out.toString().contains("inputs: 4 client requests\n"), out.toString());
+
+        // the same event types per flow, and the deletions step by step as the timeline shows them
+        Replay replay = Replay.of(recorded, since, Replay.end(recorded), Duration.ofMillis(250));
+        assertEquals(typesByFlow(replay.recorded()), typesByFlow(replay.replayed()));
+        for (String name : PODS) {
+            String subject = Subjects.of("default", "pods", name);
+            String deletion = Timeline.latestDeletion(recorded, subject).orElseThrow();
+            assertEquals(Timeline.of(recorded, deletion).types(), Timeline.of(replay.replayed(), deletion).types(), name);
+        }
+    }
+
+    /** The suite's start and this scenario's flows: everything but the client requests of other classes. */
+    private static List<Event> scenario(List<Event> topic) {
+        Set<String> otherClients = Recording.of(topic).inputs().stream()
+                .filter(i -> i instanceof Input.Request r && !SUBJECTS.contains(r.event().subject()))
+                .map(i -> ((Input.Request) i).event().id()).collect(Collectors.toSet());
+        return topic.stream().filter(e -> !otherClients.contains(e.correlationId())).toList();
+    }
+
+    /** Per flow, how many events of each type. */
+    private static Map<String, Map<String, Long>> typesByFlow(List<Event> log) {
+        return log.stream().collect(Collectors.groupingBy(Event::correlationId,
+                Collectors.groupingBy(Event::type, Collectors.counting())));
+    }
+
+    private static Pod pod(String name, Map<String, String> annotations) {
+        return new PodBuilder().withNewMetadata().withName(name).withAnnotations(annotations).endMetadata()
+                .withNewSpec().addNewContainer().withName("app").withImage("nginx").endContainer().endSpec().build();
+    }
+}

@@ -1,0 +1,77 @@
+package io.podfall.cli;
+
+import io.podfall.cli.log.EventFile;
+import io.podfall.model.event.Event;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The recorded log {@code replay} and {@code state} work on: an exported JSON Lines file, read whole, with the
+ * lines that are not readable events skipped and named on standard error. Also reads the simulated times and
+ * durations these commands take.
+ */
+public final class RecordedLog {
+    private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)");
+
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec command;
+
+    @Parameters(index = "0", paramLabel = "FILE", description = "a log exported by podfall export (JSON Lines)")
+    Path file;
+
+    /** The readable events of the file, in log order. */
+    List<Event> read() {
+        EventFile.Contents contents = EventFile.read(file);
+        if (contents.unreadable() > 0) {
+            command.commandLine().getErr().println("podfall: skipped " + contents.unreadable() + " unreadable line(s) of "
+                    + file + " (first: " + contents.firstProblem() + ")");
+        }
+        if (contents.events().isEmpty()) {
+            throw new IllegalStateException("no events in " + file);
+        }
+        return contents.events();
+    }
+
+    /**
+     * A simulated time: RFC 3339 ({@code 2026-11-29T10:27:00Z}), or {@code +DURATION} after the first event of the
+     * log ({@code +12s}, {@code +1500ms}).
+     */
+    Instant time(String t, List<Event> log) {
+        if (t.startsWith("+")) {
+            return log.get(0).time().plus(duration(t.substring(1)));
+        }
+        try {
+            return Instant.parse(t);
+        } catch (DateTimeParseException e) {
+            throw new ParameterException(command.commandLine(),
+                    "not a time: " + t + " (RFC 3339, or +DURATION from the first event such as +12s)");
+        }
+    }
+
+    /** {@code 100ms}, {@code 2s}, {@code 1.5s}, {@code 3m}, {@code 1h}. */
+    Duration duration(String d) {
+        Matcher m = DURATION.matcher(d.trim().toLowerCase(Locale.ROOT));
+        if (!m.matches()) {
+            throw new ParameterException(command.commandLine(), "not a duration: " + d + " (such as 100ms, 2s, 1.5s, 3m)");
+        }
+        double n = Double.parseDouble(m.group(1));
+        long unitNanos = switch (m.group(2)) {
+            case "ms" -> 1_000_000L;
+            case "s" -> 1_000_000_000L;
+            case "m" -> 60_000_000_000L;
+            default -> 3_600_000_000_000L;
+        };
+        return Duration.ofNanos(Math.round(n * unitNanos));
+    }
+}

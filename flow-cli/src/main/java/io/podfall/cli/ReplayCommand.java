@@ -1,0 +1,84 @@
+package io.podfall.cli;
+
+import io.podfall.cli.log.EventFile;
+import io.podfall.model.event.Event;
+import io.podfall.replay.Divergences;
+import io.podfall.replay.Replay;
+import io.podfall.replay.ReplayReport;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+@Command(name = "replay", mixinStandardHelpOptions = true,
+        description = {"Reproduce a recorded log in process: the four services' cores over an in-memory log on a virtual "
+                + "clock, fed the recording's inputs (client requests, the services' starts, the kubelets' nodes and the "
+                + "compat switches the log names) at their recorded times. Then, flow by flow along the causal chains, "
+                + "what diverges from the recording: MISSING and EXTRA events, events one component REORDERED, and "
+                + "TIMING (the delay from its cause) off by more than --tolerance."},
+        exitCodeListHeading = "Exit codes:%n",
+        exitCodeList = {"0:reproduced: no divergence", "1:the replay diverged", "2:bad options",
+                "3:the file could not be read"})
+final class ReplayCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    RecordedLog log;
+
+    @Option(names = "--since", paramLabel = "TIME",
+            description = "replay from there on, from the state the services held then (rebuilt from the log before it): "
+                    + "RFC 3339, or +DURATION from the first event (default: the first event)")
+    String since;
+
+    @Option(names = "--until", paramLabel = "TIME",
+            description = "stop there: RFC 3339, or +DURATION from the first event (default: the last event)")
+    String until;
+
+    @Option(names = "--tolerance", paramLabel = "DURATION", defaultValue = "100ms",
+            description = "how far a step's delay from its cause may differ, in simulated time (default: ${DEFAULT-VALUE})")
+    String tolerance;
+
+    @Option(names = "--output", paramLabel = "FILE", description = "also write the replayed log there (JSON Lines)")
+    Path output;
+
+    @Override
+    public Integer call() throws IOException {
+        PrintWriter out = spec.commandLine().getOut();
+        List<Event> recorded = log.read();
+        Instant start = since == null ? Replay.start(recorded) : log.time(since, recorded);
+        Instant end = until == null ? Replay.end(recorded) : log.time(until, recorded);
+        Duration allowed = log.duration(tolerance);
+        long started = System.nanoTime();
+        Replay replay = Replay.of(recorded, start, end, allowed);
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        Duration simulated = Duration.between(start, end);
+        out.printf(Locale.ROOT, "replayed %d events (recorded: %d) over %s of simulated time in %s: %.0f events/s, %.0fx real time%n",
+                replay.replayed().size(), replay.recorded().size(), Divergences.seconds(simulated), Divergences.seconds(took),
+                replay.replayed().size() / seconds(took), seconds(simulated) / seconds(took));
+        out.print(ReplayReport.text(replay));
+        out.flush();
+        if (output != null) {
+            try (Writer w = Files.newBufferedWriter(output)) {
+                EventFile.write(w, replay.replayed());
+            }
+        }
+        return replay.reproduces() ? 0 : 1;
+    }
+
+    private static double seconds(Duration d) {
+        return Math.max(d.toNanos(), 1) / 1e9;
+    }
+}

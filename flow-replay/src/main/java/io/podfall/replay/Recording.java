@@ -1,0 +1,152 @@
+package io.podfall.replay;
+
+import io.podfall.apiserver.registry.Registry;
+import io.podfall.kubelet.podworkers.Compat;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.event.Subjects;
+import io.podfall.model.k8s.ResourceType;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * What a recorded log says about how to replay it: which kubelets ran, with which settings, and the inputs (what
+ * reached the log from outside the cores), in log order.
+ *
+ * <ul>
+ *   <li><b>Client requests.</b> An event nothing on the log caused (no causationId) is an input, re-injected as
+ *       recorded, except for the requests the services make of their own accord once caught up, which the engine
+ *       makes again (below). The API server's REST front door gives a request a random id (RequestTracker: a
+ *       version 4 UUID); the API server's own requests have ids derived from its state ({@code Ids.derived}: a
+ *       name-based, version 3 UUID).</li>
+ *   <li><b>The API server's start</b>: its own requests (the system namespaces), at the time they were made.</li>
+ *   <li><b>The kubelets and their start</b>: a kubelet registers the nodes it runs, uncaused CreationRequested for
+ *       {@code nodes/<node>} from {@code /kubelet/<node>}, all with one time (PodWorkers.registerNodes): nodes
+ *       first registered at one instant are one kubelet. Nodes seen only as a source, never registered (a log that
+ *       begins later), make one more kubelet.</li>
+ *   <li><b>Settings</b>: a kubelet runs with a compatibility switch on when an event of one of its nodes names it in
+ *       its {@code compat} field (a switch is named whenever it changed a decision, and a switch that changed
+ *       nothing changes nothing in a replay either). Settings the log does not show take their defaults.</li>
+ * </ul>
+ *
+ * @param notes what the reading could not use, for the report
+ */
+public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> inputs, List<String> notes) {
+    private static final String KUBELET_SOURCE = "/kubelet/";
+    /** A version 3 UUID's version digit: {@code Ids.derived}. */
+    private static final int DERIVED_ID_VERSION = 3;
+
+    public static Recording of(List<Event> log) {
+        return of(log, 0);
+    }
+
+    /**
+     * The kubelets and settings of the whole log, and the inputs from position {@code from} on (the part before it is
+     * folded into the cores' state, not replayed).
+     */
+    public static Recording of(List<Event> log, int from) {
+        List<Set<String>> groups = new ArrayList<>();
+        Map<String, Integer> kubeletOfNode = new LinkedHashMap<>();
+        Set<String> sourceNodes = new LinkedHashSet<>();
+        Map<String, Set<String>> compatByNode = new LinkedHashMap<>();
+        List<Input> inputs = new ArrayList<>();
+        Instant groupTime = null;
+        for (int i = 0; i < log.size(); i++) {
+            Event e = log.get(i);
+            boolean replayed = i >= from;
+            String node = e.source().startsWith(KUBELET_SOURCE) ? e.source().substring(KUBELET_SOURCE.length()) : null;
+            if (node != null) {
+                sourceNodes.add(node);
+                String compat = e.data().path("compat").asText("");
+                if (!compat.isEmpty()) {
+                    compatByNode.computeIfAbsent(node, n -> new TreeSet<>()).add(compat);
+                }
+            }
+            if (e.causationId() != null) {
+                continue;
+            }
+            if (node != null && isRegistration(e, node)) {
+                Integer kubelet = kubeletOfNode.get(node);
+                if (kubelet == null) {
+                    if (!e.time().equals(groupTime)) {
+                        groups.add(new LinkedHashSet<>());
+                        groupTime = e.time();
+                    }
+                    kubelet = groups.size() - 1;
+                    groups.get(kubelet).add(node);
+                    kubeletOfNode.put(node, kubelet);
+                }
+                Input start = new Input.KubeletStart(kubelet, e.time());
+                if (replayed && !inputs.contains(start)) {
+                    inputs.add(start);
+                }
+            } else if (e.source().equals(Registry.SOURCE) && isDerivedId(e.id())) {
+                Input start = new Input.ApiServerStart(e.time());
+                if (replayed && !inputs.contains(start)) {
+                    inputs.add(start);
+                }
+            } else if (replayed) {
+                inputs.add(new Input.Request(e));
+            }
+        }
+        List<String> notes = new ArrayList<>();
+        Set<String> unregistered = new LinkedHashSet<>(sourceNodes);
+        unregistered.removeAll(kubeletOfNode.keySet());
+        if (!unregistered.isEmpty()) {
+            groups.add(unregistered);
+            unregistered.forEach(n -> kubeletOfNode.put(n, groups.size() - 1));
+            notes.add("nodes " + unregistered + " act on the log but their registration is not on it: one kubelet runs them from the start");
+        }
+        List<Engine.KubeletSettings> kubelets = new ArrayList<>();
+        for (Set<String> nodes : groups) {
+            Set<String> switches = new TreeSet<>();
+            nodes.forEach(n -> switches.addAll(compatByNode.getOrDefault(n, Set.of())));
+            Set<String> unknown = new TreeSet<>(switches);
+            unknown.removeAll(Set.of(Compat.SHORTENED_GRACE_IGNORED, Compat.FORCE_DELETE_USES_SPEC_GRACE));
+            if (!unknown.isEmpty()) {
+                notes.add("kubelet " + nodes + ": unknown compatibility switches " + unknown + " left off");
+            }
+            kubelets.add(new Engine.KubeletSettings(List.copyOf(nodes), new Compat(
+                    switches.contains(Compat.SHORTENED_GRACE_IGNORED), switches.contains(Compat.FORCE_DELETE_USES_SPEC_GRACE))));
+        }
+        return new Recording(List.copyOf(kubelets), List.copyOf(inputs), List.copyOf(notes));
+    }
+
+    /** An engine with this recording's kubelets, its inputs scheduled. */
+    public Engine engine() {
+        Engine engine = new Engine(kubelets);
+        engine.schedule(inputs);
+        return engine;
+    }
+
+    /** The switches that are on, as a suffix for a kubelet's name in a report: {@code " (compat <names>)"} or "". */
+    static String describe(Compat compat) {
+        List<String> on = new ArrayList<>();
+        if (compat.shortenedGraceIgnored()) {
+            on.add(Compat.SHORTENED_GRACE_IGNORED);
+        }
+        if (compat.forceDeleteUsesSpecGrace()) {
+            on.add(Compat.FORCE_DELETE_USES_SPEC_GRACE);
+        }
+        return on.isEmpty() ? "" : " (compat " + String.join(",", on) + ")";
+    }
+
+    private static boolean isRegistration(Event e, String node) {
+        return e.is(EventTypes.CREATION_REQUESTED) && Subjects.of("", ResourceType.NODES.plural(), node).equals(e.subject());
+    }
+
+    private static boolean isDerivedId(String id) {
+        try {
+            return java.util.UUID.fromString(id).version() == DERIVED_ID_VERSION;
+        } catch (IllegalArgumentException notAUuid) {
+            return false;
+        }
+    }
+}

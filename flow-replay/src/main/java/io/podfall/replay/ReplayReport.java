@@ -1,0 +1,72 @@
+package io.podfall.replay;
+
+import io.podfall.model.event.Event;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/** A replay as text: what was re-injected, then the divergences flow by flow, step by step, and the verdict. */
+public final class ReplayReport {
+    private ReplayReport() {
+    }
+
+    public static String text(Replay replay) {
+        StringBuilder out = new StringBuilder();
+        Recording r = replay.recording();
+        long requests = r.inputs().stream().filter(i -> i instanceof Input.Request).count();
+        out.append("inputs: ").append(requests).append(" client request").append(requests == 1 ? "" : "s");
+        r.inputs().stream().filter(i -> !(i instanceof Input.Request)).forEach(i -> out.append(", ").append(start(r, i)));
+        out.append('\n');
+        r.notes().forEach(n -> out.append("note: ").append(n).append('\n'));
+
+        Map<String, Event> byId = new LinkedHashMap<>();
+        replay.replayed().forEach(e -> byId.putIfAbsent(e.id(), e));
+        replay.recorded().forEach(e -> byId.put(e.id(), e));
+        Map<String, List<Divergences.Divergence>> byFlow = replay.divergences().stream()
+                .collect(Collectors.groupingBy(Divergences.Divergence::flow, LinkedHashMap::new, Collectors.toList()));
+        byFlow.forEach((flow, found) -> {
+            Event root = byId.get(flow);
+            Instant start = root == null ? found.get(0).event().time() : root.time();
+            out.append("flow ").append(flow);
+            if (root != null) {
+                out.append(": ").append(root.type()).append(' ').append(root.subject()).append(" at ").append(root.time());
+            }
+            out.append('\n');
+            found.forEach(d -> out.append("  ").append(line(d, start)).append('\n'));
+        });
+        long flows = replay.recorded().stream().map(Event::correlationId).distinct().count();
+        String window = " from " + replay.since() + " to " + replay.until();
+        out.append(replay.reproduces()
+                ? "reproduced: no divergence in " + flows + " flows" + window
+                : "diverged: " + replay.divergences().size() + " divergences in " + byFlow.size() + " of " + flows
+                        + " flows" + window).append('\n');
+        return out.toString();
+    }
+
+    private static String start(Recording r, Input i) {
+        return i instanceof Input.KubeletStart k
+                ? "kubelet " + String.join(",", r.kubelets().get(k.kubelet()).nodes()) + Recording.describe(r.kubelets().get(k.kubelet()).compat())
+                        + " started at " + k.at()
+                : "API server started at " + i.at();
+    }
+
+    /** {@code +5.002s MISSING runtime.ContainerSignalled namespaces/… from /runtime/node-1, after …; detail}. */
+    static String line(Divergences.Divergence d, Instant flowStart) {
+        Event e = d.event();
+        StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%10s %-9s ",
+                "+" + Divergences.seconds(Duration.between(flowStart, e.time())), d.kind()))
+                .append(e.type()).append(' ').append(e.subject()).append(" from ").append(e.source());
+        if (d.cause() != null) {
+            out.append(", after ").append(d.cause().type());
+        }
+        if (!d.detail().isEmpty()) {
+            out.append("; ").append(d.detail());
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,110 @@
+package io.podfall.replay;
+
+import io.podfall.kubelet.podworkers.Compat;
+import io.podfall.model.event.Event;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static io.podfall.model.event.EventTypes.CONTAINER_SIGNALLED;
+import static io.podfall.replay.Scenarios.T0;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ReplayTest {
+    private static final Duration TOLERANCE = Duration.ofMillis(100);
+
+    @Test
+    void aLogWhoseEveryHopTookAFewMillisecondsReproducesWithinTheTolerance() {
+        List<Event> live = withLatency(Scenarios.run(Scenarios.node1(), Scenarios.twoPodsDeleted()).log(), Duration.ofMillis(3));
+
+        Replay replay = Replay.of(live, TOLERANCE);
+
+        assertEquals(List.of(), replay.divergences());
+        assertTrue(replay.reproduces());
+        assertEquals(live.size(), replay.replayed().size());
+        assertFalse(Replay.of(live, Duration.ofMillis(1)).reproduces(), "3 ms per hop is more than 1 ms");
+    }
+
+    @Test
+    void aLogRecordedWithACompatSwitchReproducesWithIt() {
+        List<Event> recorded = Scenarios.run(List.of(new Engine.KubeletSettings(List.of("node-1"), new Compat(false, true))),
+                List.of(new Input.ApiServerStart(T0), new Input.KubeletStart(0, T0),
+                        Scenarios.create(1, T0.plusSeconds(1), "stubborn", "podfall.io/on-sigterm", "ignore"),
+                        Scenarios.delete(2, T0.plusSeconds(10), "stubborn", 0))).log();
+
+        assertEquals(List.of(), Replay.of(recorded, TOLERANCE).divergences());
+    }
+
+    @Test
+    void untilStopsTheReplayAndTheComparisonThere() {
+        List<Event> recorded = Scenarios.run(Scenarios.node1(), Scenarios.twoPodsDeleted()).log();
+        Instant beforeKill = T0.plusSeconds(12);
+
+        Replay replay = Replay.of(recorded, Replay.start(recorded), beforeKill, TOLERANCE);
+
+        assertTrue(replay.reproduces());
+        assertTrue(replay.replayed().stream().noneMatch(e -> e.time().isAfter(beforeKill)));
+        assertEquals(List.of("SIGTERM", "SIGTERM"), replay.replayed().stream().filter(e -> e.is(CONTAINER_SIGNALLED))
+                .map(e -> e.data().path("signal").asText()).toList(), "the SIGKILL at 15 s is not yet due");
+    }
+
+    @Test
+    void sinceReplaysFromTheStateTheRecordingLedToWithTheTimersThenPending() {
+        List<Event> recorded = Scenarios.run(Scenarios.node1(), Scenarios.twoPodsDeleted()).log();
+        Instant midGrace = T0.plusSeconds(12);
+
+        Replay replay = Replay.of(recorded, midGrace, Replay.end(recorded), TOLERANCE);
+
+        assertEquals(List.of(), replay.divergences());
+        assertTrue(replay.recording().inputs().isEmpty(), "every request came before");
+        assertEquals(recorded.stream().filter(e -> !e.time().isBefore(midGrace)).toList(), replay.replayed(),
+                "the kill the runtime had scheduled, and all it led to");
+        assertTrue(replay.replayed().get(0).is(CONTAINER_SIGNALLED));
+    }
+
+    @Test
+    void aRecordingThatKilledLaterThanTheReplayDoesIsATimingDivergenceOfThatStep() {
+        List<Event> recorded = new ArrayList<>(Scenarios.run(Scenarios.node1(), Scenarios.twoPodsDeleted()).log());
+        // as if the recorded runtime had waited 30 s instead of 5 s before SIGKILL (and all that followed moved with it)
+        Event kill = recorded.stream().filter(e -> e.is(CONTAINER_SIGNALLED) && e.data().path("signal").asText().equals("SIGKILL"))
+                .findFirst().orElseThrow();
+        int at = recorded.indexOf(kill);
+        for (int i = at; i < recorded.size(); i++) {
+            Event e = recorded.get(i);
+            recorded.set(i, moved(e, Duration.ofSeconds(25)));
+        }
+
+        List<Divergences.Divergence> found = Replay.of(recorded, TOLERANCE).divergences();
+
+        // the kill and the exit it causes are both the runtime's answers to StopContainer; what follows them does
+        // not move relative to its own cause, so it is no divergence again
+        assertEquals(List.of("TIMING runtime.ContainerSignalled recorded 30.000s after runtime.StopContainerRequested, replayed 5.000s",
+                        "TIMING runtime.ContainerExited recorded 30.000s after runtime.StopContainerRequested, replayed 5.000s"),
+                found.stream().map(d -> d.kind() + " " + d.event().type() + " " + d.detail()).toList());
+        assertEquals(kill.id(), found.get(0).recorded().id());
+    }
+
+    /** The log as live services would append it: every hop {@code perHop} later than its cause. */
+    private static List<Event> withLatency(List<Event> log, Duration perHop) {
+        Map<String, Duration> delay = new HashMap<>();
+        List<Event> out = new ArrayList<>();
+        for (Event e : log) {
+            Duration d = e.causationId() == null ? Duration.ZERO : delay.get(e.causationId()).plus(perHop);
+            delay.put(e.id(), d);
+            out.add(moved(e, d));
+        }
+        return out;
+    }
+
+    private static Event moved(Event e, Duration by) {
+        return new Event(e.id(), e.source(), e.type(), e.subject(), e.time().plus(by), e.correlationId(), e.causationId(),
+                e.traceparent(), e.data());
+    }
+}

@@ -1,0 +1,64 @@
+package io.podfall.replay;
+
+import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
+import io.podfall.apiserver.registry.Registry;
+import io.podfall.kubelet.podworkers.Compat;
+import io.podfall.model.Json;
+import io.podfall.model.apiserver.CreationRequest;
+import io.podfall.model.apiserver.DeletionRequest;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.event.Subjects;
+
+import java.time.Instant;
+import java.util.List;
+
+import static io.podfall.model.testing.Pods.aPod;
+
+/**
+ * Inputs as the suite's front doors write them: the services' starts, and client requests with random (version 4)
+ * ids and no cause, as the API server's RequestTracker appends them.
+ */
+final class Scenarios {
+    static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
+
+    private Scenarios() {
+    }
+
+    /** A kubelet of node-1 without compatibility switches. */
+    static List<Engine.KubeletSettings> node1() {
+        return List.of(new Engine.KubeletSettings(List.of("node-1"), Compat.NONE));
+    }
+
+    /** The suite's start, then two pods created, then deleted with a grace period of 5 s at {@code T0 + 10 s}. */
+    static List<Input> twoPodsDeleted() {
+        return List.of(new Input.ApiServerStart(T0), new Input.KubeletStart(0, T0.plusMillis(40)),
+                create(1, T0.plusSeconds(2), "graceful", "podfall.io/exit-delay-seconds", "0.5"),
+                create(2, T0.plusSeconds(3), "stubborn", "podfall.io/on-sigterm", "ignore"),
+                delete(3, T0.plusSeconds(10), "graceful", 5),
+                delete(4, T0.plusSeconds(10).plusMillis(1), "stubborn", 5));
+    }
+
+    static Input create(int n, Instant at, String pod, String annotation, String value) {
+        return request(n, at, EventTypes.CREATION_REQUESTED, pod,
+                new CreationRequest("pods", "default", Json.tree(aPod(pod).withAnnotation(annotation, value).build())));
+    }
+
+    static Input delete(int n, Instant at, String pod, long grace) {
+        return request(n, at, EventTypes.DELETION_REQUESTED, pod, new DeletionRequest("pods", "default", pod,
+                new DeleteOptionsBuilder().withGracePeriodSeconds(grace).build()));
+    }
+
+    private static Input request(int n, Instant at, String type, String pod, Object data) {
+        String id = String.format("00000000-0000-4000-8000-%012d", n);
+        return new Input.Request(Event.request(id, Registry.SOURCE, type, Subjects.of("default", "pods", pod), at, null, data));
+    }
+
+    /** An engine that has run the inputs to the end of every timer they lead to. */
+    static Engine run(List<Engine.KubeletSettings> kubelets, List<Input> inputs) {
+        Engine engine = new Engine(kubelets);
+        engine.schedule(inputs);
+        engine.runUntil(T0.plusSeconds(600));
+        return engine;
+    }
+}
