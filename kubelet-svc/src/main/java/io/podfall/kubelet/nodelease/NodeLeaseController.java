@@ -80,7 +80,7 @@ public final class NodeLeaseController {
 
     public void handle(NodeLeaseState state, Event event, Effects.Builder out) {
         if (event.is(EventTypes.REQUEST_REJECTED)) {
-            state.refused(event.causationId()).ifPresent(node -> out.timer(timerKey(node), event.time().plus(renewInterval)));
+            state.requests.refused(event.causationId()).ifPresent(node -> out.timer(timerKey(node), event.time().plus(renewInterval)));
             return;
         }
         if (!EventTypes.OBJECT_CHANGES.contains(event.type())) {
@@ -102,17 +102,15 @@ public final class NodeLeaseController {
             return;
         }
         String node = key[1];
-        if (!state.knowsNode(node) || state.inFlight(node)) {
+        if (!state.nodeUids.containsKey(node) || state.requests.inFlight(node)) {
             return;
         }
         String id = Ids.derived("node-lease", node, timer.at().toString());
-        Lease lease = state.lease(node).orElse(null);
-        if (lease == null) {
-            out.request(id, source(node), EventTypes.CREATION_REQUESTED, subject(node), creation(state, node, out.causeTime()));
-        } else {
-            out.request(id, source(node), EventTypes.UPDATE_REQUESTED, subject(node), renewal(state, lease, out.causeTime()));
-        }
-        state.requested(node, out.lastEventId());
+        Lease lease = state.leases.get(node).orElse(null);
+        String type = lease == null ? EventTypes.CREATION_REQUESTED : EventTypes.UPDATE_REQUESTED;
+        out.request(id, source(node), type, subject(node),
+                lease == null ? creation(state, node, out.causeTime()) : renewal(state, lease, out.causeTime()));
+        state.requests.requested(node, out.lastEventId(), type);
     }
 
     private void nodeChanged(NodeLeaseState state, Node node, boolean removed, Effects.Builder out) {
@@ -121,11 +119,12 @@ public final class NodeLeaseController {
             return;
         }
         if (removed) {
-            state.nodeRemoved(name);
+            state.nodeUids.remove(name);
+            state.requests.forget(name);
             out.cancelTimer(timerKey(name));
             return;
         }
-        state.nodeSeen(name, node.getMetadata().getUid());
+        state.nodeUids.put(name, node.getMetadata().getUid());
         ensureLease(state, name, out);
     }
 
@@ -135,13 +134,14 @@ public final class NodeLeaseController {
             return;
         }
         if (removed) {
-            state.leaseRemoved(name);
+            state.leases.remove(name);
             ensureLease(state, name, out);
             return;
         }
-        if (!state.observe(lease, event.causationId())) {
+        if (!state.leases.observe(lease)) {
             return;
         }
+        state.requests.answered(name, event.causationId());
         Instant renewed = lease.getSpec() == null || lease.getSpec().getRenewTime() == null
                 ? event.time() : lease.getSpec().getRenewTime().toInstant();
         out.timer(timerKey(name), Heartbeat.nextDue(renewed, renewInterval, event.time()));
@@ -149,9 +149,9 @@ public final class NodeLeaseController {
 
     /** ensureLease: a node known to the API server without a Lease gets one, unless a request is in flight. */
     private void ensureLease(NodeLeaseState state, String node, Effects.Builder out) {
-        if (state.knowsNode(node) && state.lease(node).isEmpty() && !state.inFlight(node)) {
+        if (state.nodeUids.containsKey(node) && state.leases.get(node).isEmpty() && !state.requests.inFlight(node)) {
             out.emit(source(node), EventTypes.CREATION_REQUESTED, subject(node), creation(state, node, out.causeTime()));
-            state.requested(node, out.lastEventId());
+            state.requests.requested(node, out.lastEventId(), EventTypes.CREATION_REQUESTED);
         }
     }
 
@@ -172,7 +172,7 @@ public final class NodeLeaseController {
     private static Lease renewed(NodeLeaseState state, Lease lease, Instant at) {
         LeaseBuilder b = new LeaseBuilder(lease).editSpec()
                 .withRenewTime(ZonedDateTime.ofInstant(at.truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC)).endSpec();
-        String uid = state.nodeUid(node(lease)).orElse(null);
+        String uid = state.nodeUids.get(node(lease));
         if (lease.getMetadata().getOwnerReferences().isEmpty() && uid != null) {
             b.editMetadata().addToOwnerReferences(new OwnerReferenceBuilder().withApiVersion("v1").withKind("Node")
                     .withName(node(lease)).withUid(uid).build()).endMetadata();

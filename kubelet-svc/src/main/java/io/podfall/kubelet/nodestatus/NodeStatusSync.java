@@ -60,7 +60,7 @@ public final class NodeStatusSync {
 
     public void handle(NodeStatusState state, Event event, Effects.Builder out) {
         if (event.is(EventTypes.REQUEST_REJECTED)) {
-            state.refused(event.causationId()).ifPresent(node -> out.timer(timerKey(node), event.time().plus(UPDATE_FREQUENCY)));
+            state.posts.refused(event.causationId()).ifPresent(node -> out.timer(timerKey(node), event.time().plus(UPDATE_FREQUENCY)));
             return;
         }
         if (!EventTypes.OBJECT_CHANGES.contains(event.type())) {
@@ -76,18 +76,20 @@ public final class NodeStatusSync {
             return;
         }
         if (event.is(EventTypes.OBJECT_REMOVED)) {
-            state.forget(name);
+            state.nodes.remove(name);
+            state.posts.forget(name);
             out.cancelTimer(timerKey(name));
             return;
         }
-        if (!state.observe(node, event.causationId())) {
+        if (!state.nodes.observe(node)) {
             return;
         }
+        state.posts.answered(name, event.causationId());
         List<NodeConditions.Reported> reported = NodeConditions.of(EvictionManager.pressure(node));
         if (NodeConditions.differ(reported, node.getStatus() == null ? null : node.getStatus().getConditions())
-                && !state.posting(name, reported)) {
+                && !state.posts.asking(name, reported)) {
             out.emit(source(name), EventTypes.PATCH_REQUESTED, subject(name), patch(node, reported, out.causeTime()));
-            state.posted(name, out.lastEventId(), reported);
+            state.posts.requested(name, out.lastEventId(), reported);
         }
         out.timer(timerKey(name), Heartbeat.nextDue(lastHeartbeat(node, event.time()), REPORT_FREQUENCY, event.time()));
     }
@@ -99,14 +101,14 @@ public final class NodeStatusSync {
             return;
         }
         String name = key[1];
-        Node node = state.node(name).orElse(null);
-        if (node == null || state.inFlight(name)) {
+        Node node = state.nodes.get(name).orElse(null);
+        if (node == null || state.posts.inFlight(name)) {
             return;
         }
         List<NodeConditions.Reported> reported = NodeConditions.of(EvictionManager.pressure(node));
         out.request(Ids.derived("node-status", name, timer.at().toString()), source(name), EventTypes.PATCH_REQUESTED,
                 subject(name), patch(node, reported, out.causeTime()));
-        state.posted(name, out.lastEventId(), reported);
+        state.posts.requested(name, out.lastEventId(), reported);
     }
 
     /** The strategic merge patch of {@code nodes/<name>/status} that posts the conditions at {@code at}. */
