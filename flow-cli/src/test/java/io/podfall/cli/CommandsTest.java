@@ -51,6 +51,28 @@ class CommandsTest {
         assertEquals(1, run("check", "--json", "--file", file(twice.events).toString()));
     }
 
+    /** A pod its finalizer held 45 s after its final delete: a warning under a 10 s threshold, none under 1 minute. */
+    @Test
+    void checkTakesTheFinalizerThresholdAsADuration() throws IOException {
+        PodLog p = new PodLog("a").created(0);
+        p.delete(1_000, 0);
+        Map<String, Object> meta = PodLog.data("uid", p.uid, "deletionTimestamp", PodLog.at(1_000).toString(),
+                "deletionGracePeriodSeconds", 0, "finalizers", List.of("example.com/block"));
+        p.then(1_010, "/apiserver", EventTypes.OBJECT_MARKED_TERMINATING, PodLog.data("object", PodLog.data("metadata", meta)));
+        p.exited(1_500, 137);
+        p.ipReleased(1_600);
+        p.then(46_010, "/apiserver", EventTypes.OBJECT_REMOVED, PodLog.data("object", PodLog.data("metadata", PodLog.data("uid", p.uid))));
+        String f = file(p.events).toString();
+        StringWriter quiet = new StringWriter();
+        assertEquals(0, Podfall.commandLine().setOut(new PrintWriter(quiet)).execute("check", "--file", f, "--finalizer-threshold", "1m"));
+        assertEquals("no findings\n", quiet.toString());
+        StringWriter warned = new StringWriter();
+        assertEquals(0, Podfall.commandLine().setOut(new PrintWriter(warned)).execute("check", "--file", f, "--finalizer-threshold", "10s"));
+        assertTrue(warned.toString().contains("WARNING finalizer-blocking namespaces/default/pods/a: kept by its finalizers "
+                + "[example.com/block] 45000 ms after its final delete by /apiserver (longer than 10000 ms)"), warned.toString());
+        assertEquals(2, run("check", "--file", f, "--finalizer-threshold", "a while"));
+    }
+
     @Test
     void analysisCommandsReadAFile() throws IOException {
         Path f = file(new PodLog("a").created(0).deleted(1_000, 5, 1_000, false).events);
@@ -138,6 +160,8 @@ class CommandsTest {
         assertEquals(Instant.parse("2026-11-29T09:45:00Z"), ExportCommand.instant("15m", now));
         assertEquals(Instant.parse("2026-11-28T10:00:00Z"), ExportCommand.instant("1d", now));
         assertEquals(Instant.parse("2026-11-29T08:00:00Z"), ExportCommand.instant("2026-11-29T08:00:00Z", now));
+        assertEquals(Instant.parse("2026-11-29T09:00:00Z"), ExportCommand.instant("PT1H", now));
         assertThrows(IllegalArgumentException.class, () -> ExportCommand.instant("yesterday", now));
+        assertEquals(java.time.Duration.ofMillis(500), Durations.parse("500ms"));
     }
 }
