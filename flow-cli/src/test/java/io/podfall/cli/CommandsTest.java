@@ -141,6 +141,26 @@ class CommandsTest {
         assertEquals(2, run("import", "--file", f.toString()));
     }
 
+    /** The services' setting podfall.topic names the live topic: import refuses it, and every --topic defaults to it. */
+    @Test
+    void theLiveTopicIsTheOneTheServicesAreSetTo() throws IOException {
+        Path f = file(new PodLog("a").created(0).events);
+        String before = System.getProperty(LiveTopic.PROPERTY);
+        System.setProperty(LiveTopic.PROPERTY, "incident-42.events");
+        try {
+            assertEquals(2, run("import", "--file", f.toString(), "--topic", "incident-42.events"));
+            StringWriter help = new StringWriter();
+            assertEquals(0, Podfall.commandLine().setOut(new PrintWriter(help)).execute("stats", "--help"));
+            assertTrue(help.toString().contains("the event topic (default: incident-42.events)"), help.toString());
+        } finally {
+            if (before == null) {
+                System.clearProperty(LiveTopic.PROPERTY);
+            } else {
+                System.setProperty(LiveTopic.PROPERTY, before);
+            }
+        }
+    }
+
     @Test
     void exportFiltersByTimeNamespaceAndFlow() throws IOException {
         List<Event> log = new ArrayList<>(new PodLog("a").created(0).deleted(1_000, 5, 1_000, false).events);
