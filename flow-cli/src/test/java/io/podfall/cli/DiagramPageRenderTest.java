@@ -1,5 +1,6 @@
 package io.podfall.cli;
 
+import io.podfall.cli.analysis.Cascade;
 import io.podfall.cli.analysis.PodLog;
 import io.podfall.cli.log.EventFile;
 import io.podfall.model.event.Event;
@@ -33,6 +34,7 @@ class DiagramPageRenderTest {
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     private static final Path ARTEFACTS = Path.of("target");
     private static final Pattern MESSAGE = Pattern.compile("<text\\b[^>]*\\bclass=\"messageText\"[^>]*>([^<]*)</text>");
+    private static final Pattern NOTE = Pattern.compile("<text\\b[^>]*\\bclass=\"noteText\"[^>]*>(?:<tspan[^>]*>)?([^<]*)<");
 
     @TempDir
     Path dir;
@@ -72,6 +74,41 @@ class DiagramPageRenderTest {
         byte[] png = Files.readAllBytes(screenshot);
         assertTrue(png.length > 10_000, "a screenshot of the diagram, not an empty page");
         assertEquals("\u0089PNG", new String(png, 0, 4, StandardCharsets.ISO_8859_1));
+    }
+
+    /** A cascade's page: every event still one message, and one note over each block of an object's steps. */
+    @Test
+    void aCascadesPageRendersItsBlocksOfObjectsWithANoteEach() throws Exception {
+        assumeTrue(Files.isExecutable(CHROMIUM), CHROMIUM + " is not installed (Debian package chromium)");
+        Cascade cascade = new Cascade();
+        Path file = dir.resolve("cascade.jsonl");
+        try (Writer w = Files.newBufferedWriter(file)) {
+            EventFile.write(w, cascade.events);
+        }
+        Path page = ARTEFACTS.resolve("diagram-cascade-page.html").toAbsolutePath();
+        Path screenshot = ARTEFACTS.resolve("diagram-cascade-screenshot.png").toAbsolutePath();
+        Files.deleteIfExists(screenshot);
+        Files.createDirectories(ARTEFACTS);
+        assertEquals(0, Podfall.commandLine().execute("diagram", "--file", file.toString(), "--deployment", "default/web",
+                "--html", page.toString()));
+
+        String dom = render(page, screenshot);
+        Files.writeString(ARTEFACTS.resolve("diagram-cascade-dom.html"), dom);
+        String svg = dom.substring(0, dom.indexOf("<script"));
+        svg = svg.substring(svg.indexOf("<svg"));
+        assertEquals(cascade.events.size(), matches(MESSAGE, svg).size(), "one message an event");
+        assertEquals(List.of(Cascade.DEPLOYMENT, Cascade.REPLICA_SET, cascade.first.subject, cascade.second.subject,
+                Cascade.REPLICA_SET + " (continued)", Cascade.DEPLOYMENT + " (continued)"), matches(NOTE, svg));
+        assertTrue(Files.size(screenshot) > 10_000, "a screenshot of the diagram, not an empty page");
+    }
+
+    private static List<String> matches(Pattern p, String svg) {
+        List<String> found = new ArrayList<>();
+        Matcher m = p.matcher(svg);
+        while (m.find()) {
+            found.add(m.group(1));
+        }
+        return found;
     }
 
     /** The page as Chromium draws it: its DOM after 5 s of virtual time; the screenshot to {@code screenshot}. */

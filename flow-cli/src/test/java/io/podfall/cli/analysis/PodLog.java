@@ -163,6 +163,24 @@ public final class PodLog {
      */
     public PodLog deleted(long start, long grace, long exitMs, boolean ignoresSigterm) {
         delete(start, grace);
+        return terminates(start, grace, exitMs, ignoresSigterm);
+    }
+
+    /**
+     * The garbage collector's delete of the pod at {@code start}, caused by {@code cause} (its owner's step) in the
+     * cause's flow, and the graceful deletion that follows as in {@link #deleted}.
+     */
+    public PodLog deletedInCascade(Event cause, long start, long grace, long exitMs, boolean ignoresSigterm) {
+        request = asRead(Event.causedBy(cause.asCause(), "gc-" + name, 0, "/controller/garbagecollector",
+                EventTypes.DELETION_REQUESTED, subject, at(start), data("resource", "pods", "namespace", namespace,
+                        "name", name, "options", data("propagationPolicy", "Foreground"))));
+        last = request;
+        events.add(request);
+        return terminates(start, grace, exitMs, ignoresSigterm);
+    }
+
+    /** What follows a delete at {@code start}, as {@link #deleted} describes it. */
+    private PodLog terminates(long start, long grace, long exitMs, boolean ignoresSigterm) {
         markedTerminating(start + 17, grace);
         terminationStarted(start + 51, grace);
         stopRequested(start + 51, grace);
