@@ -41,37 +41,18 @@ class DiagramPageRenderTest {
 
     @Test
     void thePageRendersOneMessageAnEventOfTheFlowWithoutTheNetwork() throws Exception {
-        assumeTrue(Files.isExecutable(CHROMIUM), CHROMIUM + " is not installed (Debian package chromium)");
         PodLog web = new PodLog("web-1").created(0).deleted(1_000, 2, 0, true);
         List<Event> log = new ArrayList<>(web.events);
         log.addAll(new PodLog("other").created(0).deleted(1_500, 5, 100, false).events);
-        Path file = dir.resolve("log.jsonl");
-        try (Writer w = Files.newBufferedWriter(file)) {
-            EventFile.write(w, log);
-        }
-        Path page = ARTEFACTS.resolve("diagram-page.html").toAbsolutePath();
-        Path screenshot = ARTEFACTS.resolve("diagram-screenshot.png").toAbsolutePath();
-        Files.deleteIfExists(screenshot);
-        Files.createDirectories(ARTEFACTS);
-        assertEquals(0, Podfall.commandLine().execute("diagram", "--file", file.toString(), "--pod", "default/web-1",
-                "--html", page.toString()));
+        Drawn drawn = draw("", log, "--pod", "default/web-1");
 
-        String dom = render(page, screenshot);
-        Files.writeString(ARTEFACTS.resolve("diagram-dom.html"), dom);
-
-        // the renderer is inlined in the page's scripts, which mention the same class: only the body before them counts
-        String body = dom.substring(0, dom.indexOf("<script"));
-        assertTrue(body.contains("aria-roledescription=\"sequence\""), "Mermaid drew a sequence diagram (see target/diagram-dom.html)");
-        List<String> messages = new ArrayList<>();
-        Matcher m = MESSAGE.matcher(body.substring(body.indexOf("<svg")));
-        while (m.find()) {
-            messages.add(m.group(1));
-        }
+        assertTrue(drawn.body().contains("aria-roledescription=\"sequence\""), "Mermaid drew a sequence diagram (see target/diagram-dom.html)");
+        List<String> messages = matches(MESSAGE, drawn.svg());
         List<Event> flow = log.stream().filter(e -> e.correlationId().equals("del-web-1")).toList();
         assertEquals(18, flow.size());
         assertEquals(flow.size(), messages.size(), "one message an event: " + messages);
-        assertEquals(labels(Files.readString(page)), messages, "each event's label, in log order");
-        byte[] png = Files.readAllBytes(screenshot);
+        assertEquals(labels(Files.readString(drawn.page())), messages, "each event's label, in log order");
+        byte[] png = Files.readAllBytes(drawn.screenshot());
         assertTrue(png.length > 10_000, "a screenshot of the diagram, not an empty page");
         assertEquals("\u0089PNG", new String(png, 0, 4, StandardCharsets.ISO_8859_1));
     }
@@ -79,27 +60,42 @@ class DiagramPageRenderTest {
     /** A cascade's page: every event still one message, and one note over each block of an object's steps. */
     @Test
     void aCascadesPageRendersItsBlocksOfObjectsWithANoteEach() throws Exception {
-        assumeTrue(Files.isExecutable(CHROMIUM), CHROMIUM + " is not installed (Debian package chromium)");
         Cascade cascade = new Cascade();
-        Path file = dir.resolve("cascade.jsonl");
-        try (Writer w = Files.newBufferedWriter(file)) {
-            EventFile.write(w, cascade.events);
+        Drawn drawn = draw("cascade-", cascade.events, "--deployment", "default/web");
+        assertEquals(cascade.events.size(), matches(MESSAGE, drawn.svg()).size(), "one message an event");
+        assertEquals(List.of(Cascade.DEPLOYMENT, Cascade.REPLICA_SET, cascade.first.subject, cascade.second.subject,
+                Cascade.REPLICA_SET + " (continued)", Cascade.DEPLOYMENT + " (continued)"), matches(NOTE, drawn.svg()));
+        assertTrue(Files.size(drawn.screenshot()) > 10_000, "a screenshot of the diagram, not an empty page");
+    }
+
+    /** A page podfall diagram wrote, and what Chromium drew of it: the DOM's body before the scripts. */
+    private record Drawn(Path page, Path screenshot, String body) {
+        /** The SVG: the renderer inlined in the page's scripts mentions the same classes, so only the body counts. */
+        String svg() {
+            return body.substring(body.indexOf("<svg"));
         }
-        Path page = ARTEFACTS.resolve("diagram-cascade-page.html").toAbsolutePath();
-        Path screenshot = ARTEFACTS.resolve("diagram-cascade-screenshot.png").toAbsolutePath();
+    }
+
+    /**
+     * Writes {@code log} to a file, runs {@code podfall diagram --html} over it with the flow {@code choice}, and
+     * draws the page; its artefacts are {@code target/diagram-<prefix>page.html}, {@code -dom.html}, {@code -screenshot.png}.
+     */
+    private Drawn draw(String prefix, List<Event> log, String... choice) throws IOException, InterruptedException {
+        assumeTrue(Files.isExecutable(CHROMIUM), CHROMIUM + " is not installed (Debian package chromium)");
+        Path file = dir.resolve(prefix + "log.jsonl");
+        try (Writer w = Files.newBufferedWriter(file)) {
+            EventFile.write(w, log);
+        }
+        Path page = ARTEFACTS.resolve("diagram-" + prefix + "page.html").toAbsolutePath();
+        Path screenshot = ARTEFACTS.resolve("diagram-" + prefix + "screenshot.png").toAbsolutePath();
         Files.deleteIfExists(screenshot);
         Files.createDirectories(ARTEFACTS);
-        assertEquals(0, Podfall.commandLine().execute("diagram", "--file", file.toString(), "--deployment", "default/web",
-                "--html", page.toString()));
-
+        List<String> args = new ArrayList<>(List.of("diagram", "--file", file.toString(), "--html", page.toString()));
+        args.addAll(List.of(choice));
+        assertEquals(0, Podfall.commandLine().execute(args.toArray(String[]::new)));
         String dom = render(page, screenshot);
-        Files.writeString(ARTEFACTS.resolve("diagram-cascade-dom.html"), dom);
-        String svg = dom.substring(0, dom.indexOf("<script"));
-        svg = svg.substring(svg.indexOf("<svg"));
-        assertEquals(cascade.events.size(), matches(MESSAGE, svg).size(), "one message an event");
-        assertEquals(List.of(Cascade.DEPLOYMENT, Cascade.REPLICA_SET, cascade.first.subject, cascade.second.subject,
-                Cascade.REPLICA_SET + " (continued)", Cascade.DEPLOYMENT + " (continued)"), matches(NOTE, svg));
-        assertTrue(Files.size(screenshot) > 10_000, "a screenshot of the diagram, not an empty page");
+        Files.writeString(ARTEFACTS.resolve("diagram-" + prefix + "dom.html"), dom);
+        return new Drawn(page, screenshot, dom.substring(0, dom.indexOf("<script")));
     }
 
     private static List<String> matches(Pattern p, String svg) {
