@@ -217,31 +217,34 @@ public final class Check {
             String c = container(kill.data());
             Event signal = signals.get(c);
             Event stop = stops.get(c);
-            Event signalled = signal != null ? signal : stop;
-            if (behaviour == null || signalled == null) {
+            // the runtime counts the exit delay, as the kill's timeout, from StopContainer (ContainerRuntime)
+            Event asked = stop != null ? stop : signal;
+            if (behaviour == null || asked == null) {
                 return Optional.empty();
             }
             SimulatedProcess process = SimulatedProcess.of(annotations);
-            Instant exit = signalled.time().plus(process.exitDelay());
+            Instant exit = asked.time().plus(process.exitDelay());
             Owed owed = owed();
             if (!process.exits() || !kill.time().isBefore(exit) || owed == null) {
                 return Optional.empty();
             }
-            Instant from = started != null ? started.time() : marked != null ? marked.time() : signalled.time();
+            Instant from = started != null ? started.time() : marked != null ? marked.time() : asked.time();
             if (exit.isAfter(from.plusSeconds(owed.seconds()))) {
                 return Optional.empty();
             }
             Event honouredBy = honoured != null ? honoured : stop;
             long given = honouredBy == null ? -1 : graceOf(honouredBy);
             boolean shortened = given >= 0 && given < owed.seconds();
-            String what = signal != null ? signal.data().path("signal").asText() : "StopContainer";
-            List<String> ids = Stream.of(kill, signalled, behaviour, owed.by(), honouredBy)
+            Event signalled = signal != null ? signal : stop;
+            List<String> ids = Stream.of(kill, signal, stop, behaviour, owed.by(), honouredBy)
                     .filter(java.util.Objects::nonNull).map(Event::id).distinct().toList();
             return Optional.of(new Finding(shortened ? Level.WARNING : Level.ERROR, "killed-though-exiting",
                     kill.subject(), "container " + kill.data().path("containerName").asText() + " got SIGKILL "
-                    + Duration.between(signalled.time(), kill.time()).toMillis() + " ms after " + what
+                    + Duration.between(signalled.time(), kill.time()).toMillis() + " ms after "
+                    + (signal != null ? signal.data().path("signal").asText() : "StopContainer")
                     + ", though its process (" + SimulatedProcess.describe(annotations) + ") would have exited "
-                    + process.exitDelay().toMillis() + " ms after it, within the " + owed.seconds()
+                    + process.exitDelay().toMillis() + " ms after "
+                    + (stop != null ? "StopContainer" : "it") + ", within the " + owed.seconds()
                     + " s grace period it was owed (" + owed.why() + "); the kubelet honoured "
                     + (honouredBy == null ? "no grace period on the log" : given + " s (" + honouredBy.type()
                     + honouredWhy(honouredBy) + ")"), ids));

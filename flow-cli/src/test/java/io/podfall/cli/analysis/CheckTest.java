@@ -260,7 +260,7 @@ class CheckTest {
         p.delete(1_000, 0);
         p.markedTerminating(1_010, 0);
         Event started = p.terminationStarted(1_030, 1);
-        p.stopRequested(1_030, 1);
+        Event stop = p.stopRequested(1_030, 1);
         Event sigterm = p.signalled(1_040, "SIGTERM");
         Event kill = p.signalled(2_030, "SIGKILL");
         p.exited(2_030, 137);
@@ -269,10 +269,10 @@ class CheckTest {
         assertEquals(Level.WARNING, f.get(0).level());
         assertEquals("killed-though-exiting", f.get(0).rule());
         assertEquals("container app got SIGKILL 990 ms after SIGTERM, though its process "
-                + "(podfall.io/exit-delay-seconds=3) would have exited 3000 ms after it, within the 30 s grace period it "
+                + "(podfall.io/exit-delay-seconds=3) would have exited 3000 ms after StopContainer, within the 30 s grace period it "
                 + "was owed (spec.terminationGracePeriodSeconds; the delete requested 0 s: a force deletion); the kubelet "
                 + "honoured 1 s (kubelet.PodTerminationStarted)", f.get(0).message());
-        assertEquals(List.of(kill.id(), sigterm.id(), spec.id(), started.id()), f.get(0).eventIds());
+        assertEquals(List.of(kill.id(), sigterm.id(), stop.id(), spec.id(), started.id()), f.get(0).eventIds());
         assertFalse(Check.hasErrors(Check.of(p.events)), "a warning: the force deletion asked for it");
     }
 
@@ -285,7 +285,7 @@ class CheckTest {
         p.delete(1_000, 12);
         Event marked = p.markedTerminating(1_010, 12);
         p.terminationStarted(1_030, 12);
-        p.stopRequested(1_030, 12);
+        Event stop = p.stopRequested(1_030, 12);
         Event sigterm = p.signalled(1_040, "SIGTERM");
         Event shortened = p.graceShortened(2_000, 12, 2, null);
         p.stopRequested(2_000, 1);
@@ -293,10 +293,10 @@ class CheckTest {
         List<Finding> f = Check.killedThoughExiting(p.events);
         assertEquals(1, f.size());
         assertEquals(Level.WARNING, f.get(0).level());
-        assertTrue(f.get(0).message().endsWith("(podfall.io/exit-delay-seconds=5) would have exited 5000 ms after it, "
+        assertTrue(f.get(0).message().endsWith("(podfall.io/exit-delay-seconds=5) would have exited 5000 ms after StopContainer, "
                 + "within the 12 s grace period it was owed (requested: deletionGracePeriodSeconds 12); the kubelet "
                 + "honoured 2 s (kubelet.GracePeriodShortened from 12 s)"), f.get(0).message());
-        assertEquals(List.of(kill.id(), sigterm.id(), sandbox.id(), marked.id(), shortened.id()), f.get(0).eventIds());
+        assertEquals(List.of(kill.id(), sigterm.id(), stop.id(), sandbox.id(), marked.id(), shortened.id()), f.get(0).eventIds());
     }
 
     /** Nothing shortened the 10 s, yet the process that needed 3 s got SIGKILL after 1 s: an error. */
