@@ -21,6 +21,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Queue;
 
 /**
@@ -48,10 +49,23 @@ import java.util.Queue;
  * replay a recording from that moment on ({@link #goLive}).
  */
 public final class Engine {
-    /** A kubelet process: the nodes it simulates and its compatibility switches (kubelet-svc CoreProducer). */
-    public record KubeletSettings(List<String> nodes, Compat compat) {
+    /**
+     * A kubelet process: the nodes it simulates and its settings (kubelet-svc CoreProducer): its compatibility
+     * switches, and {@code podfall.kubelet.eviction-max-pod-grace-period} (empty: the kubelet's default).
+     */
+    public record KubeletSettings(List<String> nodes, Compat compat, OptionalLong evictionMaxPodGracePeriod) {
         public KubeletSettings {
             nodes = List.copyOf(nodes);
+        }
+
+        /** A kubelet with the default eviction grace period: a log does not show the setting. */
+        public KubeletSettings(List<String> nodes, Compat compat) {
+            this(nodes, compat, OptionalLong.empty());
+        }
+
+        PodWorkers podWorkers() {
+            return evictionMaxPodGracePeriod.isPresent()
+                    ? new PodWorkers(nodes, compat, evictionMaxPodGracePeriod.getAsLong()) : new PodWorkers(nodes, compat);
         }
     }
 
@@ -77,7 +91,7 @@ public final class Engine {
         apiServer = add(new Registry());
         controllerManager = add(io.podfall.controller.CoreProducer.controllerManager());
         for (KubeletSettings k : kubeletSettings) {
-            kubelets.add(add(new PodWorkers(k.nodes(), k.compat())));
+            kubelets.add(add(k.podWorkers()));
         }
         runtime = add(io.podfall.runtime.CoreProducer.nodeServices());
     }

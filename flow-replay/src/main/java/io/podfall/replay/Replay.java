@@ -16,6 +16,8 @@ import java.util.List;
  */
 public record Replay(Recording recording, Instant since, Instant until, List<Event> recorded, List<Event> replayed,
                      List<Divergences.Divergence> divergences) {
+    /** How far past the end of its recording a what-if runs at most, to let what the changed settings delayed happen. */
+    public static final Duration WHAT_IF_HORIZON = Duration.ofHours(1);
 
     /** Replays all of {@code log}. */
     public static Replay of(List<Event> log, Duration tolerance) {
@@ -27,19 +29,32 @@ public record Replay(Recording recording, Instant since, Instant until, List<Eve
      * into the cores' state) to {@code until}; a timing difference counts when it exceeds {@code tolerance}.
      */
     public static Replay of(List<Event> log, Instant since, Instant until, Duration tolerance) {
+        return of(log, since, until, tolerance, Settings.NONE);
+    }
+
+    /**
+     * A what-if: the window replayed with {@code settings} changed for every kubelet, from the start of the window
+     * on: the state before it is rebuilt under them too, as a kubelet restarted with them would rebuild it. With no
+     * {@code until} (null) it runs to the end of the recording and, when settings change, on past it until nothing
+     * is left to do, within {@link #WHAT_IF_HORIZON}: changed settings can put a step later than anything recorded
+     * (a kill at 60 s where the recording's was at 5 s).
+     */
+    public static Replay of(List<Event> log, Instant since, Instant until, Duration tolerance, Settings settings) {
         int from = 0;
         while (from < log.size() && log.get(from).time().isBefore(since)) {
             from++;
         }
-        Recording recording = Recording.of(log, from);
+        Recording recording = Recording.of(log, from).with(settings);
         Engine engine = new Engine(recording.kubelets());
         log.subList(0, from).forEach(engine::fold);
         engine.foldUntil(since.minusNanos(1));
         engine.goLive();
         engine.schedule(recording.inputs());
-        engine.runUntil(until);
-        List<Event> recorded = log.subList(from, log.size()).stream().filter(e -> !e.time().isAfter(until)).toList();
-        return new Replay(recording, since, until, recorded, engine.log(), Divergences.between(recorded, engine.log(), tolerance));
+        Instant stop = until != null ? until : settings.isEmpty() ? end(log) : end(log).plus(WHAT_IF_HORIZON);
+        engine.runUntil(stop);
+        Instant to = until != null || settings.isEmpty() ? stop : later(end(log), engine.now());
+        List<Event> recorded = log.subList(from, log.size()).stream().filter(e -> !e.time().isAfter(to)).toList();
+        return new Replay(recording, since, to, recorded, engine.log(), Divergences.between(recorded, engine.log(), tolerance));
     }
 
     /** The time of the first event of a log. */
@@ -50,6 +65,10 @@ public record Replay(Recording recording, Instant since, Instant until, List<Eve
     /** The time of the last event of a log: where a replay of all of it stops. */
     public static Instant end(List<Event> log) {
         return log.stream().map(Event::time).max(Instant::compareTo).orElse(Instant.EPOCH);
+    }
+
+    private static Instant later(Instant a, Instant b) {
+        return a.isAfter(b) ? a : b;
     }
 
     public boolean reproduces() {
