@@ -2,7 +2,10 @@ package io.podfall.cli;
 
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.podfall.broker.Broker;
+import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.log.EventFile;
+import io.podfall.cli.log.TopicWriter;
 import io.podfall.cli.log.StructuredCloudEvents;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.model.Json;
@@ -13,6 +16,7 @@ import io.podfall.model.event.EventTypes;
 import io.podfall.replay.Engine;
 import io.podfall.replay.Input;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -24,11 +28,12 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** replay and state over a file: exit codes, --until, --at, and what they print. No broker. */
+/** replay and state over a file, or a topic (one test, with a broker): exit codes, --until, --at, --set, and what they print. */
 class ReplayCommandsTest {
     private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
     private static final String POD = "namespaces/default/pods/web-1";
@@ -166,6 +171,40 @@ class ReplayCommandsTest {
                 + "podfall.kubelet.compat.shortened-grace-ignored, "), unknown.err());
         assertEquals(2, bad.code());
         assertTrue(bad.err().contains("bad value for podfall.kubelet.compat.shortened-grace-ignored: 'yes' (true or false)"), bad.err());
+    }
+
+    @Test
+    @ExtendWith(KafkaBrokerExtension.class)
+    void replayAndStateReadTheRecordingFromATopicAsFromItsExport(Broker broker) throws Exception {
+        String topic = "replay-" + UUID.randomUUID();
+        List<Event> recorded = graceShortened();
+        try (TopicWriter w = new TopicWriter(broker.bootstrapServers(), topic)) {
+            w.createTopicIfMissing();
+            w.append(recorded);
+        }
+        String[] fromTopic = {"--topic", topic, "--bootstrap", broker.bootstrapServers()};
+        Path f = file(recorded);
+
+        Result replay = run(cat("replay", fromTopic));
+        Result whatIf = run(cat("replay", fromTopic, "--set", "kubelet.compat.shortened-grace-ignored=true"));
+        Result state = run(cat("state", fromTopic, "--at", "+12s"));
+
+        assertEquals(0, replay.code(), replay.out() + replay.err());
+        assertEquals(run("replay", f.toString()).out().lines().skip(1).toList(), replay.out().lines().skip(1).toList(),
+                "the same report as from the export, but for the time it took");
+        assertEquals(1, whatIf.code());
+        assertEquals(run("replay", f.toString(), "--set", "kubelet.compat.shortened-grace-ignored=true").out().lines().skip(1).toList(),
+                whatIf.out().lines().skip(1).toList());
+        assertEquals(run("state", "--at", "+12s", f.toString()).out(), state.out());
+        assertEquals(2, run("replay").code(), "no recording");
+        assertEquals(2, run(cat("replay", fromTopic, f.toString())).code(), "two recordings");
+    }
+
+    private static String[] cat(String command, String[] options, String... more) {
+        List<String> all = new ArrayList<>(List.of(command));
+        all.addAll(List.of(options));
+        all.addAll(List.of(more));
+        return all.toArray(String[]::new);
     }
 
     @Test
