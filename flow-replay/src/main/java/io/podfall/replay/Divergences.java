@@ -12,7 +12,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -80,16 +79,7 @@ public final class Divergences {
         while (!pairs.isEmpty()) {
             Event[] pair = pairs.pop();
             Event cause = pair[0];
-            List<Event> recordedChildren = rec.children(pair[0]);
-            List<Event> replayedChildren = rep.children(pair[1]);
-            if (sameSteps(recordedChildren, replayedChildren)) {
-                // what a replay that reproduces finds at every step, taken without grouping and aligning
-                for (int i = 0; i < recordedChildren.size(); i++) {
-                    matched(Kind.TIMING, recordedChildren.get(i), replayedChildren.get(i), pair, tolerance, found, pairs);
-                }
-                continue;
-            }
-            Map<String, List<List<Event>>> bySource = bySource(recordedChildren, replayedChildren);
+            Map<String, List<List<Event>>> bySource = bySource(rec.children(pair[0]), rep.children(pair[1]));
             for (List<List<Event>> siblings : bySource.values()) {
                 List<Event> r = siblings.get(0);
                 List<Event> p = siblings.get(1);
@@ -161,21 +151,6 @@ public final class Divergences {
             out.computeIfAbsent(e.source(), s -> List.of(new ArrayList<>(), new ArrayList<>())).get(1).add(e);
         }
         return out;
-    }
-
-    /** The same sources, types and subjects in the same order: each event corresponds to the one at its place. */
-    private static boolean sameSteps(List<Event> a, List<Event> b) {
-        if (a.size() != b.size()) {
-            return false;
-        }
-        for (int i = 0; i < a.size(); i++) {
-            Event x = a.get(i);
-            Event y = b.get(i);
-            if (!x.source().equals(y.source()) || !x.type().equals(y.type()) || !Objects.equals(x.subject(), y.subject())) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private static String key(Event e) {
