@@ -74,8 +74,9 @@ class BadInputIT {
             producer.send(new ProducerRecord<>(SuiteExtension.TOPIC, POISON_NS, "{not json".getBytes(StandardCharsets.UTF_8)));
             producer.send(record(event("/apiserver", "apiserver.PodTeleported", subject, now, Map.of()), null));
             producer.send(record(event("/kubelet/node-1", EventTypes.CONTAINER_EXITED, subject, now, Map.of()), null));
-            producer.send(record(event("/apiserver", EventTypes.DELETION_REQUESTED, subject, now,
-                    Map.of("resource", "pods", "namespace", POISON_NS, "name", Map.of("not", "a name"))), null));
+            // a fact whose data is not an ObjectChange; a request the API server cannot read is a 400 instead
+            producer.send(record(event("/apiserver", EventTypes.OBJECT_CREATED, subject, now,
+                    Map.of("resource", Map.of("not", "a resource"), "object", Map.of())), null));
             producer.send(record(event("/apiserver", EventTypes.CREATION_REQUESTED, subject, now, Map.of()), huge));
             var noSource = record(event("/apiserver", EventTypes.CREATION_REQUESTED, subject, now, Map.of()), null);
             noSource.headers().remove(EventCodec.H_SOURCE);
@@ -91,7 +92,7 @@ class BadInputIT {
         List<String> reasons = deadLetterReasons(6);
         for (String expected : List.of("no ce_specversion header", "unknown event type apiserver.PodTeleported",
                 "runtime.ContainerExited may not come from /kubelet/node-1",
-                "data of apiserver.DeletionRequested does not match its schema",
+                "data of apiserver.ObjectCreated does not match its schema",
                 "data of 1000001 bytes is over the limit", "missing required attribute ce_source")) {
             assertTrue(reasons.stream().anyMatch(r -> r.contains(expected)), expected + " in " + reasons);
         }

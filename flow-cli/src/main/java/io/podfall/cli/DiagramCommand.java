@@ -16,7 +16,9 @@ import java.util.concurrent.Callable;
 @Command(name = "diagram", mixinStandardHelpOptions = true,
         description = {"Print one flow (default: the latest deletion) as a Mermaid sequenceDiagram: one arrow an "
                 + "event, from the component that sent it to the one that acts on it, labelled with its offset "
-                + "from the request.",
+                + "from the request. In a cascade (--deployment) the arrows are grouped per object, in causal order: "
+                + "a shaded block under a note naming the Deployment, the ReplicaSet, each pod (with the Endpoints "
+                + "update it caused), and an owner again, continued, once the dependents that held it are gone.",
                 "With --html, also write a page that renders it offline (the Mermaid renderer is inlined)."},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:printed", "2:bad options", "3:the log could not be read, or no such flow"})

@@ -15,23 +15,18 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.concurrent.Callable;
 import java.util.function.Predicate;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 @Command(name = "export", mixinStandardHelpOptions = true,
         description = {"Write the log as JSON Lines: one CloudEvent a line in structured JSON form, in log order.",
-                "Times are RFC 3339 (2026-11-29T10:27:00Z) or an age before now (90s, 15m, 2h, 1d); --since is "
+                "Times are RFC 3339 (2026-11-29T10:27:00Z) or an age before now (90s, 15m, 2h, 1d, PT1H); --since is "
                         + "inclusive, --until exclusive."},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:written", "2:bad options", "3:the log could not be read or the file not written"})
 final class ExportCommand implements Callable<Integer> {
-    private static final Pattern AGE = Pattern.compile("(\\d+)([smhd])");
-
     @Mixin
     LogSource source;
 
@@ -98,22 +93,16 @@ final class ExportCommand implements Callable<Integer> {
                 && (correlation == null || correlation.equals(e.correlationId()));
     }
 
-    /** An RFC 3339 instant, or an age before {@code now}. */
+    /** An RFC 3339 instant, or an age before {@code now} ({@link Durations}). */
     static Instant instant(String t, Instant now) {
-        Matcher age = AGE.matcher(t);
-        if (age.matches()) {
-            long n = Long.parseLong(age.group(1));
-            return now.minus(switch (age.group(2)) {
-                case "s" -> Duration.ofSeconds(n);
-                case "m" -> Duration.ofMinutes(n);
-                case "h" -> Duration.ofHours(n);
-                default -> Duration.ofDays(n);
-            });
-        }
         try {
             return Instant.parse(t);
-        } catch (DateTimeParseException e) {
-            throw new IllegalArgumentException("not a time: " + t + " (RFC 3339, or an age such as 15m)");
+        } catch (DateTimeParseException notAnInstant) {
+            try {
+                return now.minus(Durations.parse(t));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("not a time: " + t + " (RFC 3339, or an age such as 15m)");
+            }
         }
     }
 }

@@ -14,14 +14,12 @@ import java.util.concurrent.Callable;
 @Command(name = "import", mixinStandardHelpOptions = true,
         description = {"Append the events of an exported file to a topic, as the services write them: binary "
                 + "mode, keyed by namespace, in the file's order. The topic is created (1 partition) if missing.",
-                "Refuses the live topic " + ImportCommand.LIVE + ", whose services would act on the events, "
-                        + "unless --into-live."},
+                "Refuses the live topic (podfall.topic, else PODFALL_TOPIC, else podfall.events: the setting the "
+                        + "services read), whose services would act on the events, unless --into-live."},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:imported", "2:bad options, or the live topic without --into-live",
                 "3:the file could not be read or the broker not reached"})
 final class ImportCommand implements Callable<Integer> {
-    static final String LIVE = "podfall.events";
-
     @Spec
     CommandSpec spec;
 
@@ -34,13 +32,14 @@ final class ImportCommand implements Callable<Integer> {
     @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE})")
     String bootstrap;
 
-    @Option(names = "--into-live", description = "allow appending to " + LIVE)
+    @Option(names = "--into-live", description = "allow appending to the live topic")
     boolean intoLive;
 
     @Override
     public Integer call() throws Exception {
-        if (topic.equals(LIVE) && !intoLive) {
-            throw new ParameterException(spec.commandLine(), "refusing to import into the live topic " + LIVE
+        String live = LiveTopic.name();
+        if (topic.equals(live) && !intoLive) {
+            throw new ParameterException(spec.commandLine(), "refusing to import into the live topic " + live
                     + ": the services there would act on the events (use --into-live if that is what you want)");
         }
         EventFile.Contents c = EventFile.read(file);

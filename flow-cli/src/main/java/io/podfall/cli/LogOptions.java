@@ -7,6 +7,6 @@ public final class LogOptions {
     @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE})")
     String bootstrap;
 
-    @Option(names = "--topic", defaultValue = "podfall.events", description = "the event topic (default: ${DEFAULT-VALUE})")
+    @Option(names = "--topic", defaultValue = LiveTopic.OPTION_DEFAULT, description = "the event topic (default: ${DEFAULT-VALUE})")
     String topic;
 }

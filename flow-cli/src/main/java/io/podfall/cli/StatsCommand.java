@@ -7,6 +7,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import java.time.Instant;
 import java.util.concurrent.Callable;
 
 @Command(name = "stats", mixinStandardHelpOptions = true,
@@ -15,12 +16,20 @@ import java.util.concurrent.Callable;
                 + "with a SIGKILL; the grace period requested against the one the containers got (SIGTERM -> exit "
                 + "or kill).", "Rejected delete requests are counted, not measured.",
                 "The log is read as a stream: each event is folded into a few timestamps of its deletion and "
-                        + "dropped, so memory grows with the deletions, not with their events."},
+                        + "dropped, so memory grows with the deletions, not with their events.",
+                "--since and --until choose the deletions by the time they were requested (RFC 3339, or an age "
+                        + "before now: 90s, 15m, 2h, 1d); each is measured to its end."},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:printed", "2:bad options", "3:the log could not be read"})
 final class StatsCommand implements Callable<Integer> {
     @Mixin
     LogSource source;
+
+    @Option(names = "--since", paramLabel = "T", description = "deletions requested at or after T")
+    String since;
+
+    @Option(names = "--until", paramLabel = "T", description = "deletions requested before T")
+    String until;
 
     @Option(names = "--json", description = "print JSON instead of a table")
     boolean json;
@@ -34,7 +43,9 @@ final class StatsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Stats.Collector stats = new Stats.Collector();
+        Instant now = Instant.now();
+        Stats.Collector stats = new Stats.Collector(since == null ? null : ExportCommand.instant(since, now),
+                until == null ? null : ExportCommand.instant(until, now));
         source.forEach(stats, progress || System.console() != null);
         Stats s = stats.result();
         spec.commandLine().getOut().print(json ? s.json().toPrettyString() + "\n" : s.render());

@@ -18,7 +18,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 @Command(name = "timeline", mixinStandardHelpOptions = true,
-        description = {"Print one flow (default: the latest deletion): every step in order, with its offset from the request.",
+        description = {"Print one flow (default: the latest deletion): every step in order, a line each: its offset from "
+                + "the request; how long after the previous phase boundary of its object it came, and the boundary it "
+                + "is, if one (request, terminating, endpoints removed, preStop, preStop done, SIGTERM, SIGKILL, exit, "
+                + "IP released, sandbox stopped, volume unpublished, final delete, gone), so each phase's duration is on "
+                + "the line that ends it; component, type, subject; what decided it (grace period, signal, exit code).",
                 "With --follow, print it as it stands and then every new step as it reaches the topic, of it and of "
                         + "every flow that starts later (a client's delete; of --pod if given; or the --correlation), "
                         + "each under a 'flow ID' line, until Ctrl-C."},

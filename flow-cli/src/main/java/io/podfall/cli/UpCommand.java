@@ -22,7 +22,7 @@ final class UpCommand implements Callable<Integer> {
     @Option(names = "--port", defaultValue = "8080", description = "API server port (default: ${DEFAULT-VALUE}, kubectl's default server)")
     int port;
 
-    @Option(names = "--topic", defaultValue = "podfall.events", description = "the event topic (default: ${DEFAULT-VALUE})")
+    @Option(names = "--topic", defaultValue = LiveTopic.OPTION_DEFAULT, description = "the event topic (default: ${DEFAULT-VALUE})")
     String topic;
 
     @Option(names = "--time-scale", defaultValue = "1", description = "simulated seconds per wall second (default: ${DEFAULT-VALUE})")

@@ -121,15 +121,34 @@ class BrokerCommandsTest {
         append(other, new PodLog("a").created(0).events);
         assertEquals(0, run("export", "--bootstrap", bootstrap, "--topic", other, "--output", file.toString()));
 
-        assertEquals(2, run("import", "--bootstrap", bootstrap, "--file", file.toString(), "--topic", ImportCommand.LIVE));
+        assertEquals(2, run("import", "--bootstrap", bootstrap, "--file", file.toString(), "--topic", LiveTopic.DEFAULT));
         assertEquals(2, run("import", "--bootstrap", bootstrap, "--file", file.toString()), "no default topic");
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            assertFalse(admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(ImportCommand.LIVE),
+            assertFalse(admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(LiveTopic.DEFAULT),
                     "a refused import does not even create the topic");
         }
-        assertEquals(0, run("import", "--bootstrap", bootstrap, "--file", file.toString(), "--topic", ImportCommand.LIVE,
+        assertEquals(0, run("import", "--bootstrap", bootstrap, "--file", file.toString(), "--topic", LiveTopic.DEFAULT,
                 "--into-live"));
-        assertEquals(3, records(ImportCommand.LIVE).size());
+        assertEquals(3, records(LiveTopic.DEFAULT).size());
+    }
+
+    /** Where the services are set to another topic, that one is live and refused; any other is written. */
+    @Test
+    void theLiveTopicFollowsTheServicesSetting() {
+        Path file = dir.resolve("one.jsonl");
+        String live = newTopic();
+        String other = newTopic();
+        append(other, new PodLog("a").created(0).events);
+        assertEquals(0, run("export", "--bootstrap", bootstrap, "--topic", other, "--output", file.toString()));
+        System.setProperty(LiveTopic.PROPERTY, live);
+        try {
+            assertEquals(2, run("import", "--bootstrap", bootstrap, "--file", file.toString(), "--topic", live));
+            String elsewhere = "podfall.events-" + live;
+            assertEquals(0, run("import", "--bootstrap", bootstrap, "--file", file.toString(), "--topic", elsewhere));
+            assertEquals(3, records(elsewhere).size());
+        } finally {
+            System.clearProperty(LiveTopic.PROPERTY);
+        }
     }
 
     private String newTopic() {

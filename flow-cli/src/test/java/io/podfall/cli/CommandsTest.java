@@ -51,6 +51,28 @@ class CommandsTest {
         assertEquals(1, run("check", "--json", "--file", file(twice.events).toString()));
     }
 
+    /** A pod its finalizer held 45 s after its final delete: a warning under a 10 s threshold, none under 1 minute. */
+    @Test
+    void checkTakesTheFinalizerThresholdAsADuration() throws IOException {
+        PodLog p = new PodLog("a").created(0);
+        p.delete(1_000, 0);
+        Map<String, Object> meta = PodLog.data("uid", p.uid, "deletionTimestamp", PodLog.at(1_000).toString(),
+                "deletionGracePeriodSeconds", 0, "finalizers", List.of("example.com/block"));
+        p.then(1_010, "/apiserver", EventTypes.OBJECT_MARKED_TERMINATING, PodLog.data("object", PodLog.data("metadata", meta)));
+        p.exited(1_500, 137);
+        p.ipReleased(1_600);
+        p.then(46_010, "/apiserver", EventTypes.OBJECT_REMOVED, PodLog.data("object", PodLog.data("metadata", PodLog.data("uid", p.uid))));
+        String f = file(p.events).toString();
+        StringWriter quiet = new StringWriter();
+        assertEquals(0, Podfall.commandLine().setOut(new PrintWriter(quiet)).execute("check", "--file", f, "--finalizer-threshold", "1m"));
+        assertEquals("no findings\n", quiet.toString());
+        StringWriter warned = new StringWriter();
+        assertEquals(0, Podfall.commandLine().setOut(new PrintWriter(warned)).execute("check", "--file", f, "--finalizer-threshold", "10s"));
+        assertTrue(warned.toString().contains("WARNING finalizer-blocking namespaces/default/pods/a: kept by its finalizers "
+                + "[example.com/block] 45000 ms after its final delete by /apiserver (longer than 10000 ms)"), warned.toString());
+        assertEquals(2, run("check", "--file", f, "--finalizer-threshold", "a while"));
+    }
+
     @Test
     void analysisCommandsReadAFile() throws IOException {
         Path f = file(new PodLog("a").created(0).deleted(1_000, 5, 1_000, false).events);
@@ -119,6 +141,26 @@ class CommandsTest {
         assertEquals(2, run("import", "--file", f.toString()));
     }
 
+    /** The services' setting podfall.topic names the live topic: import refuses it, and every --topic defaults to it. */
+    @Test
+    void theLiveTopicIsTheOneTheServicesAreSetTo() throws IOException {
+        Path f = file(new PodLog("a").created(0).events);
+        String before = System.getProperty(LiveTopic.PROPERTY);
+        System.setProperty(LiveTopic.PROPERTY, "incident-42.events");
+        try {
+            assertEquals(2, run("import", "--file", f.toString(), "--topic", "incident-42.events"));
+            StringWriter help = new StringWriter();
+            assertEquals(0, Podfall.commandLine().setOut(new PrintWriter(help)).execute("stats", "--help"));
+            assertTrue(help.toString().contains("the event topic (default: incident-42.events)"), help.toString());
+        } finally {
+            if (before == null) {
+                System.clearProperty(LiveTopic.PROPERTY);
+            } else {
+                System.setProperty(LiveTopic.PROPERTY, before);
+            }
+        }
+    }
+
     @Test
     void exportFiltersByTimeNamespaceAndFlow() throws IOException {
         List<Event> log = new ArrayList<>(new PodLog("a").created(0).deleted(1_000, 5, 1_000, false).events);
@@ -138,6 +180,8 @@ class CommandsTest {
         assertEquals(Instant.parse("2026-11-29T09:45:00Z"), ExportCommand.instant("15m", now));
         assertEquals(Instant.parse("2026-11-28T10:00:00Z"), ExportCommand.instant("1d", now));
         assertEquals(Instant.parse("2026-11-29T08:00:00Z"), ExportCommand.instant("2026-11-29T08:00:00Z", now));
+        assertEquals(Instant.parse("2026-11-29T09:00:00Z"), ExportCommand.instant("PT1H", now));
         assertThrows(IllegalArgumentException.class, () -> ExportCommand.instant("yesterday", now));
+        assertEquals(java.time.Duration.ofMillis(500), Durations.parse("500ms"));
     }
 }

@@ -4,6 +4,9 @@ import io.podfall.apiserver.registry.Registry;
 import io.podfall.apiserver.registry.RegistryState;
 import io.podfall.apiserver.registry.SystemNamespaces;
 import io.podfall.controller.ControllerManagerState;
+import io.podfall.controller.nodelifecycle.NodeLifecycleController;
+import io.podfall.kubelet.KubeletState;
+import io.podfall.kubelet.nodelease.NodeLeaseController;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.PodWorkers;
 import io.podfall.kubelet.podworkers.PodWorkersState;
@@ -14,6 +17,7 @@ import io.podfall.model.core.TimerQueue;
 import io.podfall.model.event.Event;
 import io.podfall.runtime.NodeServices;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -75,7 +79,7 @@ public final class Engine {
 
     private final Runner<RegistryState> apiServer;
     private final Runner<ControllerManagerState> controllerManager;
-    private final List<Runner<PodWorkersState>> kubelets = new ArrayList<>();
+    private final List<Runner<KubeletState>> kubelets = new ArrayList<>();
     private final Runner<NodeServices.State> runtime;
     /** The cores in delivery order. */
     private final List<Runner<?>> runners = new ArrayList<>();
@@ -89,9 +93,10 @@ public final class Engine {
 
     public Engine(List<KubeletSettings> kubeletSettings) {
         apiServer = add(new Registry());
-        controllerManager = add(io.podfall.controller.CoreProducer.controllerManager());
+        controllerManager = add(io.podfall.controller.CoreProducer.controllerManager(
+                Duration.ofSeconds(NodeLifecycleController.DEFAULT_GRACE_PERIOD_SECONDS)));
         for (KubeletSettings k : kubeletSettings) {
-            kubelets.add(add(k.podWorkers()));
+            kubelets.add(add(new io.podfall.kubelet.Kubelet(k.podWorkers(), NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS)));
         }
         runtime = add(io.podfall.runtime.CoreProducer.nodeServices());
     }
@@ -145,8 +150,8 @@ public final class Engine {
             return List.of(r.event());
         }
         if (input instanceof Input.KubeletStart k) {
-            Runner<PodWorkersState> kubelet = kubelets.get(k.kubelet());
-            return ((PodWorkers) kubelet.core).registerNodes(kubelet.state, clock);
+            Runner<KubeletState> kubelet = kubelets.get(k.kubelet());
+            return ((io.podfall.kubelet.Kubelet) kubelet.core).podWorkers().registerNodes(kubelet.state.podWorkers(), clock);
         }
         return SystemNamespaces.missing(apiServer.state, clock);
     }
@@ -233,7 +238,8 @@ public final class Engine {
     }
 
     public List<Kubelet> kubelets() {
-        return kubelets.stream().map(k -> new Kubelet((PodWorkers) k.core, k.state)).toList();
+        return kubelets.stream().map(k -> new Kubelet(((io.podfall.kubelet.Kubelet) k.core).podWorkers(),
+                k.state.podWorkers())).toList();
     }
 
     public NodeServices.State runtime() {

@@ -21,9 +21,11 @@ import java.util.TreeSet;
  * reached the log from outside the cores), in log order.
  *
  * <ul>
- *   <li><b>Client requests.</b> An event nothing on the log caused (no causationId) is an input, re-injected as
- *       recorded, except for the requests the services make of their own accord once caught up, which the engine
- *       makes again (below). The API server's REST front door gives a request a random id (RequestTracker: a
+ *   <li><b>Client requests.</b> A request from the API server's front door that nothing on the log caused (no
+ *       causationId) is an input, re-injected as recorded, except for the requests the API server makes of its own
+ *       accord once caught up, which the engine makes again (below). Uncaused requests of the other services (a
+ *       kubelet renewing its node's Lease, posting its node's status) come from their timers: the engine makes
+ *       them again too. The API server's REST front door gives a request a random id (RequestTracker: a
  *       version 4 UUID); the API server's own requests have ids derived from its state ({@code Ids.derived}: a
  *       name-based, version 3 UUID).</li>
  *   <li><b>The API server's start</b>: its own requests (the system namespaces), at the time they were made.</li>
@@ -92,7 +94,7 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
                 if (replayed && !inputs.contains(start)) {
                     inputs.add(start);
                 }
-            } else if (replayed) {
+            } else if (replayed && e.source().equals(Registry.SOURCE)) {
                 inputs.add(new Input.Request(e));
             }
         }

@@ -1,5 +1,6 @@
 package io.podfall.kubelet;
 
+import io.podfall.kubelet.nodelease.NodeLeaseController;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.PodWorkers;
 import io.podfall.model.core.Core;
@@ -11,9 +12,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import java.util.List;
 
 /**
- * The kubelet's core for the nodes it simulates: once as the raw {@link Core} the log processor runs, and once
- * as itself for {@link NodeRegistration}. Both are the same instance. The compatibility switches ({@link Compat})
- * are off unless configured.
+ * The kubelet's core for the nodes it simulates: the {@link Kubelet} the log processor runs, and its pod workers
+ * for {@link NodeRegistration}. The compatibility switches ({@link Compat}) are off unless configured.
  */
 @ApplicationScoped
 public class CoreProducer {
@@ -33,7 +33,9 @@ public class CoreProducer {
     @Produces
     @Singleton
     @SuppressWarnings("rawtypes")
-    Core core(PodWorkers podWorkers) {
-        return podWorkers;
+    Core core(PodWorkers podWorkers,
+              @ConfigProperty(name = "podfall.kubelet.node-lease-duration-seconds",
+                      defaultValue = "" + NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS) int nodeLeaseDurationSeconds) {
+        return new Kubelet(podWorkers, nodeLeaseDurationSeconds);
     }
 }

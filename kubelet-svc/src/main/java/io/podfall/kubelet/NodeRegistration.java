@@ -5,7 +5,6 @@ import io.podfall.adapter.LogProcessor;
 import io.podfall.adapter.LogWriter;
 import io.podfall.adapter.SimulatedClock;
 import io.podfall.kubelet.podworkers.PodWorkers;
-import io.podfall.kubelet.podworkers.PodWorkersState;
 import io.podfall.model.event.Event;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.ObservesAsync;
@@ -32,7 +31,7 @@ public class NodeRegistration {
     SimulatedClock clock;
 
     void onCaughtUp(@ObservesAsync CaughtUp caughtUp) {
-        List<Event> requests = processor.read(PodWorkersState.class, s -> podWorkers.registerNodes(s, clock.now()));
+        List<Event> requests = processor.read(KubeletState.class, s -> podWorkers.registerNodes(s.podWorkers(), clock.now()));
         if (requests.isEmpty()) {
             LOG.infof("Nodes %s are registered already", podWorkers.nodeNames());
         }

@@ -26,7 +26,7 @@ public final class Kinds {
 
     /**
      * The subresources of a kind that podfall serves: {@code /status} where upstream splits the status from the
-     * spec (every kind here but endpoints and events), {@code /scale} for the workloads
+     * spec (every kind here but endpoints, events and leases), {@code /scale} for the workloads
      * ({@code pkg/registry/apps/deployment/storage/storage.go}, {@code .../replicaset/storage/storage.go}),
      * {@code /finalize} for namespaces ({@code pkg/registry/core/namespace/storage/storage.go} FinalizeREST),
      * {@code /eviction} for pods ({@code pkg/registry/core/pod/storage/storage.go}).
@@ -36,7 +36,7 @@ public final class Kinds {
             case PODS -> List.of(STATUS, EVICTION);
             case DEPLOYMENTS, REPLICASETS -> List.of(STATUS, SCALE);
             case NAMESPACES -> List.of(STATUS, FINALIZE);
-            case ENDPOINTS, EVENTS -> List.of();
+            case ENDPOINTS, EVENTS, LEASES -> List.of();
             default -> List.of(STATUS);
         };
     }

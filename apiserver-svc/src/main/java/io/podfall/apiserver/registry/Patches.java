@@ -75,8 +75,8 @@ final class Patches {
             case DEPLOYMENTS, REPLICASETS -> WORKLOAD_MERGE_KEYS;
             case SERVICES -> SERVICE_MERGE_KEYS;
             case NAMESPACES -> NAMESPACE_MERGE_KEYS;
-            // Endpoints' subsets and everything of an Event have no patch strategy: replaced whole.
-            case ENDPOINTS, EVENTS -> META_MERGE_KEYS;
+            // Endpoints' subsets, everything of an Event and a Lease's spec have no patch strategy: replaced whole.
+            case ENDPOINTS, EVENTS, LEASES -> META_MERGE_KEYS;
         };
     }
 

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.podfall.apiserver.registry.StatusError.FieldError;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.BindingRequest;
@@ -77,7 +78,8 @@ import java.util.Set;
  * <p>Per kind ({@link Kinds}): pods follow {@link PodStrategy}; Deployments and ReplicaSets
  * {@link WorkloadStrategy} (defaults, generation 1 on create and +1 on every spec change, a {@code /scale} that
  * writes {@code spec.replicas}); namespaces their own defaults; services {@link ServiceStrategy} (defaults and a
- * cluster IP); Endpoints {@link EndpointsStrategy} (defaults and validation); events are stored as given. Every
+ * cluster IP); Endpoints {@link EndpointsStrategy} (defaults and validation); Leases {@link LeaseStrategy}
+ * (validation); events are stored as given. Every
  * kind with a {@code /status} subresource keeps its status out of writes of the main resource and its spec out of
  * writes of {@code /status}. ownerReferences are stored as given; the garbage collector acts on them.
  *
@@ -194,6 +196,8 @@ public final class Registry implements Core<RegistryState> {
         } else if (object instanceof Endpoints endpoints) {
             EndpointsStrategy.applyDefaults(endpoints);
             errors.addAll(EndpointsStrategy.validate(endpoints));
+        } else if (object instanceof Lease lease) {
+            errors.addAll(LeaseStrategy.validate(lease));
         }
         if (!errors.isEmpty()) {
             throw StatusError.invalid(type, meta.getName() == null ? "" : meta.getName(), errors);
@@ -479,6 +483,8 @@ public final class Registry implements Core<RegistryState> {
         } else if (next instanceof Endpoints endpoints) {
             EndpointsStrategy.applyDefaults(endpoints);
             return EndpointsStrategy.validate(endpoints);
+        } else if (next instanceof Lease lease) {
+            return LeaseStrategy.validate(lease);
         }
         return List.of();
     }

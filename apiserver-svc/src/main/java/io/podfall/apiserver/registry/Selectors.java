@@ -32,7 +32,8 @@ public record Selectors(List<Requirement> fields, List<Requirement> labels) {
                     "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
                     "involvedObject.fieldPath", "reason", "reportingComponent", "type"),
             ResourceType.DEPLOYMENTS, List.of("metadata.name", "metadata.namespace"),
-            ResourceType.REPLICASETS, List.of("metadata.name", "metadata.namespace", "status.replicas"));
+            ResourceType.REPLICASETS, List.of("metadata.name", "metadata.namespace", "status.replicas"),
+            ResourceType.LEASES, List.of("metadata.name", "metadata.namespace"));
 
     enum Op { EQUALS, NOT_EQUALS, EXISTS, NOT_EXISTS }
 

@@ -21,7 +21,7 @@ import java.util.TreeSet;
  * {@code Accept: application/json;as=Table;v=v1;g=meta.k8s.io}: a {@code meta.k8s.io} Table whose cells the
  * server formats, with the column sets and cell rules of {@code pkg/printers/internalversion/printers.go}
  * ({@code printPod}, {@code printNode}, {@code printDeployment}, {@code printReplicaSet}, {@code printService},
- * {@code printEndpoints}, {@code printEvent}, {@code printNamespace}). kubectl prints the cells verbatim and shows priority-1 columns only with
+ * {@code printEndpoints}, {@code printEvent}, {@code printNamespace}, {@code printLease}). kubectl prints the cells verbatim and shows priority-1 columns only with
  * {@code -o wide}. Pure: the current (simulated) time is an input, for the Age column.
  */
 final class Tables {
@@ -103,6 +103,12 @@ final class Tables {
             new Column("First Seen", "string", "", "The time at which the event was first recorded.", 1),
             new Column("Count", "integer", "", "The number of times this event has occurred.", 1),
             new Column("Name", "string", "name", NAME_DOC, 1));
+
+    private static final List<Column> LEASE_COLUMNS = List.of(
+            new Column("Name", "string", "name", NAME_DOC, 0),
+            new Column("Holder", "string", "", "holderIdentity contains the identity of the holder of a current lease. If Coordinated "
+                    + "Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.", 0),
+            new Column("Age", "string", "", AGE_DOC, 0));
 
     private static final List<Column> NAMESPACE_COLUMNS = List.of(
             new Column("Name", "string", "name", NAME_DOC, 0),
@@ -226,6 +232,7 @@ final class Tables {
             case EVENTS -> EVENT_COLUMNS;
             case DEPLOYMENTS -> DEPLOYMENT_COLUMNS;
             case REPLICASETS -> REPLICASET_COLUMNS;
+            case LEASES -> LEASE_COLUMNS;
         };
     }
 
@@ -240,6 +247,7 @@ final class Tables {
             case EVENTS -> eventCells(object, now);
             case DEPLOYMENTS -> deploymentCells(object, now);
             case REPLICASETS -> replicaSetCells(object, now);
+            case LEASES -> List.of(name(object), object.path("spec").path("holderIdentity").asText(""), age(object, now));
         };
     }
 

@@ -315,6 +315,45 @@ class KindsRegistryTest extends RegistryFixture {
         }
     }
 
+    @Nested
+    class Leases {
+        private static final String NODE_LEASE = "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{\"name\":\"node-1\"},"
+                + "\"spec\":{\"holderIdentity\":\"node-1\",\"leaseDurationSeconds\":40,\"renewTime\":\"2025-03-01T10:00:00.000000Z\"}}";
+
+        @Test
+        void aNodeLeaseIsStoredAndItsRenewalIsAnUpdateOfRenewTime() {
+            JsonNode lease = created(create("leases", NODE_LEASE));
+            assertEquals("Lease", lease.path("kind").asText());
+            assertEquals("coordination.k8s.io/v1", lease.path("apiVersion").asText());
+            assertEquals("node-1", lease.path("spec").path("holderIdentity").asText());
+
+            ObjectNode renewed = (ObjectNode) json(NODE_LEASE);
+            ((ObjectNode) renewed.path("spec")).put("renewTime", "2025-03-01T10:00:10.000000Z");
+            Effects updated = handle(request(EventTypes.UPDATE_REQUESTED, new UpdateRequest("leases", "default", "node-1", null, renewed)));
+            assertEquals(List.of(EventTypes.OBJECT_UPDATED), types(updated));
+            assertEquals("2025-03-01T10:00:10.000000Z", object(updated).path("spec").path("renewTime").asText());
+            assertEquals(lease.path("metadata").path("uid"), object(updated).path("metadata").path("uid"));
+        }
+
+        @Test
+        void aLeaseHasNoStatusSubresource() {
+            create("leases", NODE_LEASE);
+            assertEquals(404, rejection(patch("leases", "node-1", "status", "{\"spec\":{}}")).getCode());
+        }
+
+        @Test
+        void aLeaseDurationMustBePositiveAndItsTransitionsNotNegative() {
+            Status s = rejection(create("leases", "{\"metadata\":{\"name\":\"l\"},\"spec\":{\"leaseDurationSeconds\":0,\"leaseTransitions\":-1,"
+                    + "\"preferredHolder\":\"node-2\"}}"));
+
+            assertEquals(422, s.getCode());
+            assertEquals("Lease.coordination.k8s.io \"l\" is invalid: [spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0, "
+                    + "spec.leaseTransitions: Invalid value: -1: must be greater than or equal to 0, "
+                    + "spec.preferredHolder: Forbidden: may only be specified if `strategy` is defined]", s.getMessage());
+            assertEquals(404, rejection(patch("leases", "l", null, "{}")).getCode(), "nothing was stored");
+        }
+    }
+
     @Test
     void eventsAreStoredAsGiven() {
         JsonNode ev = created(create("events", "{\"metadata\":{\"name\":\"web.1\"},\"involvedObject\":{\"kind\":\"Pod\",\"name\":\"web-1\"},\"reason\":\"Killing\"}"));

@@ -20,6 +20,8 @@ class ApiPathsTest {
         assertEquals(new Resource(ResourceType.DEPLOYMENTS, "default", "web", "scale"),
                 ApiPaths.parse("/apis/apps/v1/namespaces/default/deployments/web/scale"));
         assertEquals(new Resource(ResourceType.EVENTS, "kube-system", null, null), ApiPaths.parse("/api/v1/namespaces/kube-system/events"));
+        assertEquals(new Resource(ResourceType.LEASES, "kube-node-lease", "node-1", null),
+                ApiPaths.parse("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/node-1"));
     }
 
     @Test
@@ -47,13 +49,15 @@ class ApiPathsTest {
         assertEquals("APIGroup", ((Document) ApiPaths.parse("/apis/apps")).body().path("kind").asText());
         assertEquals("v1", ((Document) ApiPaths.parse("/api/v1")).body().path("groupVersion").asText());
         assertEquals("apps/v1", ((Document) ApiPaths.parse("/apis/apps/v1/")).body().path("groupVersion").asText());
+        assertEquals("coordination.k8s.io/v1", ((Document) ApiPaths.parse("/apis/coordination.k8s.io/v1")).body().path("groupVersion").asText());
     }
 
     @Test
     void whatIsNotServedIsA404() {
         for (String path : new String[] {"/api/v2", "/apis/batch/v1/jobs", "/apis/apps/v1beta1/deployments", "/apis/apps/v1/namespaces/default/pods",
                 "/api/v1/namespaces/default/deployments", "/api/v1/namespaces/default/events/e1/status", "/api/v1/namespaces/default/pods/web-1/scale",
-                "/api/v1/namespaces/default/pods/web-1/status/extra", "/api/v1/widgets", "/api/v1/namespaces/default/namespaces"}) {
+                "/api/v1/namespaces/default/pods/web-1/status/extra", "/api/v1/widgets", "/api/v1/namespaces/default/namespaces",
+                "/api/v1/namespaces/kube-node-lease/leases", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/node-1/status"}) {
             StatusError e = assertThrows(StatusError.class, () -> ApiPaths.parse(path), path);
             assertEquals(404, e.status().getCode(), path);
         }

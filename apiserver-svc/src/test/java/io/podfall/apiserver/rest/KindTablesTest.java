@@ -68,6 +68,12 @@ class KindTablesTest {
     }
 
     @Test
+    void leaseShowsItsHolder() {
+        assertEquals(List.of("web", "node-1", "5m"),
+                Tables.cells(ResourceType.LEASES, json("{" + META + ",\"spec\":{\"holderIdentity\":\"node-1\"}}"), NOW));
+    }
+
+    @Test
     void everyKindHasAsManyColumnsAsCells() {
         for (ResourceType type : ResourceType.values()) {
             JsonNode table = Tables.table(type, List.of(json("{" + META + "}")), "1", NOW, new Tables.Format("v1", Tables.IncludeObject.NONE));

@@ -261,10 +261,25 @@ class RestPiecesTest {
         }
 
         @Test
+        void coordinationV1ListsNamespacedLeasesWithEveryVerbAndNoSubresource() {
+            JsonNode doc = Discovery.resources("coordination.k8s.io");
+            JsonNode resources = doc.path("resources");
+
+            assertEquals("coordination.k8s.io/v1", doc.path("groupVersion").asText());
+            assertEquals(1, resources.size(), "leases, and no leases/status");
+            JsonNode leases = named(resources, "leases");
+            assertEquals("Lease", leases.path("kind").asText());
+            assertEquals(true, leases.path("namespaced").asBoolean());
+            assertEquals("[\"create\",\"delete\",\"deletecollection\",\"get\",\"list\",\"patch\",\"update\",\"watch\"]",
+                    leases.path("verbs").toString());
+        }
+
+        @Test
         void apiAnswersV1AndApisTheAppsGroupWithItsPreferredVersion() {
             assertEquals("{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],\"serverAddressByClientCIDRs\":[]}", Discovery.apiVersions().toString());
             JsonNode groups = Discovery.apiGroupList().path("groups");
-            assertEquals(1, groups.size());
+            assertEquals(2, groups.size());
+            assertEquals("coordination.k8s.io", groups.get(1).path("name").asText());
             assertEquals("apps", groups.get(0).path("name").asText());
             assertEquals("[{\"groupVersion\":\"apps/v1\",\"version\":\"v1\"}]", groups.get(0).path("versions").toString());
             assertEquals("{\"groupVersion\":\"apps/v1\",\"version\":\"v1\"}", groups.get(0).path("preferredVersion").toString());

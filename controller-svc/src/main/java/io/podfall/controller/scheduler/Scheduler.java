@@ -18,16 +18,21 @@ import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
 
 import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
- * A minimal kube-scheduler: it places every pod that nobody has placed yet on the ready node that holds the fewest
- * pods, by asking the API server for a binding ({@code apiserver.BindingRequested}).
+ * A minimal kube-scheduler: it places every pod that nobody has placed yet on the ready node, whose taints it
+ * tolerates, that holds the fewest pods, by asking the API server for a binding ({@code apiserver.BindingRequested}).
  *
  * <p><b>The cache.</b> The scheduler folds every apiserver fact about nodes and pods into its cache (upstream
  * {@code pkg/scheduler/backend/cache}). A node is schedulable while its Ready condition is True, it is not cordoned
- * ({@code spec.unschedulable}) and it is not being deleted. A pod leaves the cache when it is removed or when it
+ * ({@code spec.unschedulable}) and it is not being deleted; a pod fits on it if it also tolerates each of the node's
+ * NoSchedule and NoExecute taints ({@link TaintToleration}): the node lifecycle controller taints a node under memory,
+ * disk or PID pressure, or not ready or unreachable, so such a node gets no new pods. A pod leaves the cache when it is removed or when it
  * reaches phase Succeeded or Failed: upstream the scheduler's pod informer watches with the field selector
  * {@code status.phase!=Succeeded,status.phase!=Failed} ({@code pkg/scheduler/scheduler.go}), so a finished pod no
  * longer counts on its node. A fact older than the cached one (lower numeric resourceVersion, as from a redelivered
@@ -38,7 +43,7 @@ import java.util.function.Function;
  * ({@value #SCHEDULER_NAME}, or empty, which the API server defaults to it) and that is not assumed. Such pods wait in
  * the queue in the order the scheduler first saw them (creation order on the log).
  *
- * <p><b>Where.</b> The schedulable node with the fewest pods bound or assumed to it; among equals, the first by
+ * <p><b>Where.</b> The node the pod fits on with the fewest pods bound or assumed to it; among equals, the first by
  * name, so the choice is deterministic. This stands in for upstream's scoring plugins (least allocated, spreading).
  *
  * <p><b>Assume, then confirm or forget</b> ({@code pkg/scheduler/backend/cache/interface.go}): with the binding
@@ -47,9 +52,9 @@ import java.util.function.Function;
  * simply bound), when it refuses it ({@code apiserver.RequestRejected} caused by our BindingRequested: the
  * assumption is forgotten and the pod waits again), or when the pod is removed.
  *
- * <p><b>When.</b> After every fact that changed the cache, one pass over the queue, oldest first, while a
- * schedulable node exists: a new pod is placed at once, pods that found no ready node are placed when a node
- * registers (or becomes ready), and a pod whose binding was refused is retried with the next change, not at once
+ * <p><b>When.</b> After every fact that changed the cache, one pass over the queue, oldest first: a new pod is
+ * placed at once, pods that found no node to fit on are placed when a node registers (or becomes ready, or loses
+ * the taint that kept them away), and a pod whose binding was refused is retried with the next change, not at once
  * (upstream moves it to the backoff queue).
  *
  * <p>Invariants: a pod is never the subject of two bindings in flight; a pod that is bound or being deleted is
@@ -104,7 +109,8 @@ public final class Scheduler implements Controller<SchedulerState> {
         }
         CachedNode updated = new CachedNode(name, node.getMetadata().getResourceVersion(), isReady(node),
                 node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable()),
-                node.getMetadata().getDeletionTimestamp() != null);
+                node.getMetadata().getDeletionTimestamp() != null,
+                node.getSpec() == null ? List.of() : List.copyOf(node.getSpec().getTaints()));
         if (!isNews(cached, updated, CachedNode::resourceVersion)) {
             return false;
         }
@@ -126,7 +132,7 @@ public final class Scheduler implements Controller<SchedulerState> {
         CachedPod updated = new CachedPod(uid, pod.getMetadata().getNamespace(), pod.getMetadata().getName(),
                 pod.getMetadata().getResourceVersion(), pod.getSpec().getNodeName(),
                 pod.getMetadata().getDeletionTimestamp() != null, pod.getSpec().getSchedulerName(),
-                cached.map(CachedPod::arrival).orElseGet(state::nextArrival));
+                List.copyOf(pod.getSpec().getTolerations()), cached.map(CachedPod::arrival).orElseGet(state::nextArrival));
         if (!isNews(cached, updated, CachedPod::resourceVersion)) {
             return false;
         }
@@ -135,14 +141,14 @@ public final class Scheduler implements Controller<SchedulerState> {
     }
 
     /**
-     * Places the waiting pods, oldest first, while a schedulable node exists. A pod that finds none stays Pending
-     * and is told why, once: its PodScheduled condition False with reason Unschedulable, as upstream's
-     * handleSchedulingFailure writes it ({@code pkg/scheduler/schedule_one.go}).
+     * Places the waiting pods, oldest first. A pod that fits on no node stays Pending and is told why, once: its
+     * PodScheduled condition False with reason Unschedulable, as upstream's handleSchedulingFailure writes it
+     * ({@code pkg/scheduler/schedule_one.go}).
      */
     private void schedulePending(SchedulerState state, Effects.Builder effects) {
         for (String uid : state.queue()) {
-            Optional<String> node = state.leastLoadedSchedulableNode();
             CachedPod pod = state.pod(uid).orElseThrow();
+            Optional<String> node = state.leastLoadedNodeFor(pod);
             if (node.isEmpty()) {
                 if (state.reportUnschedulable(uid)) {
                     reportUnschedulable(state, pod, effects);
@@ -156,9 +162,7 @@ public final class Scheduler implements Controller<SchedulerState> {
     }
 
     private static void reportUnschedulable(SchedulerState state, CachedPod pod, Effects.Builder effects) {
-        int nodes = state.nodeCount();
-        String message = nodes == 0 ? "no nodes available to schedule pods"
-                : "0/" + nodes + " nodes are available: " + nodes + " node(s) were not ready or unschedulable.";
+        String message = unschedulableMessage(state.nodes(), pod);
         ObjectNode patch = Json.MAPPER.createObjectNode();
         patch.putObject("status").putArray("conditions").addObject().put("type", "PodScheduled")
                 .put("status", "False").put("reason", "Unschedulable").put("message", message)
@@ -166,6 +170,26 @@ public final class Scheduler implements Controller<SchedulerState> {
         effects.emit(SOURCE, EventTypes.PATCH_REQUESTED, Subjects.of(pod.namespace(), "pods", pod.name()),
                 new PatchRequest(ResourceType.PODS.plural(), pod.namespace(), pod.name(), "status",
                         PatchRequest.STRATEGIC, patch));
+    }
+
+    /**
+     * Why no node fits, as the scheduler's FitError says it: how many nodes each reason ruled out, reasons in
+     * alphabetical order.
+     */
+    static String unschedulableMessage(List<CachedNode> nodes, CachedPod pod) {
+        if (nodes.isEmpty()) {
+            return "no nodes available to schedule pods";
+        }
+        Map<String, Integer> reasons = new TreeMap<>();
+        for (CachedNode node : nodes) {
+            String reason = !node.schedulable() ? "node(s) were not ready or unschedulable"
+                    : "node(s) had untolerated taint " + TaintToleration.describe(
+                            TaintToleration.untolerated(node.taints(), pod.tolerations()).orElseThrow());
+            reasons.merge(reason, 1, Integer::sum);
+        }
+        StringBuilder message = new StringBuilder("0/" + nodes.size() + " nodes are available: ");
+        reasons.forEach((reason, count) -> message.append(count).append(' ').append(reason).append(", "));
+        return message.substring(0, message.length() - 2) + ".";
     }
 
     /** A refused binding: forget the assumption; the pod waits for the next change to be placed again. */

@@ -1,5 +1,8 @@
 package io.podfall.controller.scheduler;
 
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.Toleration;
+
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -33,16 +36,22 @@ public final class SchedulerState {
     private long arrivals;
 
     /** A node as the scheduler sees it. */
-    record CachedNode(String name, String resourceVersion, boolean ready, boolean unschedulable, boolean deleting) {
+    record CachedNode(String name, String resourceVersion, boolean ready, boolean unschedulable, boolean deleting,
+                      List<Taint> taints) {
         /** Ready, not cordoned and not being deleted. */
         boolean schedulable() {
             return ready && !unschedulable && !deleting;
+        }
+
+        /** Schedulable, and every taint that keeps pods away tolerated by the pod. */
+        boolean fits(CachedPod pod) {
+            return schedulable() && TaintToleration.untolerated(taints, pod.tolerations()).isEmpty();
         }
     }
 
     /** A pod as the scheduler sees it; {@code arrival} orders the queue and never changes for a uid. */
     record CachedPod(String uid, String namespace, String name, String resourceVersion, String nodeName,
-                     boolean deleting, String schedulerName, long arrival) {
+                     boolean deleting, String schedulerName, List<Toleration> tolerations, long arrival) {
         boolean assigned() {
             return nodeName != null && !nodeName.isEmpty();
         }
@@ -80,11 +89,11 @@ public final class SchedulerState {
         return Optional.ofNullable(nodes.get(name));
     }
 
-    /** The schedulable node with the fewest pods bound or assumed, the first by name among equals. */
-    Optional<String> leastLoadedSchedulableNode() {
+    /** The node the pod fits on with the fewest pods bound or assumed, the first by name among equals. */
+    Optional<String> leastLoadedNodeFor(CachedPod pod) {
         String best = null;
         for (CachedNode node : nodes.values()) {
-            if (node.schedulable() && (best == null || podsOn(node.name()) < podsOn(best))) {
+            if (node.fits(pod) && (best == null || podsOn(node.name()) < podsOn(best))) {
                 best = node.name();
             }
         }
@@ -136,8 +145,9 @@ public final class SchedulerState {
         return unschedulable.add(uid);
     }
 
-    int nodeCount() {
-        return nodes.size();
+    /** Every node, in name order. */
+    List<CachedNode> nodes() {
+        return List.copyOf(nodes.values());
     }
 
     void assume(String uid, String nodeName, String bindingId) {

@@ -246,4 +246,60 @@ class SchedulerTest {
         assertEquals(1, state.podsOn("node-1"));
         assertEquals(List.of(), state.queue());
     }
+
+    @Test
+    void aNodeUnderPressureGetsNoNewPodsTheOtherNodeDoes() {
+        handle(api.created(aNode("node-1").tainted("node.kubernetes.io/memory-pressure", "NoSchedule").build()));
+        handle(api.created(aNode("node-2").build()));
+        handle(api.created(aPod("busy").onNode("node-2").build()));
+
+        assertEquals(List.of("web-1->node-2"), bindings(handle(api.created(aPod("web-1").build()))),
+                "the busier node, since the idle one is tainted");
+    }
+
+    @Test
+    void aPodThatToleratesTheTaintMayGoThere() {
+        handle(api.created(aNode("node-1").tainted("node.kubernetes.io/memory-pressure", "NoSchedule").build()));
+        Pod tolerant = new PodBuilder(aPod("agent").build()).editSpec().addNewToleration()
+                .withKey("node.kubernetes.io/memory-pressure").withOperator("Exists").withEffect("NoSchedule").endToleration()
+                .endSpec().build();
+
+        assertEquals(List.of("agent->node-1"), bindings(handle(api.created(tolerant))));
+    }
+
+    @Test
+    void aNoExecuteTaintKeepsPodsAwayAPreferNoScheduleTaintDoesNot() {
+        handle(api.created(aNode("node-1").tainted("node.kubernetes.io/unreachable", "NoExecute").build()));
+        assertEquals(List.of(), bindings(handle(api.created(aPod("web-1").build()))));
+
+        handle(api.created(aNode("node-2").tainted("example.com/slow", "PreferNoSchedule").build()));
+        assertEquals(List.of("web-1->node-2"), state.assumedNode("uid-web-1").map(n -> "web-1->" + n).stream().toList());
+    }
+
+    @Test
+    void withTheOnlyNodeTaintedThePodStaysPendingSaysWhyAndIsPlacedWhenTheTaintGoes() {
+        Event tainted = api.created(aNode("node-1").tainted("node.kubernetes.io/memory-pressure", "NoSchedule").build());
+        handle(tainted);
+
+        Effects pending = handle(api.created(aPod("web-1").build()));
+        assertEquals(List.of(), bindings(pending));
+        assertEquals("0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/memory-pressure: }.",
+                pending.events().get(0).data(PatchRequest.class).patch().path("status").path("conditions").get(0)
+                        .path("message").asText());
+
+        assertEquals(List.of("web-1->node-1"), bindings(handle(api.updated(ResourceType.NODES, aNode("node-1").build()))));
+    }
+
+    @Test
+    void theUnschedulableMessageCountsEachReason() {
+        handle(api.created(aNode("node-1").tainted("node.kubernetes.io/disk-pressure", "NoSchedule").build()));
+        handle(api.created(aNode("node-2").notReady().build()));
+        handle(api.created(aNode("node-3").cordoned().build()));
+
+        Effects pending = handle(api.created(aPod("web-1").build()));
+        assertEquals("0/3 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/disk-pressure: }, "
+                        + "2 node(s) were not ready or unschedulable.",
+                pending.events().get(0).data(PatchRequest.class).patch().path("status").path("conditions").get(0)
+                        .path("message").asText());
+    }
 }

@@ -28,6 +28,11 @@ public final class Nodes {
         return this;
     }
 
+    public Nodes tainted(String key, String effect) {
+        b.editSpec().addNewTaint().withKey(key).withEffect(effect).endTaint().endSpec();
+        return this;
+    }
+
     public Nodes terminating(Instant deletionTimestamp) {
         b.editMetadata().withDeletionTimestamp(deletionTimestamp.toString()).endMetadata();
         return this;

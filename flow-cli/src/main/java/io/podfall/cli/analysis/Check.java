@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.StringJoiner;
 import java.util.stream.Stream;
 
 /**
@@ -23,6 +24,8 @@ import java.util.stream.Stream;
 public final class Check {
     /** How long after a flow's last step (or its deadline) a log must go on before a stalled flow is an error. */
     static final Duration STALL = Duration.ofSeconds(30);
+    /** How long finalizers may keep an object after its final delete before {@code finalizer-blocking} warns. */
+    public static final Duration FINALIZER_THRESHOLD = Duration.ofSeconds(30);
 
     public enum Level { ERROR, WARNING }
 
@@ -36,12 +39,20 @@ public final class Check {
     }
 
     public static List<Finding> of(List<Event> log) {
+        return of(log, FINALIZER_THRESHOLD);
+    }
+
+    /** Every rule over the log; {@code finalizerThreshold} is how long finalizers may hold an object. */
+    public static List<Finding> of(List<Event> log, Duration finalizerThreshold) {
         List<Finding> findings = new ArrayList<>();
         findings.addAll(removedWhileRunning(log));
         findings.addAll(killedBeforeGrace(log));
+        findings.addAll(killedThoughExiting(log));
         findings.addAll(inEndpointsAfterSigterm(log));
         findings.addAll(incomplete(log));
+        findings.addAll(finalizerBlocking(log, finalizerThreshold));
         findings.addAll(leakedIps(log));
+        findings.addAll(leakedVolumes(log));
         findings.addAll(duplicates(log));
         return findings;
     }
@@ -129,6 +140,149 @@ public final class Check {
     }
 
     /**
+     * A container got SIGKILL although its process would have exited on the stop signal within the grace period it
+     * was owed: the kill cut a graceful exit short. The process is read from the annotations the runtime got at
+     * RunPodSandbox, else from the pod object on the log ({@link SimulatedProcess}). Owed is the grace period the
+     * deletion requested (the API server's first deletionGracePeriodSeconds: the delete's, else the spec's), or the
+     * pod's spec.terminationGracePeriodSeconds when that was 0 (a force deletion) or no delete asked (the kubelet's
+     * eviction), counted from the start of termination as the kubelet counts it. A warning when the kubelet
+     * honoured a shorter grace period, which the log explains (a force deletion, a second delete with less, an
+     * eviction's override); an error when it honoured all that was owed and the process was killed anyway.
+     */
+    static List<Finding> killedThoughExiting(List<Event> log) {
+        Map<String, PodRecord> pods = new HashMap<>();
+        List<Finding> out = new ArrayList<>();
+        for (Event e : log) {
+            JsonNode d = e.data();
+            if (DeletionFlow.isPod(e.subject()) && EventTypes.OBJECT_CHANGES.contains(e.type())) {
+                pods.computeIfAbsent(uidOf(e), k -> new PodRecord()).object(e);
+                continue;
+            }
+            PodRecord p = d.path("podUid").isTextual() ? pods.computeIfAbsent(d.path("podUid").asText(), k -> new PodRecord()) : null;
+            if (p == null) {
+                continue;
+            }
+            if (e.is(EventTypes.RUN_POD_SANDBOX_REQUESTED)) {
+                p.behaviour = e;
+                p.annotations = d.path("annotations");
+            } else if (e.is(EventTypes.POD_TERMINATION_STARTED)) {
+                p.started = p.started == null ? e : p.started;
+                p.honoured = e;
+            } else if (e.is(EventTypes.GRACE_PERIOD_SHORTENED) && !d.path("compat").isTextual()) {
+                p.honoured = e;
+            } else if (e.is(EventTypes.STOP_CONTAINER_REQUESTED)) {
+                p.stops.putIfAbsent(container(d), e);
+            } else if (DeletionFlow.isStopSignal(e)) {
+                p.signals.putIfAbsent(container(d), e);
+            } else if (e.is(EventTypes.CONTAINER_SIGNALLED) && "SIGKILL".equals(d.path("signal").asText())) {
+                p.killedThoughExiting(e).ifPresent(out::add);
+            }
+        }
+        return out;
+    }
+
+    /** What the log told so far of one pod (by uid) that decides whether a kill cut its graceful exit short. */
+    private static final class PodRecord {
+        /** The event whose annotations describe the pod's processes: RunPodSandboxRequested, else a whole pod object. */
+        Event behaviour;
+        JsonNode annotations;
+        /** The latest whole pod object: its spec.terminationGracePeriodSeconds. */
+        Event spec;
+        /** The first ObjectMarkedTerminating: the grace period the deletion requested. */
+        Event marked;
+        /** The kubelet's PodTerminationStarted: where the grace period counts from. */
+        Event started;
+        /** The kubelet's latest grace period that reached the kill: PodTerminationStarted or GracePeriodShortened. */
+        Event honoured;
+        /** Each container's first StopContainerRequested and first stop signal. */
+        final Map<String, Event> stops = new HashMap<>();
+        final Map<String, Event> signals = new HashMap<>();
+
+        /** A stored state of the pod: a whole object (one with its containers) tells its spec and annotations. */
+        void object(Event e) {
+            JsonNode pod = e.data().path("object");
+            if (pod.path("spec").path("containers").isArray()) {
+                spec = e;
+                if (behaviour == null || !behaviour.is(EventTypes.RUN_POD_SANDBOX_REQUESTED)) {
+                    behaviour = e;
+                    annotations = pod.path("metadata").path("annotations");
+                }
+            }
+            if (marked == null && e.is(EventTypes.OBJECT_MARKED_TERMINATING)) {
+                marked = e;
+            }
+        }
+
+        Optional<Finding> killedThoughExiting(Event kill) {
+            String c = container(kill.data());
+            Event signal = signals.get(c);
+            Event stop = stops.get(c);
+            // the runtime counts the exit delay, as the kill's timeout, from StopContainer (ContainerRuntime)
+            Event asked = stop != null ? stop : signal;
+            if (behaviour == null || asked == null) {
+                return Optional.empty();
+            }
+            SimulatedProcess process = SimulatedProcess.of(annotations);
+            Instant exit = asked.time().plus(process.exitDelay());
+            Owed owed = owed();
+            if (!process.exits() || !kill.time().isBefore(exit) || owed == null) {
+                return Optional.empty();
+            }
+            Instant from = started != null ? started.time() : marked != null ? marked.time() : asked.time();
+            if (exit.isAfter(from.plusSeconds(owed.seconds()))) {
+                return Optional.empty();
+            }
+            Event honouredBy = honoured != null ? honoured : stop;
+            long given = honouredBy == null ? -1 : graceOf(honouredBy);
+            boolean shortened = given >= 0 && given < owed.seconds();
+            Event signalled = signal != null ? signal : stop;
+            List<String> ids = Stream.of(kill, signal, stop, behaviour, owed.by(), honouredBy)
+                    .filter(java.util.Objects::nonNull).map(Event::id).distinct().toList();
+            return Optional.of(new Finding(shortened ? Level.WARNING : Level.ERROR, "killed-though-exiting",
+                    kill.subject(), "container " + kill.data().path("containerName").asText() + " got SIGKILL "
+                    + Duration.between(signalled.time(), kill.time()).toMillis() + " ms after "
+                    + (signal != null ? signal.data().path("signal").asText() : "StopContainer")
+                    + ", though its process (" + SimulatedProcess.describe(annotations) + ") would have exited "
+                    + process.exitDelay().toMillis() + " ms after "
+                    + (stop != null ? "StopContainer" : "it") + ", within the " + owed.seconds()
+                    + " s grace period it was owed (" + owed.why() + "); the kubelet honoured "
+                    + (honouredBy == null ? "no grace period on the log" : given + " s (" + honouredBy.type()
+                    + honouredWhy(honouredBy) + ")"), ids));
+        }
+
+        /** The grace period a pod was owed, the event that says so, and why that one. */
+        private record Owed(long seconds, Event by, String why) {
+        }
+
+        /** What the deletion requested, unless 0 or nothing: then the pod's spec; null when the log tells neither. */
+        private Owed owed() {
+            JsonNode requested = marked == null ? null
+                    : marked.data().path("object").path("metadata").path("deletionGracePeriodSeconds");
+            if (requested != null && requested.asLong() > 0) {
+                return new Owed(requested.asLong(), marked, "requested: deletionGracePeriodSeconds " + requested.asLong());
+            }
+            if (spec == null) {
+                return null;
+            }
+            return new Owed(spec.data().path("object").path("spec").path("terminationGracePeriodSeconds").asLong(30), spec,
+                    "spec.terminationGracePeriodSeconds; " + (marked == null ? "no delete requested one"
+                    : "the delete requested 0 s: a force deletion"));
+        }
+
+        private static String honouredWhy(Event e) {
+            JsonNode d = e.data();
+            String why = e.is(EventTypes.GRACE_PERIOD_SHORTENED)
+                    ? " from " + d.path("previousGracePeriodSeconds").asText() + " s" : "";
+            return why + (d.path("compat").isTextual() ? ", compat " + d.path("compat").asText() : "");
+        }
+
+        /** The kubelet's grace period (PodTerminationStarted, GracePeriodShortened), or a StopContainer's timeout. */
+        private static long graceOf(Event e) {
+            return e.data().path(e.is(EventTypes.STOP_CONTAINER_REQUESTED) ? "timeoutSeconds" : "gracePeriodSeconds").asLong();
+        }
+    }
+
+    /**
      * A pod that got SIGTERM while a Service's Endpoints still listed it: the endpoints controller and the kubelet
      * both act on the pod being marked for deletion, and here the kubelet won, so traffic may still have reached a
      * process already shutting down (the classic reason for a preStop sleep). The chain is followed by causation:
@@ -167,7 +321,7 @@ public final class Check {
         if (log.isEmpty()) {
             return List.of();
         }
-        Instant end = log.stream().map(Event::time).max(Instant::compareTo).orElseThrow();
+        Instant end = end(log);
         List<Finding> out = new ArrayList<>();
         for (DeletionFlow f : DeletionFlow.all(log)) {
             if (f.rejected() || f.removed().isPresent() || removedLater(log, f)) {
@@ -252,6 +406,169 @@ public final class Check {
     }
 
     /**
+     * A CSI volume a removed pod left mounted: published into the pod and never unpublished, or staged on the node
+     * and never unstaged although every pod of the node that published it since was removed. The kubelet's volume
+     * manager unpublishes before the pod's final status, and unstages once no pod of the node uses the volume
+     * (pkg/kubelet/volumemanager/reconciler/reconciler.go: unmountVolumes, unmountDetachDevices), so only a force
+     * deletion, whose pod leaves the store at once, sees these steps after the removal: the finding is a warning
+     * while the log ends less than {@link #STALL} after the pod's last event.
+     */
+    static List<Finding> leakedVolumes(List<Event> log) {
+        Map<String, Event> removed = new HashMap<>();
+        Map<String, Instant> lastOf = new HashMap<>();
+        Map<String, Event> published = new LinkedHashMap<>();
+        Map<String, Event> staged = new LinkedHashMap<>();
+        Map<String, Map<String, Event>> usedBy = new HashMap<>();
+        Map<String, Event> asked = new HashMap<>();
+        for (Event e : log) {
+            JsonNode d = e.data();
+            lastOf.put(e.subject(), e.time());
+            String mount = d.path("podUid").asText() + "/" + d.path("volumeName").asText();
+            String device = d.path("node").asText() + "/" + d.path("volumeId").asText();
+            switch (e.type()) {
+                case EventTypes.OBJECT_REMOVED -> {
+                    if (DeletionFlow.isPod(e.subject())) {
+                        removed.putIfAbsent(uidOf(e), e);
+                    }
+                }
+                case EventTypes.VOLUME_PUBLISHED -> {
+                    published.put(mount, e);
+                    if (staged.containsKey(device)) {
+                        usedBy.get(device).put(d.path("podUid").asText(), e);
+                    }
+                }
+                case EventTypes.NODE_UNPUBLISH_VOLUME_REQUESTED -> asked.put(mount, e);
+                case EventTypes.VOLUME_UNPUBLISHED -> published.remove(mount);
+                case EventTypes.VOLUME_STAGED -> {
+                    staged.put(device, e);
+                    usedBy.put(device, new LinkedHashMap<>());
+                }
+                case EventTypes.NODE_UNSTAGE_VOLUME_REQUESTED -> asked.put(device, e);
+                case EventTypes.VOLUME_UNSTAGED -> staged.remove(device);
+                default -> {
+                }
+            }
+        }
+        Instant end = end(log);
+        List<Finding> out = new ArrayList<>();
+        published.forEach((mount, e) -> {
+            Event gone = removed.get(e.data().path("podUid").asText());
+            if (gone != null) {
+                out.add(volumeLeak(e, gone, asked.get(mount), lastOf, end, "volume " + e.data().path("volumeName").asText()
+                        + " (" + e.data().path("volumeId").asText() + ") published into the pod on "
+                        + e.data().path("node").asText() + " never unpublished"));
+            }
+        });
+        staged.forEach((device, e) -> {
+            List<Event> gone = usedBy.get(device).keySet().stream().map(removed::get).toList();
+            if (!gone.isEmpty() && !gone.contains(null)) {
+                Event last = gone.stream().max(java.util.Comparator.comparing(Event::time)).orElseThrow();
+                out.add(volumeLeak(e, last, asked.get(device), lastOf, end, "volume " + e.data().path("volumeId").asText()
+                        + " staged on " + e.data().path("node").asText() + " never unstaged, though no pod of the node uses it"
+                        + (gone.size() > 1 ? " (" + gone.size() + " pods published it)" : "")));
+            }
+        });
+        return out;
+    }
+
+    /** A volume left mounted for a removed pod: an error once the log went on for {@link #STALL} after the pod's last event. */
+    private static Finding volumeLeak(Event mounted, Event gone, Event asked, Map<String, Instant> lastOf, Instant end,
+                                      String what) {
+        Instant settled = Stream.of(gone.time(), lastOf.get(gone.subject())).max(Instant::compareTo).orElseThrow();
+        boolean maybeRunning = end.isBefore(settled.plus(STALL));
+        List<String> ids = new ArrayList<>(List.of(mounted.id(), gone.id()));
+        if (asked != null) {
+            ids.add(asked.id());
+        }
+        return new Finding(maybeRunning ? Level.WARNING : Level.ERROR, "volume-leaked", gone.subject(), what
+                + ", though the pod was removed at " + gone.time()
+                + (asked == null ? "" : "; " + asked.type() + " at " + asked.time() + " got no answer")
+                + (maybeRunning ? "; the log ends within " + STALL.toSeconds() + " s of the pod's last event, so it may still come" : ""),
+                ids);
+    }
+
+    /**
+     * An object its finalizers kept in the store longer than {@code threshold} after its final delete: the delete
+     * found grace 0 (a pod's comes from its kubelet, once its containers stopped) with finalizers left, so the API
+     * server only marked it (store.go markAsDeleting: deletionGracePeriodSeconds 0) and removes it with the update
+     * that takes the last one away. Meanwhile a pod's name cannot be reused and a foreground owner waits. A warning
+     * naming the finalizers, with the delete, the marking, each update that took finalizers away and the removal.
+     */
+    static List<Finding> finalizerBlocking(List<Event> log, Duration threshold) {
+        Map<String, Event> deletes = new HashMap<>();
+        Map<String, List<Event>> held = new LinkedHashMap<>();
+        List<Finding> out = new ArrayList<>();
+        for (Event e : log) {
+            if (e.is(EventTypes.DELETION_REQUESTED) || e.is(EventTypes.COLLECTION_DELETION_REQUESTED)) {
+                deletes.put(e.id(), e);
+                continue;
+            }
+            if (!EventTypes.OBJECT_CHANGES.contains(e.type())) {
+                continue;
+            }
+            JsonNode meta = e.data().path("object").path("metadata");
+            String uid = meta.path("uid").asText();
+            List<Event> hold = held.get(uid);
+            if (hold == null && !e.is(EventTypes.OBJECT_REMOVED) && meta.path("deletionTimestamp").isTextual()
+                    && meta.path("deletionGracePeriodSeconds").asLong(-1) == 0 && !finalizers(e).isEmpty()) {
+                hold = new ArrayList<>();
+                Optional.ofNullable(deletes.get(e.causationId())).ifPresent(hold::add);
+                hold.add(e);
+                held.put(uid, hold);
+            } else if (hold != null && (e.is(EventTypes.OBJECT_REMOVED)
+                    || !finalizers(e).equals(finalizers(hold.get(hold.size() - 1))))) {
+                hold.add(e);
+                if (e.is(EventTypes.OBJECT_REMOVED)) {
+                    held.remove(uid);
+                    blocking(hold, e.time(), threshold).ifPresent(out::add);
+                }
+            }
+        }
+        Instant end = end(log);
+        held.values().forEach(hold -> blocking(hold, end, threshold).ifPresent(out::add));
+        return out;
+    }
+
+    /**
+     * The finding of one hold, if it lasted longer than {@code threshold} until {@code until}: its events are the
+     * delete (if on the log), the marking, then each change of the finalizers, the last being the removal if any.
+     */
+    private static Optional<Finding> blocking(List<Event> hold, Instant until, Duration threshold) {
+        Event delete = hold.get(0).is(EventTypes.DELETION_REQUESTED) || hold.get(0).is(EventTypes.COLLECTION_DELETION_REQUESTED)
+                ? hold.get(0) : null;
+        List<Event> states = hold.subList(delete == null ? 0 : 1, hold.size());
+        Event since = states.get(0);
+        Duration held = Duration.between(since.time(), until);
+        if (held.compareTo(threshold) <= 0) {
+            return Optional.empty();
+        }
+        StringJoiner changes = new StringJoiner(", ");
+        for (int i = 1; i < states.size(); i++) {
+            Event s = states.get(i);
+            List<String> gone = new ArrayList<>(finalizers(states.get(i - 1)));
+            gone.removeAll(finalizers(s));
+            changes.add((gone.isEmpty() ? "finalizers changed" : String.join(", ", gone) + " taken away") + " at +"
+                    + Duration.between(since.time(), s.time()).toMillis() + " ms"
+                    + (s.is(EventTypes.OBJECT_REMOVED) ? " (removed)" : ""));
+        }
+        Event last = states.get(states.size() - 1);
+        boolean removed = last.is(EventTypes.OBJECT_REMOVED);
+        return Optional.of(new Finding(Level.WARNING, "finalizer-blocking", since.subject(),
+                "kept by its finalizers " + finalizers(since) + " " + held.toMillis() + " ms after its final delete"
+                        + (delete == null ? "" : " by " + delete.source()) + " (longer than " + threshold.toMillis() + " ms)"
+                        + (changes.length() == 0 ? "" : ": " + changes)
+                        + (removed ? "" : "; still held by " + finalizers(last) + " when the log ends"),
+                hold.stream().map(Event::id).toList()));
+    }
+
+    /** The finalizers of the object an ObjectChange carries. */
+    private static List<String> finalizers(Event change) {
+        List<String> names = new ArrayList<>();
+        change.data().path("object").path("metadata").path("finalizers").forEach(n -> names.add(n.asText()));
+        return names;
+    }
+
+    /**
      * A side effect that must happen once: the stop signal to a container (the runtime sends it once), CNI DEL of a
      * sandbox.
      */
@@ -281,6 +598,11 @@ public final class Check {
         ArrayNode a = Json.MAPPER.createArrayNode();
         findings.forEach(f -> a.add(Json.tree(f)));
         return a;
+    }
+
+    /** The time the log reaches: its latest event's. */
+    private static Instant end(List<Event> log) {
+        return log.stream().map(Event::time).max(Instant::compareTo).orElse(Instant.EPOCH);
     }
 
     /** A container's identity: its id, or its name where an event lacks the id. */

@@ -141,15 +141,33 @@ public record Stats(int flows, int completed, int rejected, int killed, int inEn
      * repeating a kill), and they count as they did when the whole log was held.
      */
     public static final class Collector implements Consumer<Event> {
+        private final Instant since;
+        private final Instant until;
         private final Map<String, Deletion> deletions = new LinkedHashMap<>();
         private final EndpointsChain endpoints = new EndpointsChain();
         /** Each pod's ObjectMarkedTerminating, by id, to its deletion. */
         private final Map<String, Deletion> markedFor = new HashMap<>();
 
+        /** Every deletion of the log. */
+        public Collector() {
+            this(null, null);
+        }
+
+        /**
+         * The deletions requested in {@code [since, until)} (either null: unbounded), each measured to its end even
+         * when that lies beyond {@code until}.
+         */
+        public Collector(Instant since, Instant until) {
+            this.since = since;
+            this.until = until;
+        }
+
         @Override
         public void accept(Event e) {
             if (DeletionFlow.isRequest(e)) {
-                deletions.putIfAbsent(DeletionFlow.key(e), new Deletion(e));
+                if ((since == null || !e.time().isBefore(since)) && (until == null || e.time().isBefore(until))) {
+                    deletions.putIfAbsent(DeletionFlow.key(e), new Deletion(e));
+                }
                 return;
             }
             Deletion d = deletions.get(DeletionFlow.key(e));

@@ -13,15 +13,21 @@ import java.util.StringJoiner;
 
 /**
  * One flow read back from the log: every event of a correlation id, in log order, with its offset in
- * simulated time from the request that started the flow and what decided each step.
+ * simulated time from the request that started the flow, how long after its object's previous phase boundary it
+ * came and which boundary it is ({@link Phases}), and what decided each step.
  */
 public record Timeline(String correlationId, List<Step> steps) {
 
-    /** One event of the flow: when (ms after the request), who, what, to which object, and the deciding facts. */
-    public record Step(long offsetMillis, String component, String type, String subject, String detail) {
-        static Step of(Event e, Instant start) {
-            return new Step(Duration.between(start, e.time()).toMillis(), Timeline.component(e.source()), e.type(),
-                    e.subject(), Timeline.detail(e));
+    /**
+     * One event of the flow: when (ms after the request), how long after the previous phase boundary of its object
+     * (null when nothing came before it), the boundary it is ("" for none), who, what, to which object, and the
+     * deciding facts.
+     */
+    public record Step(long offsetMillis, Long sincePhaseMillis, String phase, String component, String type,
+                       String subject, String detail) {
+        static Step of(Event e, Instant start, Phases.Mark mark) {
+            return new Step(Duration.between(start, e.time()).toMillis(), mark.sinceMillis(), mark.boundary(),
+                    Timeline.component(e.source()), e.type(), e.subject(), Timeline.detail(e));
         }
     }
 
@@ -31,7 +37,8 @@ public record Timeline(String correlationId, List<Step> steps) {
             return new Timeline(correlationId, List.of());
         }
         var start = flow.stream().filter(e -> e.id().equals(correlationId)).findFirst().orElse(flow.get(0)).time();
-        return new Timeline(correlationId, flow.stream().map(e -> Step.of(e, start)).toList());
+        Phases phases = new Phases();
+        return new Timeline(correlationId, flow.stream().map(e -> Step.of(e, start, phases.accept(e))).toList());
     }
 
     /**
@@ -59,9 +66,12 @@ public record Timeline(String correlationId, List<Step> steps) {
         return steps.stream().map(Step::type).toList();
     }
 
-    /** A table, one step a line, columns as wide as their widest cell. */
+    /**
+     * A table, one step a line, columns as wide as their widest cell: the offset from the request, the time since
+     * the object's previous phase boundary, the boundary the step is, component, type, subject, what decided it.
+     */
     public String render() {
-        Columns columns = new Columns(1, 1, 1);
+        Columns columns = new Columns(1, 1, 1, 1);
         steps.forEach(columns::fit);
         StringBuilder out = new StringBuilder();
         out.append(header(correlationId)).append('\n');
@@ -74,28 +84,31 @@ public record Timeline(String correlationId, List<Step> steps) {
         return "flow " + correlationId;
     }
 
-    /** The widths of the component, type and subject columns; they grow to fit the cells they are given. */
+    /** The widths of the phase, component, type and subject columns; they grow to fit the cells they are given. */
     static final class Columns {
+        private int phase;
         private int component;
         private int type;
         private int subject;
 
-        Columns(int component, int type, int subject) {
+        Columns(int phase, int component, int type, int subject) {
+            this.phase = phase;
             this.component = component;
             this.type = type;
             this.subject = subject;
         }
 
         void fit(Step s) {
+            phase = Math.max(phase, s.phase().length());
             component = Math.max(component, s.component().length());
             type = Math.max(type, s.type().length());
             subject = Math.max(subject, s.subject() == null ? 0 : s.subject().length());
         }
 
         String line(Step s) {
-            return String.format("%+8d ms  %-" + component + "s  %-" + type + "s  %-" + subject + "s  %s",
-                    s.offsetMillis(), s.component(), s.type(), s.subject() == null ? "" : s.subject(),
-                    s.detail()).stripTrailing();
+            return String.format("%+8d ms  %11s  %-" + phase + "s  %-" + component + "s  %-" + type + "s  %-" + subject + "s  %s",
+                    s.offsetMillis(), s.sincePhaseMillis() == null ? "" : String.format("%+d ms", s.sincePhaseMillis()),
+                    s.phase(), s.component(), s.type(), s.subject() == null ? "" : s.subject(), s.detail()).stripTrailing();
         }
     }
 

@@ -15,12 +15,13 @@ import java.util.function.Predicate;
  * history, printed as {@code timeline} would print it: the chosen flow as it stands), then each new event, which
  * prints its step if it belongs to a followed flow, under a {@code flow ID} line whenever the flow changes.
  * A flow is followed from the event that starts it: a client's delete (of the chosen pod, if one is) or the first
- * event of the chosen correlation. It keeps the start of each followed flow (for the offsets), and during the
- * history the events of the latest flow only; columns start wide enough for the usual cells and grow, never
- * shrink, for a wider one.
+ * event of the chosen correlation. It keeps the start of each followed flow (for the offsets) and its
+ * {@link Phases} (a step's time since its object's previous boundary), and during the history the events of the
+ * latest flow only; columns start wide enough for the usual cells and grow, never shrink, for a wider one.
  */
 public final class TimelineFollower {
-    /** Component, type and subject widths that fit the steps of a pod deletion. */
+    /** Phase, component, type and subject widths that fit the steps of a pod deletion. */
+    private static final int PHASE = 18;
     private static final int COMPONENT = 14;
     private static final int TYPE = 33;
     private static final int SUBJECT = 30;
@@ -29,10 +30,12 @@ public final class TimelineFollower {
     private final Predicate<Event> starts;
     /** The start of each followed flow, by correlation id: where its offsets count from. */
     private final Map<String, Instant> followed = new HashMap<>();
-    private final Timeline.Columns columns = new Timeline.Columns(COMPONENT, TYPE, SUBJECT);
-    /** During the history: the latest flow, and its events so far. */
+    /** The phases of each followed flow, folded from all its events (the history's too). */
+    private final Map<String, Phases> phases = new HashMap<>();
+    private final Timeline.Columns columns = new Timeline.Columns(PHASE, COMPONENT, TYPE, SUBJECT);
+    /** During the history: the latest flow, and its events so far with their phase marks. */
     private String latest;
-    private final List<Event> latestEvents = new ArrayList<>();
+    private final List<Map.Entry<Event, Phases.Mark>> latestEvents = new ArrayList<>();
     private boolean live;
     /** The flow of the last step printed, so a step of another one prints its header first. */
     private String printed;
@@ -62,15 +65,16 @@ public final class TimelineFollower {
         if (!followed.containsKey(flow)) {
             return List.of();
         }
+        Phases.Mark mark = phases.computeIfAbsent(flow, f -> new Phases()).accept(e);
         if (live) {
-            return print(e);
+            return print(e, mark);
         }
-        if (isStart && (latest == null || e.time().isAfter(latestEvents.get(0).time()))) {
+        if (isStart && (latest == null || e.time().isAfter(latestEvents.get(0).getKey().time()))) {
             latest = flow;
             latestEvents.clear();
         }
         if (flow.equals(latest)) {
-            latestEvents.add(e);
+            latestEvents.add(Map.entry(e, mark));
         }
         return List.of();
     }
@@ -79,14 +83,14 @@ public final class TimelineFollower {
     public List<String> caughtUp() {
         live = true;
         List<String> lines = new ArrayList<>();
-        latestEvents.forEach(e -> lines.addAll(print(e)));
+        latestEvents.forEach(e -> lines.addAll(print(e.getKey(), e.getValue())));
         latestEvents.clear();
         latest = null;
         return lines;
     }
 
-    private List<String> print(Event e) {
-        Timeline.Step step = Timeline.Step.of(e, followed.get(e.correlationId()));
+    private List<String> print(Event e, Phases.Mark mark) {
+        Timeline.Step step = Timeline.Step.of(e, followed.get(e.correlationId()), mark);
         columns.fit(step);
         List<String> lines = new ArrayList<>(2);
         if (!e.correlationId().equals(printed)) {

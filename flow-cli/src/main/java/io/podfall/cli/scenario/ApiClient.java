@@ -33,6 +33,12 @@ public final class ApiClient {
         return send(HttpRequest.newBuilder(uri(path)).GET());
     }
 
+    /** A JSON merge patch (RFC 7386): what {@code kubectl patch --type=merge} sends. */
+    public Response patch(String path, Object mergePatch) {
+        return send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/merge-patch+json")
+                .method("PATCH", HttpRequest.BodyPublishers.ofByteArray(Json.bytes(mergePatch))));
+    }
+
     public Response delete(String path, Object deleteOptions) {
         return send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
                 .method("DELETE", HttpRequest.BodyPublishers.ofByteArray(Json.bytes(deleteOptions))));

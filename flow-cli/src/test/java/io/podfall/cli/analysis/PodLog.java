@@ -93,6 +93,27 @@ public final class PodLog {
                 "name", name, "options", data("gracePeriodSeconds", grace)));
     }
 
+    /** CRI RunPodSandbox with the pod's annotations, which tell the runtime how its processes behave. */
+    public Event sandboxRequested(long ms, Map<String, String> annotations) {
+        return then(ms, kubelet, EventTypes.RUN_POD_SANDBOX_REQUESTED, data("node", node, "podUid", uid,
+                "namespace", namespace, "name", name, "annotations", annotations));
+    }
+
+    /** The whole pod as the API server stores it: its spec's grace period, its annotations, its container app. */
+    public Event stored(long ms, String type, long specGrace, Map<String, String> annotations) {
+        return then(ms, "/apiserver", type, data("resource", "pods", "object", data(
+                "metadata", data("uid", uid, "namespace", namespace, "name", name, "annotations", annotations),
+                "spec", data("nodeName", node, "terminationGracePeriodSeconds", specGrace,
+                        "containers", List.of(data("name", "app", "image", "nginx"))))));
+    }
+
+    public Event graceShortened(long ms, long previous, long grace, String compat) {
+        Map<String, Object> d = data("node", node, "podUid", uid, "namespace", namespace, "name", name,
+                "previousGracePeriodSeconds", previous, "gracePeriodSeconds", grace);
+        d.put("compat", compat);
+        return then(ms, kubelet, EventTypes.GRACE_PERIOD_SHORTENED, d);
+    }
+
     public Event markedTerminating(long ms, long grace) {
         return then(ms, "/apiserver", EventTypes.OBJECT_MARKED_TERMINATING, data("resource", "pods", "object",
                 data("metadata", data("uid", uid, "deletionGracePeriodSeconds", grace,
@@ -142,6 +163,24 @@ public final class PodLog {
      */
     public PodLog deleted(long start, long grace, long exitMs, boolean ignoresSigterm) {
         delete(start, grace);
+        return terminates(start, grace, exitMs, ignoresSigterm);
+    }
+
+    /**
+     * The garbage collector's delete of the pod at {@code start}, caused by {@code cause} (its owner's step) in the
+     * cause's flow, and the graceful deletion that follows as in {@link #deleted}.
+     */
+    public PodLog deletedInCascade(Event cause, long start, long grace, long exitMs, boolean ignoresSigterm) {
+        request = asRead(Event.causedBy(cause.asCause(), "gc-" + name, 0, "/controller/garbagecollector",
+                EventTypes.DELETION_REQUESTED, subject, at(start), data("resource", "pods", "namespace", namespace,
+                        "name", name, "options", data("propagationPolicy", "Foreground"))));
+        last = request;
+        events.add(request);
+        return terminates(start, grace, exitMs, ignoresSigterm);
+    }
+
+    /** What follows a delete at {@code start}, as {@link #deleted} describes it. */
+    private PodLog terminates(long start, long grace, long exitMs, boolean ignoresSigterm) {
         markedTerminating(start + 17, grace);
         terminationStarted(start + 51, grace);
         stopRequested(start + 51, grace);

@@ -1,7 +1,10 @@
 package io.podfall.cli.analysis;
 
+import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import org.junit.jupiter.api.Test;
+
+import java.util.List;
 
 import static io.podfall.cli.analysis.PodLog.data;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -61,5 +64,53 @@ class SequenceDiagramTest {
         assertTrue(page.contains("mermaid.initialize("));
         assertTrue(page.length() > 1_000_000, "the renderer is inlined");
         assertTrue(!page.contains("src=\"http") && !page.contains("<script src"), "nothing is fetched");
+    }
+
+    /**
+     * A foreground cascade reads per object, in causal order: the Deployment and ReplicaSet marked, each pod's whole
+     * deletion (its Endpoints update with it) though the two overlap in time, then the ReplicaSet and the Deployment,
+     * continued, once what held them is gone.
+     */
+    @Test
+    void aCascadeGroupsTheArrowsPerObjectInCausalOrder() {
+        Cascade c = new Cascade();
+        List<SequenceDiagram.Block> blocks = SequenceDiagram.blocks(c.events);
+        assertEquals(List.of(Cascade.DEPLOYMENT, Cascade.REPLICA_SET, c.first.subject, c.second.subject,
+                Cascade.REPLICA_SET, Cascade.DEPLOYMENT), blocks.stream().map(SequenceDiagram.Block::object).toList());
+        assertEquals(List.of(2, 2, c.first.events.size(), c.second.events.size(), 2, 2),
+                blocks.stream().map(b -> b.events().size()).toList());
+        assertEquals(c.first.events.stream().sorted(java.util.Comparator.comparing(Event::time)).toList(), blocks.get(2).events(),
+                "the first pod's steps, in their order, with its Endpoints update");
+        assertEquals(c.events.size(), blocks.stream().mapToInt(b -> b.events().size()).sum());
+
+        String mermaid = SequenceDiagram.of(c.events, "del-web");
+        assertTrue(mermaid.contains("""
+                    participant CSI as CSI
+                    rect rgb(232, 242, 255)
+                    Note over User,CSI: namespaces/default/deployments/web
+                    User->>API: +0 ms DeletionRequested
+                    API-->>Etcd: +10 ms ObjectMarkedTerminating
+                    end
+                    rect rgb(234, 250, 236)
+                    Note over User,CSI: namespaces/default/replicasets/web-1a2b
+                    CM->>API: +20 ms DeletionRequested
+                    API-->>Etcd: +30 ms ObjectMarkedTerminating
+                    end
+                    rect rgb(255, 245, 228)
+                    Note over User,CSI: namespaces/default/pods/web-1a2b-a
+                    CM->>API: +40 ms DeletionRequested
+                """), mermaid);
+        assertTrue(mermaid.endsWith("""
+                    rect rgb(232, 242, 255)
+                    Note over User,CSI: namespaces/default/deployments/web (continued)
+                    CM->>API: +510 ms PatchRequested
+                    API-->>Etcd: +515 ms ObjectRemoved
+                    end
+                """), mermaid);
+        assertTrue(mermaid.contains("""
+                    CM->>API: +60 ms PatchRequested on endpoints/web
+                    API-->>Etcd: +70 ms ObjectUpdated on endpoints/web
+                """), "a step about another object in a pod's block names it: " + mermaid);
+        assertEquals(c.events.size(), mermaid.lines().filter(l -> l.contains(">>")).count(), "one arrow an event");
     }
 }

@@ -179,6 +179,25 @@ class StatsTest {
     }
 
     @Test
+    void aTimeRangeChoosesDeletionsByTheirRequestAndMeasuresEachToItsEnd() {
+        PodLog early = new PodLog("early");
+        early.delete(0, 0);
+        early.removed(5);
+        PodLog inside = new PodLog("inside");
+        inside.delete(10_000, 0);
+        inside.removed(10_000 + 70_000);
+        PodLog late = new PodLog("late");
+        late.delete(20_000, 0);
+        late.removed(20_005);
+        Stats.Collector c = new Stats.Collector(PodLog.at(10_000), PodLog.at(20_000));
+        java.util.stream.Stream.of(early, inside, late).flatMap(p -> p.events.stream())
+                .sorted(java.util.Comparator.comparing(Event::time)).forEach(c);
+        assertEquals(1, c.deletions(), "the request at the start is in, the one at the end is not");
+        assertEquals(new Stats.Summary(1, 70_000, 70_000, 70_000, 70_000), c.result().durations().get(Stats.TOTAL),
+                "measured to its removal, after the range");
+    }
+
+    @Test
     void anEmptyLogHasNoFlows() {
         Stats s = Stats.of(List.of());
         assertEquals(0, s.flows());

@@ -28,15 +28,17 @@ class TimelineFollowerTest {
                 cat(done, running.subList(0, 3)), running.subList(3, 5));
         assertEquals(List.of(
                 "flow del-web-1",
-                "      +0 ms  apiserver       apiserver.DeletionRequested        namespaces/default/pods/web-1   grace=5s",
-                "     +17 ms  apiserver       apiserver.ObjectMarkedTerminating  namespaces/default/pods/web-1   "
+                "      +0 ms               request             apiserver       apiserver.DeletionRequested        "
+                        + "namespaces/default/pods/web-1   grace=5s",
+                "     +17 ms       +17 ms  terminating         apiserver       apiserver.ObjectMarkedTerminating  "
+                        + "namespaces/default/pods/web-1   "
                         + "deletionGracePeriodSeconds=5 deletionTimestamp=2026-11-29T10:00:15.017Z phase=Running",
-                "     +51 ms  kubelet/node-1  kubelet.PodTerminationStarted      namespaces/default/pods/web-1   "
-                        + "grace=5s",
-                "     +51 ms  kubelet/node-1  runtime.StopContainerRequested     namespaces/default/pods/web-1   "
-                        + "container=app timeout=5s",
-                "     +76 ms  runtime/node-1  runtime.ContainerSignalled         namespaces/default/pods/web-1   "
-                        + "container=app signal=SIGTERM"), lines);
+                "     +51 ms       +34 ms                      kubelet/node-1  kubelet.PodTerminationStarted      "
+                        + "namespaces/default/pods/web-1   grace=5s",
+                "     +51 ms       +34 ms                      kubelet/node-1  runtime.StopContainerRequested     "
+                        + "namespaces/default/pods/web-1   container=app timeout=5s",
+                "     +76 ms       +59 ms  SIGTERM             runtime/node-1  runtime.ContainerSignalled         "
+                        + "namespaces/default/pods/web-1   container=app signal=SIGTERM"), lines);
     }
 
     @Test
@@ -86,8 +88,10 @@ class TimelineFollowerTest {
         p.then(5, "/controller/garbagecollector", "apiserver.ObjectMarkedTerminating", PodLog.data());
         p.then(9, "/apiserver", "apiserver.ObjectRemoved", PodLog.data());
         List<String> lines = follow(TimelineFollower.deletions(null), List.of(), p.events);
-        assertTrue(lines.get(1).startsWith("      +0 ms  apiserver       apiserver.DeletionRequested "), lines.get(1));
-        assertTrue(lines.get(3).startsWith("      +9 ms  apiserver                    apiserver.ObjectRemoved "), lines.get(3));
+        assertTrue(lines.get(1).startsWith("      +0 ms               request             apiserver       "
+                + "apiserver.DeletionRequested "), lines.get(1));
+        assertTrue(lines.get(3).startsWith("      +9 ms        +4 ms  gone                apiserver                    "
+                + "apiserver.ObjectRemoved "), lines.get(3));
     }
 
     private static List<String> headers(List<String> lines) {

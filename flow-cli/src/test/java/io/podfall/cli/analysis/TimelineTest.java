@@ -5,6 +5,7 @@ import io.podfall.model.event.EventTypes;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -73,5 +74,59 @@ class TimelineTest {
                 Map.of());
         assertEquals("ev", Timeline.latestDeletion(List.of(delete, drained), POD).orElseThrow(), "kubectl drain");
         assertTrue(Timeline.latestDeletion(List.of(delete), "namespaces/default/pods/other").isEmpty());
+    }
+
+    /** Each step: the phase boundary it is, and how long after the previous one of its pod it came. */
+    @Test
+    void eachStepShowsHowLongAfterThePreviousPhaseBoundaryItCameAndWhichBoundaryItIs() {
+        PodLog p = new PodLog("a").deleted(1_000, 5, 1_000, false);
+        Timeline t = Timeline.of(p.events, "del-a");
+        assertEquals(List.of("request", "terminating", "", "", "SIGTERM", "exit", "", "IP released", "sandbox stopped",
+                "", "", "", "final delete", "gone", "", "", ""), t.steps().stream().map(Timeline.Step::phase).toList());
+        assertEquals(Arrays.asList(null, 17L, 34L, 34L, 59L, 1000L, 22L, 36L, 0L, 36L, 36L, 36L, 36L, 53L, 15L, 35L, 45L),
+                t.steps().stream().map(Timeline.Step::sincePhaseMillis).toList());
+        assertEquals("   +1076 ms     +1000 ms  exit             runtime/node-1  runtime.ContainerExited            "
+                + "namespaces/default/pods/a  container=app exitCode=143 reason=Error", t.render().lines().toList().get(6));
+    }
+
+    /**
+     * The Endpoints update that takes the pod out of its Service is a boundary of the pod, found by causation; the
+     * preStop hook's start and end are two; the patch that asked for the update counts from its cause.
+     */
+    @Test
+    void theEndpointsRemovalAndThePreStopHookAreBoundariesOfThePod() {
+        PodLog p = new PodLog("a");
+        p.delete(1_000, 5);
+        Event marked = p.markedTerminating(1_017, 5);
+        Event patch = Event.causedBy(marked.asCause(), "del-a", 90, "/controller/endpoint", EventTypes.PATCH_REQUESTED,
+                "namespaces/default/endpoints/web", PodLog.at(1_020), Map.of());
+        Event updated = Event.causedBy(patch.asCause(), "del-a", 91, "/apiserver", EventTypes.OBJECT_UPDATED,
+                "namespaces/default/endpoints/web", PodLog.at(1_047), Map.of());
+        p.events.add(patch);
+        p.events.add(updated);
+        p.then(1_051, "/kubelet/node-1", EventTypes.PRE_STOP_HOOK_STARTED, PodLog.data("handler", "sleep"));
+        p.then(3_051, "/kubelet/node-1", EventTypes.PRE_STOP_HOOK_FINISHED, PodLog.data("handler", "sleep"));
+        p.signalled(3_076, "SIGTERM");
+        Timeline t = Timeline.of(p.events, "del-a");
+        assertEquals(List.of("request", "terminating", "", "endpoints removed", "preStop", "preStop done", "SIGTERM"),
+                t.steps().stream().map(Timeline.Step::phase).toList());
+        assertEquals(Arrays.asList(null, 17L, 3L, 30L, 4L, 2000L, 25L),
+                t.steps().stream().map(Timeline.Step::sincePhaseMillis).toList());
+    }
+
+    /** In a cascade each object has its phases; a dependent's delete counts from the owner's step that caused it. */
+    @Test
+    void inACascadeEachObjectsFirstStepCountsFromItsCause() {
+        Event request = Event.request("dd", "/apiserver", EventTypes.DELETION_REQUESTED,
+                "namespaces/default/deployments/web", T0, null, Map.of());
+        Event removed = Event.causedBy(request.asCause(), "dd", 0, "/apiserver", EventTypes.OBJECT_REMOVED,
+                "namespaces/default/deployments/web", T0.plusMillis(20), Map.of());
+        Event cascade = Event.causedBy(removed.asCause(), "dd", 1, "/controller/garbagecollector",
+                EventTypes.DELETION_REQUESTED, "namespaces/default/replicasets/web-1a2b", T0.plusMillis(45), Map.of());
+        Event rsRemoved = Event.causedBy(cascade.asCause(), "dd", 2, "/apiserver", EventTypes.OBJECT_REMOVED,
+                "namespaces/default/replicasets/web-1a2b", T0.plusMillis(50), Map.of());
+        Timeline t = Timeline.of(List.of(request, removed, cascade, rsRemoved), "dd");
+        assertEquals(List.of("request", "gone", "request", "gone"), t.steps().stream().map(Timeline.Step::phase).toList());
+        assertEquals(Arrays.asList(null, 20L, 25L, 5L), t.steps().stream().map(Timeline.Step::sincePhaseMillis).toList());
     }
 }

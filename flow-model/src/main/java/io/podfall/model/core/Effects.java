@@ -50,6 +50,30 @@ public record Effects(List<Event> events, List<Timer> timers, List<String> cance
             return this;
         }
 
+        /**
+         * A request that starts a flow of its own rather than continuing the cause's: a heartbeat a timer made due
+         * is no consequence of the fact that set the timer. Its id must be derived from what makes it due (the node
+         * and the due time, say), so that a rebuild recognises it.
+         */
+        public Builder request(String id, String source, String type, String subject, Object data) {
+            events.add(Event.request(id, source, type, subject, now, null, data));
+            return this;
+        }
+
+        /**
+         * Takes in, first, what another core decided for the same cause: the events this builder emits after them
+         * are numbered after them, so that two cores of one service (same cause, same source) never mint the same id.
+         */
+        public Builder include(Effects effects) {
+            if (!events.isEmpty()) {
+                throw new IllegalStateException("include what another core decided before emitting anything");
+            }
+            events.addAll(effects.events());
+            timers.addAll(effects.timers());
+            cancelled.addAll(effects.cancelledTimers());
+            return this;
+        }
+
         /** Wake up at {@code at}, in the flow of this builder's cause. */
         public Builder timer(String key, Instant at) {
             timers.add(new Timer(key, at, cause));

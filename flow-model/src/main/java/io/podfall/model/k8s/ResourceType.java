@@ -8,13 +8,15 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 
 import java.util.Arrays;
 import java.util.List;
 
 /**
  * The resource types the suite serves, with the names discovery and error messages use: the core/v1 objects of a
- * pod's life and the apps/v1 workloads whose deletion cascades to them through ownerReferences.
+ * pod's life, the apps/v1 workloads whose deletion cascades to them through ownerReferences, and the
+ * coordination.k8s.io/v1 Leases of the nodes' heartbeats.
  */
 public enum ResourceType {
     PODS("", "v1", "pods", "Pod", true, Pod.class, List.of("po")),
@@ -24,7 +26,9 @@ public enum ResourceType {
     ENDPOINTS("", "v1", "endpoints", "Endpoints", true, Endpoints.class, List.of("ep")),
     EVENTS("", "v1", "events", "Event", true, io.fabric8.kubernetes.api.model.Event.class, List.of("ev")),
     DEPLOYMENTS("apps", "v1", "deployments", "Deployment", true, Deployment.class, List.of("deploy")),
-    REPLICASETS("apps", "v1", "replicasets", "ReplicaSet", true, ReplicaSet.class, List.of("rs"));
+    REPLICASETS("apps", "v1", "replicasets", "ReplicaSet", true, ReplicaSet.class, List.of("rs")),
+    /** A kubelet's heartbeat: one Lease per node in {@code kube-node-lease}, renewed every few seconds. */
+    LEASES("coordination.k8s.io", "v1", "leases", "Lease", true, Lease.class, List.of());
 
     private final String group;
     private final String version;

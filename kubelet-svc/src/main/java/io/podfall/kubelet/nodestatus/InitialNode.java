@@ -4,12 +4,15 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 
 import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * The Node object a kubelet registers for itself at start (pkg/kubelet/kubelet_node_status.go initialNode, with
- * the Ready condition, the addresses and the node info that pkg/kubelet/nodestatus/setters.go would fill in).
+ * the conditions ({@link NodeConditions}: no pressure, Ready), the addresses and the node info that
+ * pkg/kubelet/nodestatus/setters.go would fill in).
  */
 public final class InitialNode {
     /** The Kubernetes version podfall's kubelet mirrors, as the API server's /version reports it, marked as ours. */
@@ -22,7 +25,6 @@ public final class InitialNode {
     }
 
     public static Node of(String nodeName, Instant now) {
-        String time = now.toString();
         return new NodeBuilder()
                 .withApiVersion("v1")
                 .withKind("Node")
@@ -32,11 +34,7 @@ public final class InitialNode {
                     .addToLabels("kubernetes.io/os", "linux")
                 .endMetadata()
                 .withNewStatus()
-                    .addNewCondition()
-                        .withType("Ready").withStatus("True").withReason("KubeletReady")
-                        .withMessage("kubelet is posting ready status")
-                        .withLastHeartbeatTime(time).withLastTransitionTime(time)
-                    .endCondition()
+                    .withConditions(NodeConditions.at(NodeConditions.of(Optional.empty()), List.of(), now))
                     .addNewAddress().withType("InternalIP").withAddress(internalIP(nodeName)).endAddress()
                     .addNewAddress().withType("Hostname").withAddress(nodeName).endAddress()
                     // setters.go MachineInfo and VersionInfo: what `kubectl get nodes -o wide` shows. The OS and

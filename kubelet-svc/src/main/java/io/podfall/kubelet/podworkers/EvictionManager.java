@@ -24,10 +24,13 @@ import java.util.Optional;
  * name so that it is deterministic. Critical pods (priority at least system-cluster-critical's) are never evicted
  * ({@code kubelettypes.IsCriticalPod}). Only pods that run or should run are candidates: a pod already terminating
  * is not active any more (kubelet_pods.go filterOutInactivePods).
+ *
+ * <p>The node status ({@code io.podfall.kubelet.nodestatus}) reports the same pressure as the node's
+ * MemoryPressure, DiskPressure or PIDPressure condition, from {@link #pressure}.
  */
-final class EvictionManager {
+public final class EvictionManager {
     /** The annotation of a Node that declares the resource it is low on. */
-    static final String PRESSURE_ANNOTATION = "podfall.io/pressure";
+    public static final String PRESSURE_ANNOTATION = "podfall.io/pressure";
     /** pkg/kubelet/kubelet.go evictionMonitoringPeriod: how often synchronize runs. */
     static final Duration MONITORING_INTERVAL = Duration.ofSeconds(10);
     /** The default of {@code podfall.kubelet.eviction-max-pod-grace-period} (seconds). */
@@ -41,8 +44,11 @@ final class EvictionManager {
     private EvictionManager() {
     }
 
-    /** The resource the node is low on, if its annotation names one this manager knows. */
-    static Optional<String> pressure(Node node) {
+    /**
+     * The resource the node is low on, if its annotation names one this manager knows: what the node status
+     * reports as its pressure conditions (setters.go asks the eviction manager IsUnderMemoryPressure, ...).
+     */
+    public static Optional<String> pressure(Node node) {
         Map<String, String> annotations = node.getMetadata().getAnnotations();
         String resource = annotations == null ? null : annotations.get(PRESSURE_ANNOTATION);
         return resource != null && SIGNALS.containsKey(resource) ? Optional.of(resource) : Optional.empty();

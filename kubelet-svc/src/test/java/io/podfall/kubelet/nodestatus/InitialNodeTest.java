@@ -6,6 +6,7 @@ import io.podfall.model.Json;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -14,16 +15,18 @@ class InitialNodeTest {
     private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
 
     @Test
-    void isAReadyNodeWithItsInternalIP() {
-        Node node = InitialNode.of("node-3", T0);
+    void isAReadyNodeUnderNoPressureWithItsInternalIP() {
+        Node node = InitialNode.of("node-3", T0.plusMillis(250));
 
         assertEquals("v1", node.getApiVersion());
         assertEquals("Node", node.getKind());
         assertEquals("node-3", node.getMetadata().getName());
-        var ready = node.getStatus().getConditions().get(0);
-        assertEquals("Ready", ready.getType());
-        assertEquals("True", ready.getStatus());
-        assertEquals(T0.toString(), ready.getLastHeartbeatTime());
+        assertEquals(List.of("MemoryPressure=False", "DiskPressure=False", "PIDPressure=False", "Ready=True"),
+                node.getStatus().getConditions().stream().map(c -> c.getType() + "=" + c.getStatus()).toList());
+        var ready = NodeConditions.find(node.getStatus().getConditions(), "Ready");
+        assertEquals("KubeletReady", ready.getReason());
+        assertEquals(T0.toString(), ready.getLastHeartbeatTime(), "a metav1.Time, in whole seconds");
+        assertEquals(T0.toString(), ready.getLastTransitionTime());
         NodeAddress internal = node.getStatus().getAddresses().get(0);
         assertEquals("InternalIP", internal.getType());
         assertEquals("172.18.0.5", internal.getAddress());

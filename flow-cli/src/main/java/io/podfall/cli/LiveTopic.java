@@ -1,0 +1,23 @@
+package io.podfall.cli;
+
+/**
+ * The suite's event topic, read from the same setting the services read: {@code podfall.topic} as a system
+ * property, else the environment variable {@code PODFALL_TOPIC} (MicroProfile Config's order), else
+ * {@code podfall.events}. The default of every {@code --topic} that reads or runs the suite, and the topic
+ * {@code import} refuses to write into unless told.
+ */
+final class LiveTopic {
+    static final String PROPERTY = "podfall.topic";
+    static final String ENV = "PODFALL_TOPIC";
+    static final String DEFAULT = "podfall.events";
+    /** The same lookup as a picocli default value, resolved when the command line is built. */
+    static final String OPTION_DEFAULT = "${sys:" + PROPERTY + ":-${env:" + ENV + ":-" + DEFAULT + "}}";
+
+    private LiveTopic() {
+    }
+
+    static String name() {
+        String env = System.getenv(ENV);
+        return System.getProperty(PROPERTY, env == null || env.isEmpty() ? DEFAULT : env);
+    }
+}
