@@ -51,7 +51,7 @@ final class ReplayCommand implements Callable<Integer> {
 
     @Option(names = "--until", paramLabel = "TIME",
             description = "stop there: RFC 3339, or +DURATION from the first event (default: the last event; with --set, "
-                    + "when nothing is left to do, at most an hour later)")
+                    + "when the flows begun by then end, at most an hour later)")
     String until;
 
     @Option(names = "--set", paramLabel = "KEY=VALUE",

@@ -43,19 +43,19 @@ class ReplayCommandsTest {
 
     /** A pod created and deleted with 5 s of grace; its process ignores SIGTERM, so it is killed at +15 s. */
     private static List<Event> recording() {
-        return recording(deletion(2, T0.plusSeconds(10), 5));
+        return recording(T0.plusSeconds(60), deletion(2, T0.plusSeconds(10), 5));
     }
 
     /**
      * The seed scenario (upstream #83916, #113712) recorded by a current kubelet: the pod deleted with 60 s of
-     * grace at +10 s, then with 5 s at +11 s; killed when the shortened grace runs out, at +15 s.
+     * grace at +10 s, then with 5 s at +11 s; killed when the shortened grace runs out, at +15 s; exported at +20 s.
      */
     private static List<Event> graceShortened() {
-        return recording(deletion(2, T0.plusSeconds(10), 60), deletion(3, T0.plusSeconds(11), 5));
+        return recording(T0.plusSeconds(20), deletion(2, T0.plusSeconds(10), 60), deletion(3, T0.plusSeconds(11), 5));
     }
 
-    /** The suite's start, the pod created at +1 s, then the deletions, run to their end. */
-    private static List<Event> recording(Input... deletions) {
+    /** The suite's start, the pod created at +1 s, then the deletions, run until {@code end}. */
+    private static List<Event> recording(Instant end, Input... deletions) {
         Engine engine = new Engine(List.of(new Engine.KubeletSettings(List.of("node-1"), Compat.NONE)));
         engine.schedule(List.of(new Input.ApiServerStart(T0), new Input.KubeletStart(0, T0),
                 new Input.Request(Event.request("00000000-0000-4000-8000-000000000001", "/apiserver",
@@ -64,7 +64,7 @@ class ReplayCommandsTest {
                                         .addToAnnotations("podfall.io/on-sigterm", "ignore").endMetadata().withNewSpec()
                                         .addNewContainer().withName("app").withImage("nginx").endContainer().endSpec().build()))))));
         engine.schedule(List.of(deletions));
-        engine.runUntil(T0.plusSeconds(120));
+        engine.runUntil(end);
         return engine.log();
     }
 

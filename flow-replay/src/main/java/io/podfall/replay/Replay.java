@@ -4,7 +4,10 @@ import io.podfall.model.event.Event;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * A recorded log run again: the state before {@code since} rebuilt from the recording (as the services held it),
@@ -35,9 +38,9 @@ public record Replay(Recording recording, Instant since, Instant until, List<Eve
     /**
      * A what-if: the window replayed with {@code settings} changed for every kubelet, from the start of the window
      * on: the state before it is rebuilt under them too, as a kubelet restarted with them would rebuild it. With no
-     * {@code until} (null) it runs to the end of the recording and, when settings change, on past it until nothing
-     * is left to do, within {@link #WHAT_IF_HORIZON}: changed settings can put a step later than anything recorded
-     * (a kill at 60 s where the recording's was at 5 s).
+     * {@code until} (null) it runs to the end of the recording and, when settings change, on past it for as long as
+     * the flows begun by then go on, within {@link #WHAT_IF_HORIZON}: changed settings can put a step later than
+     * anything recorded (a kill at 60 s where the recording's was at 5 s).
      */
     public static Replay of(List<Event> log, Instant since, Instant until, Duration tolerance, Settings settings) {
         int from = 0;
@@ -50,11 +53,40 @@ public record Replay(Recording recording, Instant since, Instant until, List<Eve
         engine.foldUntil(since.minusNanos(1));
         engine.goLive();
         engine.schedule(recording.inputs());
-        Instant stop = until != null ? until : settings.isEmpty() ? end(log) : end(log).plus(WHAT_IF_HORIZON);
-        engine.runUntil(stop);
-        Instant to = until != null || settings.isEmpty() ? stop : later(end(log), engine.now());
-        List<Event> recorded = log.subList(from, log.size()).stream().filter(e -> !e.time().isAfter(to)).toList();
-        return new Replay(recording, since, to, recorded, engine.log(), Divergences.between(recorded, engine.log(), tolerance));
+        if (until != null || settings.isEmpty()) {
+            Instant to = until != null ? until : end(log);
+            engine.runUntil(to);
+            return of(recording, since, to, log.subList(from, log.size()), engine.log(), tolerance);
+        }
+        engine.runUntil(end(log).plus(WHAT_IF_HORIZON));
+        return of(recording, since, end(log), log.subList(from, log.size()), pastTheEnd(engine.log(), end(log)), tolerance);
+    }
+
+    /**
+     * What a what-if appended up to the end of the recording, and after it only what continues the flows begun by
+     * then: the periodic work that starts flows of its own (a kubelet renewing its node's Lease every 10 s) never
+     * ends, and past the recording there is nothing to compare it with.
+     */
+    private static List<Event> pastTheEnd(List<Event> replayed, Instant end) {
+        Set<String> flows = new HashSet<>();
+        List<Event> kept = new ArrayList<>();
+        for (Event e : replayed) {
+            if (!e.time().isAfter(end)) {
+                flows.add(e.correlationId());
+                kept.add(e);
+            } else if (flows.contains(e.correlationId())) {
+                kept.add(e);
+            }
+        }
+        return kept;
+    }
+
+    /** The replay of the recorded events of a window, which ends at {@code until} or at the last event replayed. */
+    private static Replay of(Recording recording, Instant since, Instant until, List<Event> window, List<Event> replayed,
+                             Duration tolerance) {
+        Instant to = later(until, end(replayed));
+        List<Event> recorded = window.stream().filter(e -> !e.time().isAfter(to)).toList();
+        return new Replay(recording, since, to, recorded, replayed, Divergences.between(recorded, replayed, tolerance));
     }
 
     /** The time of the first event of a log. */
