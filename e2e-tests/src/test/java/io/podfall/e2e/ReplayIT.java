@@ -12,6 +12,7 @@ import io.podfall.model.event.Subjects;
 import io.podfall.replay.Input;
 import io.podfall.replay.Recording;
 import io.podfall.replay.Replay;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,6 +46,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * service's first seconds are not the cores' timing but the JVM's and the consumer group's (the API server reads
  * its own first requests back seconds after it wrote them), which no replay reproduces. A pod run through the suite
  * first (not part of the scenario) warms the services up for the same reason.
+ *
+ * <p>A what-if replays a recording with a kubelet setting changed, and shows where the outcome would have differed.
  */
 @ExtendWith({KafkaBrokerExtension.class, SuiteExtension.class})
 class ReplayIT {
@@ -53,36 +56,32 @@ class ReplayIT {
      * takes none; a slow moment of a loaded machine can take more. Far below the scenario's waits (0.5 s, 2 s, 3 s).
      */
     private static final String TOLERANCE = "250ms";
-    private static final List<String> PODS = List.of("replay-graceful", "replay-killed");
-    private static final Set<String> SUBJECTS = PODS.stream().map(name -> Subjects.of("default", "pods", name))
-            .collect(Collectors.toSet());
+
+    private static SuiteClient pods;
 
     @TempDir
     Path dir;
 
-    @Test
-    void aGracefulAndAKilledDeletionRecordedOverKafkaReplayInProcessWithoutDivergence(Suite suite) throws IOException {
-        SuiteClient pods = new SuiteClient(suite);
+    @BeforeAll
+    static void warmUp(Suite suite) {
+        pods = new SuiteClient(suite);
         pods.createRunning(pod("replay-warm-up", Map.of()));
         pods.delete("replay-warm-up", 0);
         pods.eventsOf("replay-warm-up", SANDBOX_REMOVED, Duration.ofSeconds(60));
-        pods.createRunning(pod(PODS.get(0), Map.of("podfall.io/exit-delay-seconds", "0.5")));
-        pods.createRunning(pod(PODS.get(1), Map.of("podfall.io/on-sigterm", "ignore")));
-        pods.delete(PODS.get(0), 3);
-        pods.delete(PODS.get(1), 2);
-        PODS.forEach(name -> pods.eventsOf(name, SANDBOX_REMOVED, Duration.ofSeconds(60)));
+    }
 
-        Path topic = dir.resolve("topic.jsonl");
-        assertEquals(0, Podfall.commandLine().execute("export", "--bootstrap", suite.bootstrapServers(),
-                "--topic", SuiteExtension.TOPIC, "--output", topic.toString()));
-        List<Event> recorded = scenario(EventFile.read(topic).events());
-        Path file = dir.resolve("scenario.jsonl");
-        try (Writer w = Files.newBufferedWriter(file)) {
-            EventFile.write(w, recorded);
-        }
+    @Test
+    void aGracefulAndAKilledDeletionRecordedOverKafkaReplayInProcessWithoutDivergence(Suite suite) throws IOException {
+        List<String> names = List.of("replay-graceful", "replay-killed");
+        pods.createRunning(pod(names.get(0), Map.of("podfall.io/exit-delay-seconds", "0.5")));
+        pods.createRunning(pod(names.get(1), Map.of("podfall.io/on-sigterm", "ignore")));
+        pods.delete(names.get(0), 3);
+        pods.delete(names.get(1), 2);
+        names.forEach(name -> pods.eventsOf(name, SANDBOX_REMOVED, Duration.ofSeconds(60)));
 
-        Instant since = recorded.stream().filter(e -> e.causationId() == null && SUBJECTS.contains(e.subject()))
-                .findFirst().orElseThrow().time();
+        List<Event> recorded = scenario(suite, names);
+        Path file = file(recorded);
+        Instant since = since(recorded, names);
 
         StringWriter out = new StringWriter();
         int code = Podfall.commandLine().setOut(new PrintWriter(out)).execute("replay", file.toString(),
@@ -94,17 +93,82 @@ class ReplayIT {
         // the same event types per flow, and the deletions step by step as the timeline shows them
         Replay replay = Replay.of(recorded, since, Replay.end(recorded), Duration.ofMillis(250));
         assertEquals(typesByFlow(replay.recorded()), typesByFlow(replay.replayed()));
-        for (String name : PODS) {
+        for (String name : names) {
             String subject = Subjects.of("default", "pods", name);
             String deletion = Timeline.latestDeletion(recorded, subject).orElseThrow();
             assertEquals(Timeline.of(recorded, deletion).types(), Timeline.of(replay.replayed(), deletion).types(), name);
         }
     }
 
-    /** The suite's start and this scenario's flows: everything but the client requests of other classes. */
-    private static List<Event> scenario(List<Event> topic) {
+    /**
+     * The seed scenario (upstream #83916, #113712; the kubelet's compat switch shortened-grace-ignored), recorded
+     * by the suite's current kubelet: a pod that ignores SIGTERM deleted with 60 s of grace, then with 5 s a second
+     * later, is killed 5 s after the first request. The recording reproduces; replayed with the switch on, the
+     * kill comes when the first 60 s run out, and the side-by-side says so.
+     */
+    @Test
+    void aShortenedGraceRecordedOverKafkaIsKilledAtTheOriginalDeadlineReplayedWithTheSwitchOn(Suite suite)
+            throws IOException, InterruptedException {
+        String name = "replay-shortened";
+        pods.createRunning(new PodBuilder(pod(name, Map.of("podfall.io/on-sigterm", "ignore"))).editSpec()
+                .withTerminationGracePeriodSeconds(60L).endSpec().build());
+        pods.delete(name, 60);
+        Thread.sleep(1000);
+        pods.delete(name, 5);
+        pods.eventsOf(name, SANDBOX_REMOVED, Duration.ofSeconds(60));
+
+        List<Event> recorded = scenario(suite, List.of(name));
+        String file = file(recorded).toString();
+        String since = since(recorded, List.of(name)).toString();
+
+        StringWriter asRecorded = new StringWriter();
+        int reproduced = Podfall.commandLine().setOut(new PrintWriter(asRecorded)).execute("replay", file,
+                "--since", since, "--tolerance", TOLERANCE);
+        StringWriter whatIf = new StringWriter();
+        int diverged = Podfall.commandLine().setOut(new PrintWriter(whatIf)).execute("replay", file,
+                "--since", since, "--tolerance", TOLERANCE, "--set", "podfall.kubelet.compat.shortened-grace-ignored=true");
+        System.out.print(whatIf);
+
+        assertEquals(0, reproduced, asRecorded.toString());
+        assertEquals(1, diverged, whatIf.toString());
+        String summary = "pod " + Subjects.of("default", "pods", name) + ": SIGKILL at \\+5\\.\\d s recorded, \\+60.0 s replayed; "
+                + "removed at \\+5\\.\\d s recorded, \\+60\\.\\d s replayed";
+        assertTrue(whatIf.toString().lines().anyMatch(l -> l.matches(summary)), whatIf.toString());
+        assertTrue(whatIf.toString().lines().anyMatch(l -> l.matches(" +- +\\+\\d+ ms +kubelet/node-1 +runtime.StopContainerRequested "
+                + "+container=app timeout=4s +\\| *")), "the stop re-issued for the shortened deadline is the recording's only: " + whatIf);
+    }
+
+    /** Exports the topic: the suite's start and the flows of these pods' client requests. */
+    private List<Event> scenario(Suite suite, List<String> names) throws IOException {
+        Path topic = dir.resolve("topic.jsonl");
+        assertEquals(0, Podfall.commandLine().execute("export", "--bootstrap", suite.bootstrapServers(),
+                "--topic", SuiteExtension.TOPIC, "--output", topic.toString()));
+        return scenario(EventFile.read(topic).events(), subjects(names));
+    }
+
+    private Path file(List<Event> events) throws IOException {
+        Path file = Files.createTempFile(dir, "scenario", ".jsonl");
+        try (Writer w = Files.newBufferedWriter(file)) {
+            EventFile.write(w, events);
+        }
+        return file;
+    }
+
+    /** The scenario's first request: a service's first seconds are not the cores' timing (above). */
+    private static Instant since(List<Event> recorded, List<String> names) {
+        Set<String> subjects = subjects(names);
+        return recorded.stream().filter(e -> e.causationId() == null && subjects.contains(e.subject()))
+                .findFirst().orElseThrow().time();
+    }
+
+    private static Set<String> subjects(List<String> names) {
+        return names.stream().map(name -> Subjects.of("default", "pods", name)).collect(Collectors.toSet());
+    }
+
+    /** The suite's start and this scenario's flows: everything but the client requests of other pods and classes. */
+    private static List<Event> scenario(List<Event> topic, Set<String> subjects) {
         Set<String> otherClients = Recording.of(topic).inputs().stream()
-                .filter(i -> i instanceof Input.Request r && !SUBJECTS.contains(r.event().subject()))
+                .filter(i -> i instanceof Input.Request r && !subjects.contains(r.event().subject()))
                 .map(i -> ((Input.Request) i).event().id()).collect(Collectors.toSet());
         return topic.stream().filter(e -> !otherClients.contains(e.correlationId())).toList();
     }

@@ -1,8 +1,8 @@
 package io.podfall.cli;
 
-import io.podfall.cli.log.EventFile;
 import io.podfall.model.event.Event;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -17,9 +17,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The recorded log {@code replay} and {@code state} work on: an exported JSON Lines file, read whole, with the
- * lines that are not readable events skipped and named on standard error. Also reads the simulated times and
- * durations these commands take.
+ * The recorded log {@code replay} and {@code state} work on: an exported JSON Lines file, or a topic, read whole as
+ * every analysis command reads it ({@link LogSource}), with the lines or records that are not readable events
+ * skipped and counted on standard error. Also reads the simulated times and durations these commands take.
  */
 public final class RecordedLog {
     private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)");
@@ -27,20 +27,33 @@ public final class RecordedLog {
     @Spec(Spec.Target.MIXEE)
     CommandSpec command;
 
-    @Parameters(index = "0", paramLabel = "FILE", description = "a log exported by podfall export (JSON Lines)")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "FILE",
+            description = "a log exported by podfall export (JSON Lines); or --topic")
     Path file;
 
-    /** The readable events of the file, in log order. */
+    @Option(names = "--topic", paramLabel = "TOPIC", description = "read the recording from this topic instead of a file")
+    String topic;
+
+    @Option(names = "--bootstrap", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:9092",
+            description = "the broker of --topic (default: ${DEFAULT-VALUE})")
+    String bootstrap;
+
+    /** The readable events of the file or the topic, in log order. */
     List<Event> read() {
-        EventFile.Contents contents = EventFile.read(file);
-        if (contents.unreadable() > 0) {
-            command.commandLine().getErr().println("podfall: skipped " + contents.unreadable() + " unreadable line(s) of "
-                    + file + " (first: " + contents.firstProblem() + ")");
+        if ((file == null) == (topic == null)) {
+            throw new ParameterException(command.commandLine(), "give one recording: FILE or --topic TOPIC");
         }
-        if (contents.events().isEmpty()) {
-            throw new IllegalStateException("no events in " + file);
+        LogSource source = new LogSource();
+        source.command = command;
+        source.file = file;
+        source.log = new LogOptions();
+        source.log.bootstrap = bootstrap;
+        source.log.topic = topic;
+        List<Event> events = source.read();
+        if (events.isEmpty()) {
+            throw new IllegalStateException("no events in " + source.name());
         }
-        return contents.events();
+        return events;
     }
 
     /**

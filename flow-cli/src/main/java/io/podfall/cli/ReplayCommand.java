@@ -5,10 +5,12 @@ import io.podfall.model.event.Event;
 import io.podfall.replay.Divergences;
 import io.podfall.replay.Replay;
 import io.podfall.replay.ReplayReport;
+import io.podfall.replay.Settings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
@@ -27,10 +29,14 @@ import java.util.concurrent.Callable;
                 + "clock, fed the recording's inputs (client requests, the services' starts, the kubelets' nodes and the "
                 + "compat switches the log names) at their recorded times. Then, flow by flow along the causal chains, "
                 + "what diverges from the recording: MISSING and EXTRA events, events one component REORDERED, and "
-                + "TIMING (the delay from its cause) off by more than --tolerance."},
+                + "TIMING (the delay from its cause) off by more than --tolerance.",
+                "With --set, a what-if: the same inputs under changed settings, and for each pod whose deletion went "
+                + "otherwise (or each flow) the recorded and the replayed timeline side by side, the steps that differ "
+                + "marked: - recorded only, + replayed only, ~ at another offset or with other details."},
         exitCodeListHeading = "Exit codes:%n",
-        exitCodeList = {"0:reproduced: no divergence", "1:the replay diverged", "2:bad options",
-                "3:the file could not be read"})
+        exitCodeList = {"0:reproduced: no divergence (a what-if: the setting would not have changed the outcome)",
+                "1:the replay diverged", "2:bad options, an unknown setting or a bad value",
+                "3:the recording could not be read"})
 final class ReplayCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -44,8 +50,15 @@ final class ReplayCommand implements Callable<Integer> {
     String since;
 
     @Option(names = "--until", paramLabel = "TIME",
-            description = "stop there: RFC 3339, or +DURATION from the first event (default: the last event)")
+            description = "stop there: RFC 3339, or +DURATION from the first event (default: the last event; with --set, "
+                    + "when the flows begun by then end, at most an hour later)")
     String until;
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE",
+            description = "a what-if: run every kubelet with this setting, whatever the recording implies; repeatable. "
+                    + "Keys: podfall.kubelet.compat.shortened-grace-ignored, podfall.kubelet.compat.force-delete-uses-spec-grace "
+                    + "(true|false), podfall.kubelet.eviction-max-pod-grace-period (seconds); podfall. may be left out")
+    List<String> set = List.of();
 
     @Option(names = "--tolerance", paramLabel = "DURATION", defaultValue = "100ms",
             description = "how far a step's delay from its cause may differ, in simulated time (default: ${DEFAULT-VALUE})")
@@ -57,18 +70,25 @@ final class ReplayCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
+        Settings settings;
+        try {
+            settings = Settings.parse(set);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
         List<Event> recorded = log.read();
         Instant start = since == null ? Replay.start(recorded) : log.time(since, recorded);
-        Instant end = until == null ? Replay.end(recorded) : log.time(until, recorded);
+        Instant end = until == null ? null : log.time(until, recorded);
         Duration allowed = log.duration(tolerance);
         long started = System.nanoTime();
-        Replay replay = Replay.of(recorded, start, end, allowed);
+        Replay replay = Replay.of(recorded, start, end, allowed, settings);
         Duration took = Duration.ofNanos(System.nanoTime() - started);
-        Duration simulated = Duration.between(start, end);
+        Duration simulated = Duration.between(start, replay.until());
         out.printf(Locale.ROOT, "replayed %d events (recorded: %d) over %s of simulated time in %s: %.0f events/s, %.0fx real time%n",
                 replay.replayed().size(), replay.recorded().size(), Divergences.seconds(simulated), Divergences.seconds(took),
                 replay.replayed().size() / seconds(took), seconds(simulated) / seconds(took));
-        out.print(ReplayReport.text(replay));
+        out.print(settings.isEmpty() ? ReplayReport.text(replay)
+                : ReplayReport.inputs(replay) + SideBySide.text(replay, allowed) + ReplayReport.verdict(replay));
         out.flush();
         if (output != null) {
             try (Writer w = Files.newBufferedWriter(output)) {

@@ -19,7 +19,7 @@ import java.util.concurrent.Callable;
                 + "and containers) held at one moment of a recorded log: the services' cores rebuilt from the log up to "
                 + "then, as a service restarted at that moment would rebuild its state."},
         exitCodeListHeading = "Exit codes:%n",
-        exitCodeList = {"0:printed", "2:bad options", "3:the file could not be read"})
+        exitCodeList = {"0:printed", "2:bad options", "3:the recording could not be read"})
 final class StateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -2,7 +2,10 @@ package io.podfall.cli;
 
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.podfall.broker.Broker;
+import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.log.EventFile;
+import io.podfall.cli.log.TopicWriter;
 import io.podfall.cli.log.StructuredCloudEvents;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.model.Json;
@@ -13,6 +16,7 @@ import io.podfall.model.event.EventTypes;
 import io.podfall.replay.Engine;
 import io.podfall.replay.Input;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -24,11 +28,12 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** replay and state over a file: exit codes, --until, --at, and what they print. No broker. */
+/** replay and state over a file, or a topic (one test, with a broker): exit codes, --until, --at, --set, and what they print. */
 class ReplayCommandsTest {
     private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
     private static final String POD = "namespaces/default/pods/web-1";
@@ -38,18 +43,35 @@ class ReplayCommandsTest {
 
     /** A pod created and deleted with 5 s of grace; its process ignores SIGTERM, so it is killed at +15 s. */
     private static List<Event> recording() {
+        return recording(T0.plusSeconds(60), deletion(2, T0.plusSeconds(10), 5));
+    }
+
+    /**
+     * The seed scenario (upstream #83916, #113712) recorded by a current kubelet: the pod deleted with 60 s of
+     * grace at +10 s, then with 5 s at +11 s; killed when the shortened grace runs out, at +15 s; exported at +20 s.
+     */
+    private static List<Event> graceShortened() {
+        return recording(T0.plusSeconds(20), deletion(2, T0.plusSeconds(10), 60), deletion(3, T0.plusSeconds(11), 5));
+    }
+
+    /** The suite's start, the pod created at +1 s, then the deletions, run until {@code end}. */
+    private static List<Event> recording(Instant end, Input... deletions) {
         Engine engine = new Engine(List.of(new Engine.KubeletSettings(List.of("node-1"), Compat.NONE)));
         engine.schedule(List.of(new Input.ApiServerStart(T0), new Input.KubeletStart(0, T0),
                 new Input.Request(Event.request("00000000-0000-4000-8000-000000000001", "/apiserver",
                         EventTypes.CREATION_REQUESTED, POD, T0.plusSeconds(1), null, new CreationRequest("pods", "default",
                                 Json.tree(new PodBuilder().withNewMetadata().withName("web-1").withNamespace("default")
                                         .addToAnnotations("podfall.io/on-sigterm", "ignore").endMetadata().withNewSpec()
-                                        .addNewContainer().withName("app").withImage("nginx").endContainer().endSpec().build())))),
-                new Input.Request(Event.request("00000000-0000-4000-8000-000000000002", "/apiserver",
-                        EventTypes.DELETION_REQUESTED, POD, T0.plusSeconds(10), null, new DeletionRequest("pods", "default",
-                                "web-1", new DeleteOptionsBuilder().withGracePeriodSeconds(5L).build())))));
-        engine.runUntil(T0.plusSeconds(60));
+                                        .addNewContainer().withName("app").withImage("nginx").endContainer().endSpec().build()))))));
+        engine.schedule(List.of(deletions));
+        engine.runUntil(end);
         return engine.log();
+    }
+
+    private static Input deletion(int n, Instant at, long grace) {
+        return new Input.Request(Event.request(String.format("00000000-0000-4000-8000-%012d", n), "/apiserver",
+                EventTypes.DELETION_REQUESTED, POD, at, null, new DeletionRequest("pods", "default", "web-1",
+                        new DeleteOptionsBuilder().withGracePeriodSeconds(grace).build())));
     }
 
     private Path file(List<Event> events) throws IOException {
@@ -110,6 +132,79 @@ class ReplayCommandsTest {
         assertEquals(1, run("replay", file(recorded).toString(), "--since", "+12s").code(), "the kill is due at +15 s");
         assertEquals(2, run("replay", file(recorded).toString(), "--until", "soon").code());
         assertEquals(2, run("replay", file(recorded).toString(), "--tolerance", "a bit").code());
+    }
+
+    @Test
+    void aWhatIfShowsBothTimelinesSideBySideAndExitsOneWhenTheSettingChangesTheOutcome() throws IOException {
+        Path f = file(graceShortened());
+
+        Result on = run("replay", f.toString(), "--set", "podfall.kubelet.compat.shortened-grace-ignored=true");
+        Result off = run("replay", f.toString(), "--set", "kubelet.compat.shortened-grace-ignored=false");
+
+        assertEquals(1, on.code(), on.out() + on.err());
+        List<String> lines = on.out().lines().map(l -> l.replaceAll(" +", " ")).toList();
+        assertTrue(lines.contains("pod " + POD + ": SIGKILL at +5.0 s recorded, +60.0 s replayed; removed at +5.0 s recorded, "
+                + "+60.0 s replayed"), on.out());
+        assertTrue(lines.contains(" recorded | replayed"), on.out());
+        assertTrue(lines.contains(" +0 ms apiserver apiserver.DeletionRequested grace=60s | +0 ms apiserver apiserver.DeletionRequested grace=60s"),
+                "a step alike on both sides is not marked: " + on.out());
+        assertTrue(lines.contains(" ~ +1000 ms kubelet/node-1 kubelet.GracePeriodShortened previousGrace=60s grace=5s | +1000 ms "
+                + "kubelet/node-1 kubelet.GracePeriodShortened previousGrace=60s grace=5s compat=shortened-grace-ignored"), on.out());
+        assertTrue(lines.contains(" - +1000 ms kubelet/node-1 runtime.StopContainerRequested container=app timeout=4s | "),
+                "the stop re-issued for the shortened deadline is the recording's only: " + on.out());
+        assertTrue(lines.contains(" ~ +5000 ms runtime/node-1 runtime.ContainerSignalled container=app signal=SIGKILL | +60000 ms "
+                + "runtime/node-1 runtime.ContainerSignalled container=app signal=SIGKILL"), on.out());
+        assertTrue(on.out().endsWith(" to 2026-03-01T10:01:10Z\n"), "the what-if ran on past the recording to the kill: " + on.out());
+        assertEquals(0, off.code(), "the setting the recording had: " + off.out());
+        assertTrue(off.out().contains("reproduced: no divergence"), off.out());
+    }
+
+    @Test
+    void anUnknownSettingOrABadValueIsABadOption() throws IOException {
+        Path f = file(graceShortened());
+
+        Result unknown = run("replay", f.toString(), "--set", "podfall.time-scale=10");
+        Result bad = run("replay", f.toString(), "--set", "kubelet.compat.shortened-grace-ignored=yes");
+
+        assertEquals(2, unknown.code());
+        assertTrue(unknown.err().contains("unknown setting podfall.time-scale; a replay can set "
+                + "podfall.kubelet.compat.shortened-grace-ignored, "), unknown.err());
+        assertEquals(2, bad.code());
+        assertTrue(bad.err().contains("bad value for podfall.kubelet.compat.shortened-grace-ignored: 'yes' (true or false)"), bad.err());
+    }
+
+    @Test
+    @ExtendWith(KafkaBrokerExtension.class)
+    void replayAndStateReadTheRecordingFromATopicAsFromItsExport(Broker broker) throws Exception {
+        String topic = "replay-" + UUID.randomUUID();
+        List<Event> recorded = graceShortened();
+        try (TopicWriter w = new TopicWriter(broker.bootstrapServers(), topic)) {
+            w.createTopicIfMissing();
+            w.append(recorded);
+        }
+        String[] fromTopic = {"--topic", topic, "--bootstrap", broker.bootstrapServers()};
+        Path f = file(recorded);
+
+        Result replay = run(cat("replay", fromTopic));
+        Result whatIf = run(cat("replay", fromTopic, "--set", "kubelet.compat.shortened-grace-ignored=true"));
+        Result state = run(cat("state", fromTopic, "--at", "+12s"));
+
+        assertEquals(0, replay.code(), replay.out() + replay.err());
+        assertEquals(run("replay", f.toString()).out().lines().skip(1).toList(), replay.out().lines().skip(1).toList(),
+                "the same report as from the export, but for the time it took");
+        assertEquals(1, whatIf.code());
+        assertEquals(run("replay", f.toString(), "--set", "kubelet.compat.shortened-grace-ignored=true").out().lines().skip(1).toList(),
+                whatIf.out().lines().skip(1).toList());
+        assertEquals(run("state", "--at", "+12s", f.toString()).out(), state.out());
+        assertEquals(2, run("replay").code(), "no recording");
+        assertEquals(2, run(cat("replay", fromTopic, f.toString())).code(), "two recordings");
+    }
+
+    private static String[] cat(String command, String[] options, String... more) {
+        List<String> all = new ArrayList<>(List.of(command));
+        all.addAll(List.of(options));
+        all.addAll(List.of(more));
+        return all.toArray(String[]::new);
     }
 
     @Test

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Where a replayed log departs from the recorded one, flow by flow, along the causal chains.
@@ -84,7 +85,7 @@ public final class Divergences {
                 List<Event> p = siblings.get(1);
                 boolean[] rMatched = new boolean[r.size()];
                 boolean[] pMatched = new boolean[p.size()];
-                for (int[] m : align(r, p)) {
+                for (int[] m : align(r, p, Divergences::key)) {
                     rMatched[m[0]] = pMatched[m[1]] = true;
                     matched(Kind.TIMING, r.get(m[0]), p.get(m[1]), pair, tolerance, found, pairs);
                 }
@@ -166,21 +167,24 @@ public final class Divergences {
     }
 
     /**
-     * A longest common subsequence of the two lists by source, type and subject, as index pairs: the common
-     * prefix and suffix first (all of it when nothing diverges), then the middle by dynamic programming, or
-     * greedily when the middle is too long for that.
+     * A longest common subsequence of two lists by {@code key}, as index pairs: the common prefix and suffix first
+     * (all of it when nothing diverges), then the middle by dynamic programming, or greedily when the middle is too
+     * long for that. Here the events one component decided about one cause, by type and subject; also the rows of
+     * two timelines set side by side.
      */
-    static List<int[]> align(List<Event> a, List<Event> b) {
+    public static <T> List<int[]> align(List<T> a, List<T> b, Function<T, String> key) {
+        List<String> ka = a.stream().map(key).toList();
+        List<String> kb = b.stream().map(key).toList();
         List<int[]> out = new ArrayList<>();
         int start = 0;
-        while (start < a.size() && start < b.size() && key(a.get(start)).equals(key(b.get(start)))) {
+        while (start < ka.size() && start < kb.size() && ka.get(start).equals(kb.get(start))) {
             out.add(new int[]{start, start});
             start++;
         }
-        int endA = a.size();
-        int endB = b.size();
+        int endA = ka.size();
+        int endB = kb.size();
         List<int[]> suffix = new ArrayList<>();
-        while (endA > start && endB > start && key(a.get(endA - 1)).equals(key(b.get(endB - 1)))) {
+        while (endA > start && endB > start && ka.get(endA - 1).equals(kb.get(endB - 1))) {
             endA--;
             endB--;
             suffix.add(0, new int[]{endA, endB});
@@ -191,7 +195,7 @@ public final class Divergences {
             int j = start;
             for (int i = start; i < endA && j < endB; i++) {
                 for (int k = j; k < endB; k++) {
-                    if (key(a.get(i)).equals(key(b.get(k)))) {
+                    if (ka.get(i).equals(kb.get(k))) {
                         out.add(new int[]{i, k});
                         j = k + 1;
                         break;
@@ -202,12 +206,12 @@ public final class Divergences {
             int[][] len = new int[n + 1][m + 1];
             for (int i = n - 1; i >= 0; i--) {
                 for (int j = m - 1; j >= 0; j--) {
-                    len[i][j] = key(a.get(start + i)).equals(key(b.get(start + j)))
+                    len[i][j] = ka.get(start + i).equals(kb.get(start + j))
                             ? len[i + 1][j + 1] + 1 : Math.max(len[i + 1][j], len[i][j + 1]);
                 }
             }
             for (int i = 0, j = 0; i < n && j < m; ) {
-                if (key(a.get(start + i)).equals(key(b.get(start + j)))) {
+                if (ka.get(start + i).equals(kb.get(start + j))) {
                     out.add(new int[]{start + i++, start + j++});
                 } else if (len[i + 1][j] >= len[i][j + 1]) {
                     i++;

@@ -25,6 +25,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Queue;
 
 /**
@@ -52,10 +53,23 @@ import java.util.Queue;
  * replay a recording from that moment on ({@link #goLive}).
  */
 public final class Engine {
-    /** A kubelet process: the nodes it simulates and its compatibility switches (kubelet-svc CoreProducer). */
-    public record KubeletSettings(List<String> nodes, Compat compat) {
+    /**
+     * A kubelet process: the nodes it simulates and its settings (kubelet-svc CoreProducer): its compatibility
+     * switches, and {@code podfall.kubelet.eviction-max-pod-grace-period} (empty: the kubelet's default).
+     */
+    public record KubeletSettings(List<String> nodes, Compat compat, OptionalLong evictionMaxPodGracePeriod) {
         public KubeletSettings {
             nodes = List.copyOf(nodes);
+        }
+
+        /** A kubelet with the default eviction grace period: a log does not show the setting. */
+        public KubeletSettings(List<String> nodes, Compat compat) {
+            this(nodes, compat, OptionalLong.empty());
+        }
+
+        PodWorkers podWorkers() {
+            return evictionMaxPodGracePeriod.isPresent()
+                    ? new PodWorkers(nodes, compat, evictionMaxPodGracePeriod.getAsLong()) : new PodWorkers(nodes, compat);
         }
     }
 
@@ -82,8 +96,7 @@ public final class Engine {
         controllerManager = add(io.podfall.controller.CoreProducer.controllerManager(
                 Duration.ofSeconds(NodeLifecycleController.DEFAULT_GRACE_PERIOD_SECONDS)));
         for (KubeletSettings k : kubeletSettings) {
-            kubelets.add(add(new io.podfall.kubelet.Kubelet(new PodWorkers(k.nodes(), k.compat()),
-                    NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS)));
+            kubelets.add(add(new io.podfall.kubelet.Kubelet(k.podWorkers(), NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS)));
         }
         runtime = add(io.podfall.runtime.CoreProducer.nodeServices());
     }

@@ -121,6 +121,19 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
         return new Recording(List.copyOf(kubelets), List.copyOf(inputs), List.copyOf(notes));
     }
 
+    /**
+     * This recording with {@code settings} set for every kubelet, whatever the log implies (a what-if), and a note
+     * that says so.
+     */
+    public Recording with(Settings settings) {
+        if (settings.isEmpty()) {
+            return this;
+        }
+        List<String> more = new ArrayList<>(notes);
+        more.add("what-if: " + settings + " for every kubelet");
+        return new Recording(kubelets.stream().map(settings::applied).toList(), inputs, List.copyOf(more));
+    }
+
     /** An engine with this recording's kubelets, its inputs scheduled. */
     public Engine engine() {
         Engine engine = new Engine(kubelets);

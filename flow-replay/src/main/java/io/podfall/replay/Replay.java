@@ -4,7 +4,10 @@ import io.podfall.model.event.Event;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * A recorded log run again: the state before {@code since} rebuilt from the recording (as the services held it),
@@ -16,6 +19,8 @@ import java.util.List;
  */
 public record Replay(Recording recording, Instant since, Instant until, List<Event> recorded, List<Event> replayed,
                      List<Divergences.Divergence> divergences) {
+    /** How far past the end of its recording a what-if runs at most, to let what the changed settings delayed happen. */
+    public static final Duration WHAT_IF_HORIZON = Duration.ofHours(1);
 
     /** Replays all of {@code log}. */
     public static Replay of(List<Event> log, Duration tolerance) {
@@ -27,19 +32,61 @@ public record Replay(Recording recording, Instant since, Instant until, List<Eve
      * into the cores' state) to {@code until}; a timing difference counts when it exceeds {@code tolerance}.
      */
     public static Replay of(List<Event> log, Instant since, Instant until, Duration tolerance) {
+        return of(log, since, until, tolerance, Settings.NONE);
+    }
+
+    /**
+     * A what-if: the window replayed with {@code settings} changed for every kubelet, from the start of the window
+     * on: the state before it is rebuilt under them too, as a kubelet restarted with them would rebuild it. With no
+     * {@code until} (null) it runs to the end of the recording and, when settings change, on past it for as long as
+     * the flows begun by then go on, within {@link #WHAT_IF_HORIZON}: changed settings can put a step later than
+     * anything recorded (a kill at 60 s where the recording's was at 5 s).
+     */
+    public static Replay of(List<Event> log, Instant since, Instant until, Duration tolerance, Settings settings) {
         int from = 0;
         while (from < log.size() && log.get(from).time().isBefore(since)) {
             from++;
         }
-        Recording recording = Recording.of(log, from);
+        Recording recording = Recording.of(log, from).with(settings);
         Engine engine = new Engine(recording.kubelets());
         log.subList(0, from).forEach(engine::fold);
         engine.foldUntil(since.minusNanos(1));
         engine.goLive();
         engine.schedule(recording.inputs());
-        engine.runUntil(until);
-        List<Event> recorded = log.subList(from, log.size()).stream().filter(e -> !e.time().isAfter(until)).toList();
-        return new Replay(recording, since, until, recorded, engine.log(), Divergences.between(recorded, engine.log(), tolerance));
+        if (until != null || settings.isEmpty()) {
+            Instant to = until != null ? until : end(log);
+            engine.runUntil(to);
+            return of(recording, since, to, log.subList(from, log.size()), engine.log(), tolerance);
+        }
+        engine.runUntil(end(log).plus(WHAT_IF_HORIZON));
+        return of(recording, since, end(log), log.subList(from, log.size()), pastTheEnd(engine.log(), end(log)), tolerance);
+    }
+
+    /**
+     * What a what-if appended up to the end of the recording, and after it only what continues the flows begun by
+     * then: the periodic work that starts flows of its own (a kubelet renewing its node's Lease every 10 s) never
+     * ends, and past the recording there is nothing to compare it with.
+     */
+    private static List<Event> pastTheEnd(List<Event> replayed, Instant end) {
+        Set<String> flows = new HashSet<>();
+        List<Event> kept = new ArrayList<>();
+        for (Event e : replayed) {
+            if (!e.time().isAfter(end)) {
+                flows.add(e.correlationId());
+                kept.add(e);
+            } else if (flows.contains(e.correlationId())) {
+                kept.add(e);
+            }
+        }
+        return kept;
+    }
+
+    /** The replay of the recorded events of a window, which ends at {@code until} or at the last event replayed. */
+    private static Replay of(Recording recording, Instant since, Instant until, List<Event> window, List<Event> replayed,
+                             Duration tolerance) {
+        Instant to = later(until, end(replayed));
+        List<Event> recorded = window.stream().filter(e -> !e.time().isAfter(to)).toList();
+        return new Replay(recording, since, to, recorded, replayed, Divergences.between(recorded, replayed, tolerance));
     }
 
     /** The time of the first event of a log. */
@@ -50,6 +97,10 @@ public record Replay(Recording recording, Instant since, Instant until, List<Eve
     /** The time of the last event of a log: where a replay of all of it stops. */
     public static Instant end(List<Event> log) {
         return log.stream().map(Event::time).max(Instant::compareTo).orElse(Instant.EPOCH);
+    }
+
+    private static Instant later(Instant a, Instant b) {
+        return a.isAfter(b) ? a : b;
     }
 
     public boolean reproduces() {

@@ -16,20 +16,11 @@ public final class ReplayReport {
     }
 
     public static String text(Replay replay) {
-        StringBuilder out = new StringBuilder();
-        Recording r = replay.recording();
-        long requests = r.inputs().stream().filter(i -> i instanceof Input.Request).count();
-        out.append("inputs: ").append(requests).append(" client request").append(requests == 1 ? "" : "s");
-        r.inputs().stream().filter(i -> !(i instanceof Input.Request)).forEach(i -> out.append(", ").append(start(r, i)));
-        out.append('\n');
-        r.notes().forEach(n -> out.append("note: ").append(n).append('\n'));
-
+        StringBuilder out = new StringBuilder(inputs(replay));
         Map<String, Event> byId = new LinkedHashMap<>();
         replay.replayed().forEach(e -> byId.putIfAbsent(e.id(), e));
         replay.recorded().forEach(e -> byId.put(e.id(), e));
-        Map<String, List<Divergences.Divergence>> byFlow = replay.divergences().stream()
-                .collect(Collectors.groupingBy(Divergences.Divergence::flow, LinkedHashMap::new, Collectors.toList()));
-        byFlow.forEach((flow, found) -> {
+        byFlow(replay).forEach((flow, found) -> {
             Event root = byId.get(flow);
             Instant start = root == null ? found.get(0).event().time() : root.time();
             out.append("flow ").append(flow);
@@ -39,13 +30,34 @@ public final class ReplayReport {
             out.append('\n');
             found.forEach(d -> out.append("  ").append(line(d, start)).append('\n'));
         });
+        return out.append(verdict(replay)).toString();
+    }
+
+    /** What was re-injected, and the notes of the reading (what it could not use, the settings a what-if changed). */
+    public static String inputs(Replay replay) {
+        StringBuilder out = new StringBuilder();
+        Recording r = replay.recording();
+        long requests = r.inputs().stream().filter(i -> i instanceof Input.Request).count();
+        out.append("inputs: ").append(requests).append(" client request").append(requests == 1 ? "" : "s");
+        r.inputs().stream().filter(i -> !(i instanceof Input.Request)).forEach(i -> out.append(", ").append(start(r, i)));
+        out.append('\n');
+        r.notes().forEach(n -> out.append("note: ").append(n).append('\n'));
+        return out.toString();
+    }
+
+    /** {@code reproduced: …} or {@code diverged: …}, with the window, as the last line. */
+    public static String verdict(Replay replay) {
         long flows = replay.recorded().stream().map(Event::correlationId).distinct().count();
         String window = " from " + replay.since() + " to " + replay.until();
-        out.append(replay.reproduces()
+        return (replay.reproduces()
                 ? "reproduced: no divergence in " + flows + " flows" + window
-                : "diverged: " + replay.divergences().size() + " divergences in " + byFlow.size() + " of " + flows
-                        + " flows" + window).append('\n');
-        return out.toString();
+                : "diverged: " + replay.divergences().size() + " divergences in " + byFlow(replay).size() + " of " + flows
+                        + " flows" + window) + "\n";
+    }
+
+    private static Map<String, List<Divergences.Divergence>> byFlow(Replay replay) {
+        return replay.divergences().stream()
+                .collect(Collectors.groupingBy(Divergences.Divergence::flow, LinkedHashMap::new, Collectors.toList()));
     }
 
     private static String start(Recording r, Input i) {

@@ -6,6 +6,7 @@ import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.DeletionRequest;
+import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
@@ -39,19 +40,41 @@ final class Scenarios {
                 delete(4, T0.plusSeconds(10).plusMillis(1), "stubborn", 5));
     }
 
+    /**
+     * The seed scenario (upstream #83916, #113712): a pod that ignores SIGTERM deleted with 60 s of grace at
+     * {@code T0 + 10 s}, then again with 5 s a second later, which shortens the grace period while it terminates.
+     */
+    static List<Input> graceShortened() {
+        return List.of(new Input.ApiServerStart(T0), new Input.KubeletStart(0, T0),
+                create(1, T0.plusSeconds(1), "stubborn", "podfall.io/on-sigterm", "ignore"),
+                delete(2, T0.plusSeconds(10), "stubborn", 60),
+                delete(3, T0.plusSeconds(11), "stubborn", 5));
+    }
+
     static Input create(int n, Instant at, String pod, String annotation, String value) {
-        return request(n, at, EventTypes.CREATION_REQUESTED, pod,
+        return request(n, at, EventTypes.CREATION_REQUESTED, pod(pod),
                 new CreationRequest("pods", "default", Json.tree(aPod(pod).withAnnotation(annotation, value).build())));
     }
 
     static Input delete(int n, Instant at, String pod, long grace) {
-        return request(n, at, EventTypes.DELETION_REQUESTED, pod, new DeletionRequest("pods", "default", pod,
+        return request(n, at, EventTypes.DELETION_REQUESTED, pod(pod), new DeletionRequest("pods", "default", pod,
                 new DeleteOptionsBuilder().withGracePeriodSeconds(grace).build()));
     }
 
-    private static Input request(int n, Instant at, String type, String pod, Object data) {
+    /** A merge patch that declares (or, with null, ends) node-1's pressure of a resource (EvictionManager). */
+    static Input pressure(int n, Instant at, String resource) {
+        return request(n, at, EventTypes.PATCH_REQUESTED, "nodes/node-1", new PatchRequest("nodes", null, "node-1", null,
+                PatchRequest.MERGE, Json.MAPPER.createObjectNode().set("metadata", Json.MAPPER.createObjectNode()
+                        .set("annotations", Json.MAPPER.createObjectNode().put("podfall.io/pressure", resource)))));
+    }
+
+    private static Input request(int n, Instant at, String type, String subject, Object data) {
         String id = String.format("00000000-0000-4000-8000-%012d", n);
-        return new Input.Request(Event.request(id, Registry.SOURCE, type, Subjects.of("default", "pods", pod), at, null, data));
+        return new Input.Request(Event.request(id, Registry.SOURCE, type, subject, at, null, data));
+    }
+
+    private static String pod(String name) {
+        return Subjects.of("default", "pods", name);
     }
 
     /** An engine that has run the inputs to the end of every timer they lead to. */
