@@ -134,13 +134,6 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
         return new Recording(kubelets.stream().map(settings::applied).toList(), inputs, List.copyOf(more));
     }
 
-    /** An engine with this recording's kubelets, its inputs scheduled. */
-    public Engine engine() {
-        Engine engine = new Engine(kubelets);
-        engine.schedule(inputs);
-        return engine;
-    }
-
     /** The switches that are on, as a suffix for a kubelet's name in a report: {@code " (compat <names>)"} or "". */
     static String describe(Compat compat) {
         List<String> on = new ArrayList<>();
