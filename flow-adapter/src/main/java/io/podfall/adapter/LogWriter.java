@@ -30,15 +30,21 @@ public class LogWriter {
     @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 65536)
     Emitter<byte[]> out;
 
+    /** Completes exceptionally with {@link EventTooLargeException}, appending nothing, when the data is too large. */
     public CompletionStage<Void> append(Event event) {
         CompletableFuture<Void> acked = new CompletableFuture<>();
+        byte[] value = EventCodec.value(event);
+        if (value.length > EventCodec.MAX_DATA_BYTES) {
+            acked.completeExceptionally(new EventTooLargeException(event.type(), value.length));
+            return acked;
+        }
         RecordHeaders headers = new RecordHeaders();
         EventCodec.headers(event).forEach(h -> headers.add(h.getKey(), h.getValue()));
         var metadata = OutgoingKafkaRecordMetadata.<String>builder()
                 .withKey(event.partitionKey())
                 .withHeaders(headers)
                 .build();
-        out.send(Message.of(EventCodec.value(event))
+        out.send(Message.of(value)
                 .addMetadata(metadata)
                 .withAck(() -> {
                     acked.complete(null);

@@ -1,6 +1,7 @@
 package io.podfall.apiserver.rest;
 
 import io.podfall.adapter.LogObserver;
+import io.podfall.adapter.EventTooLargeException;
 import io.podfall.adapter.LogProcessor;
 import io.podfall.adapter.LogWriter;
 import io.podfall.adapter.SimulatedClock;
@@ -47,19 +48,17 @@ public class RequestTracker implements LogObserver {
     /** Appends a request; the stage completes with its outcome, or a 504 Status after {@link #TIMEOUT}. */
     public CompletionStage<Outcome> submit(String type, String subject, String traceparent, Object payload) {
         Event request = Event.request(UUID.randomUUID().toString(), Registry.SOURCE, type, subject, clock.now(), traceparent, payload);
-        int size = EventCodec.value(request).length;
-        if (size > EventCodec.MAX_DATA_BYTES) {
-            // etcd refuses a request over its size limit; the log's limit is an event's (every reader refuses larger).
-            return CompletableFuture.completedFuture(failure(StatusError.requestEntityTooLarge(
-                    "the request is " + size + " bytes as an event on the log; limit is " + EventCodec.MAX_DATA_BYTES)));
-        }
         CompletableFuture<Outcome> answer = new CompletableFuture<>();
         // Registered before the append: the request may come back from the log before append() returns.
         pending.put(request.id(), answer);
         answer.completeOnTimeout(failure(StatusError.timeout()), TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
                 .whenComplete((o, e) -> pending.remove(request.id()));
         writer.append(request).whenComplete((v, err) -> {
-            if (err != null) {
+            if (err instanceof EventTooLargeException tooLarge) {
+                // etcd refuses a request over its size limit; the log's limit is an event's (every reader refuses larger).
+                answer.complete(failure(StatusError.requestEntityTooLarge("the request is " + tooLarge.size()
+                        + " bytes as an event on the log; limit is " + EventCodec.MAX_DATA_BYTES)));
+            } else if (err != null) {
                 LOG.warnf(err, "Could not append %s %s", type, subject);
                 answer.complete(failure(StatusError.internal("the request could not be appended to the log: " + err.getMessage())));
             }
