@@ -5,7 +5,6 @@ import io.podfall.cli.log.TopicWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 import java.nio.file.Path;
@@ -37,11 +36,7 @@ final class ImportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        String live = LiveTopic.name();
-        if (topic.equals(live) && !intoLive) {
-            throw new ParameterException(spec.commandLine(), "refusing to import into the live topic " + live
-                    + ": the services there would act on the events (use --into-live if that is what you want)");
-        }
+        LiveTopic.refuseUnlessIntoLive(spec.commandLine(), topic, intoLive, "import into");
         EventFile.Contents c = EventFile.read(file);
         if (c.unreadable() > 0) {
             System.err.println("podfall: skipped " + c.unreadable() + " unreadable line(s) (first: " + c.firstProblem() + ")");

@@ -35,7 +35,7 @@ public final class RecordedLog {
     String topic;
 
     @Option(names = "--bootstrap", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:9092",
-            description = "the broker of --topic (default: ${DEFAULT-VALUE})")
+            description = "the broker of --topic, and of the target of --live (default: ${DEFAULT-VALUE})")
     String bootstrap;
 
     /** The readable events of the file or the topic, in log order. */

@@ -13,7 +13,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Writer;
 import java.nio.file.Files;
@@ -30,12 +29,16 @@ import java.util.concurrent.Callable;
                 + "compat switches the log names) at their recorded times. Then, flow by flow along the causal chains, "
                 + "what diverges from the recording: MISSING and EXTRA events, events one component REORDERED, and "
                 + "TIMING (the delay from its cause) off by more than --tolerance.",
+                "With --live, against running services: the client requests appended to the topic of a suite (--topic-prefix "
+                + "or --target-topic; the live topic only with --into-live) at the recorded pace or --speed, ids kept, "
+                + "stamped with the target's clock; then, once its services have finished the flows begun, the same "
+                + "comparison, flow by flow (unless --no-compare).",
                 "With --set, a what-if: the same inputs under changed settings, and for each pod whose deletion went "
                 + "otherwise (or each flow) the recorded and the replayed timeline side by side, the steps that differ "
                 + "marked: - recorded only, + replayed only, ~ at another offset or with other details."},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:reproduced: no divergence (a what-if: the setting would not have changed the outcome)",
-                "1:the replay diverged", "2:bad options, an unknown setting or a bad value",
+                "1:the replay diverged", "2:bad options, an unknown setting or a bad value, a refused target topic",
                 "3:the recording could not be read"})
 final class ReplayCommand implements Callable<Integer> {
     @Spec
@@ -46,12 +49,14 @@ final class ReplayCommand implements Callable<Integer> {
 
     @Option(names = "--since", paramLabel = "TIME",
             description = "replay from there on, from the state the services held then (rebuilt from the log before it): "
-                    + "RFC 3339, or +DURATION from the first event (default: the first event)")
+                    + "RFC 3339, or +DURATION from the first event (default: the first event); with --live, the client "
+                    + "requests from there on, and the target suite holds what it holds")
     String since;
 
     @Option(names = "--until", paramLabel = "TIME",
             description = "stop there: RFC 3339, or +DURATION from the first event (default: the last event; with --set, "
-                    + "when the flows begun by then end, at most an hour later)")
+                    + "when the flows begun by then end, at most an hour later; with --live, the last client request "
+                    + "appended comes before it, and its flow is compared to its end)")
     String until;
 
     @Option(names = "--set", paramLabel = "KEY=VALUE",
@@ -64,11 +69,15 @@ final class ReplayCommand implements Callable<Integer> {
             description = "how far a step's delay from its cause may differ, in simulated time (default: ${DEFAULT-VALUE})")
     String tolerance;
 
-    @Option(names = "--output", paramLabel = "FILE", description = "also write the replayed log there (JSON Lines)")
+    @Option(names = "--output", paramLabel = "FILE", description = "also write the replayed log there (JSON Lines; "
+            + "with --live, the replayed flows as the target appended them)")
     Path output;
 
+    @Mixin
+    LiveReplayOptions live;
+
     @Override
-    public Integer call() throws IOException {
+    public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         Settings settings;
         try {
@@ -76,10 +85,14 @@ final class ReplayCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+        live.check(spec.commandLine(), settings);
         List<Event> recorded = log.read();
         Instant start = since == null ? Replay.start(recorded) : log.time(since, recorded);
         Instant end = until == null ? null : log.time(until, recorded);
         Duration allowed = log.duration(tolerance);
+        if (live.enabled()) {
+            return live.run(spec.commandLine(), log.bootstrap, recorded, start, end, allowed, output);
+        }
         long started = System.nanoTime();
         Replay replay = Replay.of(recorded, start, end, allowed, settings);
         Duration took = Duration.ofNanos(System.nanoTime() - started);

@@ -42,7 +42,7 @@ class ReplayCommandsTest {
     Path dir;
 
     /** A pod created and deleted with 5 s of grace; its process ignores SIGTERM, so it is killed at +15 s. */
-    private static List<Event> recording() {
+    static List<Event> recording() {
         return recording(T0.plusSeconds(60), deletion(2, T0.plusSeconds(10), 5));
     }
 
@@ -83,14 +83,14 @@ class ReplayCommandsTest {
         return f;
     }
 
-    private static Result run(String... args) {
+    static Result run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int code = Podfall.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args);
         return new Result(code, out.toString(), err.toString());
     }
 
-    private record Result(int code, String out, String err) {
+    record Result(int code, String out, String err) {
     }
 
     @Test
