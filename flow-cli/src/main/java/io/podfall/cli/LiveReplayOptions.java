@@ -158,8 +158,6 @@ final class LiveReplayOptions {
         try (TopicWriter writer = new TopicWriter(bootstrap, topic)) {
             writer.createTopicIfMissing();
             notes.addAll(checkTarget(command, bootstrap, topic, inputs));
-            notes.forEach(note -> out.println("note: " + note));
-            out.flush();
             appended = append(writer, inputs, n, clock);
         }
         Duration recordedSpan = Duration.between(inputs.get(0).time(), inputs.get(inputs.size() - 1).time());
@@ -173,15 +171,16 @@ final class LiveReplayOptions {
                     : "speed " + speed + " on a target at time scale " + timeScale + ": the requests land " + timeScale / n
                     + " times as far apart in its simulated time as recorded; what that changes shows below");
         }
-        out.println(notes.get(0));
         if (noCompare) {
+            notes.forEach(note -> out.println("note: " + note));
             out.flush();
             return 0;
         }
         Set<String> flows = inputs.stream().map(Event::id).collect(Collectors.toSet());
         Instant expectedEnd = LiveReplay.expectedEnd(recorded, appended);
-        out.printf(Locale.ROOT, "waiting for the flows to end: past %s on the target's clock (as recorded), then %s without a step (at most %s) ...%n",
-                expectedEnd, Divergences.seconds(quiet), Divergences.seconds(timeout));
+        out.printf(Locale.ROOT, "appended %d client requests to %s; waiting for their flows to end: past %s on the target's "
+                + "clock (as recorded), then %s without a step (at most %s) ...%n", appended.size(), topic, expectedEnd,
+                Divergences.seconds(quiet), Divergences.seconds(timeout));
         out.flush();
         Ending ending = new Ending(flows, expectedEnd, clock);
         List<Event> target;
