@@ -55,6 +55,10 @@ final class UpCommand implements Callable<Integer> {
             System.out.printf("  %-14s http://127.0.0.1:%d  (log %s)%n", s.name(), s.port(),
                     Path.of("").toAbsolutePath().relativize(s.log()));
         }
+        if (timeScale != 1) {
+            System.out.println("  simulated time " + timeScale + "x from " + suite.timeOrigin() + " (replay --live into it: "
+                    + "--time-scale " + timeScale + " --time-origin " + suite.timeOrigin() + ")");
+        }
         System.out.println("API server: " + suite.apiserverUrl() + "   e.g. kubectl get pods; ./podfall demo");
         if (demo) {
             System.out.println();

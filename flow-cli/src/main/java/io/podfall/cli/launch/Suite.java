@@ -104,6 +104,11 @@ public final class Suite implements AutoCloseable {
         return bootstrap;
     }
 
+    /** The instant from which the suite's simulated time runs faster ({@code podfall.time-origin}). */
+    public String timeOrigin() {
+        return config.get("podfall.time-origin");
+    }
+
     public String apiserverUrl() {
         return "http://127.0.0.1:" + services.get("apiserver-svc").port();
     }
