@@ -117,9 +117,10 @@ class LiveReplayCommandTest {
     @Test
     void withNoServicesOnTheTargetEveryStepAfterTheRequestsIsMissing() throws Exception {
         String target = newTopic();
+        Path output = dir.resolve("replayed.jsonl");
 
         Result r = run("replay", file(), "--live", "--target-topic", target, "--speed", "max", "--quiet", "1s",
-                "--bootstrap", bootstrap);
+                "--bootstrap", bootstrap, "--output", output.toString());
 
         assertEquals(1, r.code(), r.out() + r.err());
         assertTrue(r.out().contains("as fast as possible: the requests reach the target together"), r.out());
@@ -127,6 +128,8 @@ class LiveReplayCommandTest {
         assertTrue(r.out().contains(" MISSING   apiserver.ObjectMarkedTerminating namespaces/default/pods/web-1 from /apiserver, "
                 + "after apiserver.DeletionRequested; and "), r.out());
         assertTrue(r.out().contains("diverged: 2 divergences in 2 of 2 flows"), r.out());
+        assertEquals(requests.stream().map(Event::id).toList(), EventFile.read(output).events().stream().map(Event::id).toList(),
+                "the replayed flows as the target holds them: the requests alone");
     }
 
     @Test
