@@ -36,16 +36,23 @@ public class BrokerResource implements QuarkusTestResourceLifecycleManager {
 
     static KafkaBroker broker;
     private boolean prefill = true;
+    private boolean crashedPredecessor;
+    /** The consumer of a service that died: a member of the group as far as the broker knows, never polling again. */
+    private KafkaConsumer<String, byte[]> predecessor;
 
     static Event ping(String id, Instant at, long ringAfterMillis) {
         return Event.request(id, "/test-client", PingCore.PING, "namespaces/test/things/" + id, at, null,
                 Map.of("ringAfterMillis", ringAfterMillis));
     }
 
-    /** {@code prefill=false}: the service starts on an empty log. */
+    /**
+     * {@code prefill=false}: the service starts on an empty log. {@code crashed-predecessor=true}: an instance of the
+     * service died holding the partition, and its session has not timed out when the service starts again.
+     */
     @Override
     public void init(Map<String, String> initArgs) {
         prefill = !"false".equals(initArgs.get("prefill"));
+        crashedPredecessor = "true".equals(initArgs.get("crashed-predecessor"));
     }
 
     @Override
@@ -60,12 +67,46 @@ public class BrokerResource implements QuarkusTestResourceLifecycleManager {
             var answered = core.handle(core.newState(), PING_ANSWERED, PING_ANSWERED.time()).events().get(0);
             send(PING_ANSWERED, answered, PING_UNANSWERED);
         }
+        if (crashedPredecessor) {
+            predecessor = joinedAsTheService();
+        }
         return Map.of("kafka.bootstrap.servers", broker.bootstrapServers());
     }
 
     @Override
     public void stop() {
+        if (predecessor != null) {
+            try {
+                predecessor.close(Duration.ZERO);
+            } catch (RuntimeException fenced) {
+                // replaced by the service, as it should have been
+            }
+        }
         broker.stop();
+    }
+
+    /**
+     * A consumer in the service's group, as the service's member ({@code group.instance.id} the topic), holding the
+     * partition after one poll, with a session long enough to outlast the test: a rebalance would wait for it.
+     */
+    private static KafkaConsumer<String, byte[]> joinedAsTheService() {
+        var consumer = new KafkaConsumer<>(Map.<String, Object>of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                ConsumerConfig.GROUP_ID_CONFIG, "adapter-test",
+                ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, TOPIC,
+                ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 120_000,
+                ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 120_000,
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
+                new StringDeserializer(), new ByteArrayDeserializer());
+        consumer.subscribe(List.of(TOPIC));
+        Instant deadline = Instant.now().plusSeconds(30);
+        while (consumer.assignment().isEmpty() && Instant.now().isBefore(deadline)) {
+            consumer.poll(Duration.ofMillis(200));
+        }
+        if (consumer.assignment().isEmpty()) {
+            throw new IllegalStateException("the predecessor got no partition");
+        }
+        return consumer;
     }
 
     static void send(Event... events) {

@@ -107,6 +107,22 @@ public final class ServiceProcess {
         }
     }
 
+    /**
+     * SIGKILL, as a crash would: no shutdown hook runs, nothing is flushed. Returns once the process is gone;
+     * {@link Suite#restart} starts it again.
+     */
+    public void kill() {
+        process.destroyForcibly();
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(name + " did not die of SIGKILL");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     private static void pause() {
         try {
             Thread.sleep(200);

@@ -44,6 +44,14 @@ public final class Suite implements AutoCloseable {
     }
 
     public static Suite start(Options o) {
+        return start(o, Map.of());
+    }
+
+    /**
+     * Starts the suite with settings of its own on top of the defaults (several nodes for the kubelet, say); they
+     * hold for every later {@link #restart(String)} too.
+     */
+    public static Suite start(Options o, Map<String, String> settings) {
         KafkaBroker broker = null;
         String bootstrap = o.bootstrap();
         if (bootstrap == null) {
@@ -51,6 +59,7 @@ public final class Suite implements AutoCloseable {
             bootstrap = broker.bootstrapServers();
         }
         Suite suite = new Suite(o, broker, bootstrap);
+        suite.config.putAll(settings);
         try {
             Instant deadline = Instant.now().plus(o.startTimeout());
             for (int i = 0; i < SERVICES.size(); i++) {
