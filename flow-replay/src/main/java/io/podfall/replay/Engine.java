@@ -15,6 +15,7 @@ import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
 import io.podfall.model.core.TimerQueue;
 import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.UnreadableEventException;
 import io.podfall.runtime.NodeServices;
 
@@ -202,6 +203,21 @@ public final class Engine {
         heldBack.remove(recorded.id());
         for (Runner<?> r : runners) {
             holdBack(r.handle(recorded, clock));
+        }
+        observeRevision(recorded);
+    }
+
+    /**
+     * A fact of the API server on the recording took its resourceVersion: etcd's revision is at least that, though
+     * the folded log may not hold every write that led there (flows cut out of a shared topic). The other cores saw
+     * that resourceVersion; the API server's next write must come after it, as live.
+     */
+    private void observeRevision(Event recorded) {
+        if (Registry.SOURCE.equals(recorded.source()) && EventTypes.OBJECT_CHANGES.contains(recorded.type())) {
+            String rv = recorded.data().path("object").path("metadata").path("resourceVersion").asText("");
+            if (!rv.isEmpty() && rv.chars().allMatch(Character::isDigit)) {
+                apiServer.state.observeRevision(Long.parseLong(rv));
+            }
         }
     }
 
