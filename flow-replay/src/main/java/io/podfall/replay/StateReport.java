@@ -52,11 +52,13 @@ public final class StateReport {
      * GET or a watch sees the change, when it handles the request, and it appends its answer then (apiserver-svc),
      * some milliseconds after the front door or a controller appended the request. Folded where it stands on the log,
      * a request would show in the state before the API server served it; it is folded just before its answer (the
-     * first event from the API server it caused), or where it stands if the log holds no answer.
+     * first event from the API server it caused), or where it stands if the log holds no answer. And the log is
+     * folded in the order its events took effect, by those times (in log order on a tie): a topic of several
+     * partitions, read back, interleaves them as they were polled, so an event can come after a later one.
      */
     public static void walk(List<Event> log, List<Instant> moments, BiConsumer<Instant, Engine> visit) {
         Engine engine = new Engine(Recording.of(log).kubelets());
-        List<Applied> applied = asApplied(log);
+        List<Applied> applied = asApplied(log).stream().sorted(Comparator.comparing(Applied::at)).toList();
         int next = 0;
         for (Instant at : moments.stream().sorted().toList()) {
             for (; next < applied.size() && !applied.get(next).at().isAfter(at); next++) {

@@ -66,6 +66,26 @@ class StateReportTest {
                 answer.data().path("object").path("metadata").path("resourceVersion").asText() + " terminating"), graceful);
     }
 
+    /**
+     * A topic of several partitions reads back with the partitions interleaved as they were polled: an answer can
+     * come after an event of another namespace stamped later. At the answer's time the change was served all the same.
+     */
+    @Test
+    void anEventReadBackAfterALaterOneHasTakenEffectAtItsOwnTime() {
+        List<Event> log = new ArrayList<>(Scenarios.run(Scenarios.node1(), Scenarios.twoPodsDeleted()).log());
+        Event answer = log.get(indexOf(log, e -> e.is(EventTypes.OBJECT_MARKED_TERMINATING) && e.subject().equals(EngineTest.subject("graceful"))));
+        Event later = log.get(indexOf(log, e -> e.is(EventTypes.OBJECT_MARKED_TERMINATING) && e.subject().equals(EngineTest.subject("stubborn"))));
+        log.remove(answer);
+        log.add(log.indexOf(later) + 1, answer);
+
+        Engine there = StateReport.rebuild(log, answer.time());
+
+        assertTrue(later.time().isAfter(answer.time()));
+        assertTrue(there.apiServer().get(ResourceType.PODS, "default", "graceful").orElseThrow().getMetadata().getDeletionTimestamp() != null,
+                "served at its answer's time, though read back after a later event");
+        assertEquals(null, there.apiServer().get(ResourceType.PODS, "default", "stubborn").orElseThrow().getMetadata().getDeletionTimestamp());
+    }
+
     private static int indexOf(List<Event> log, java.util.function.Predicate<Event> p) {
         for (int i = 0; i < log.size(); i++) {
             if (p.test(log.get(i))) {
