@@ -33,10 +33,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @ExtendWith({KafkaBrokerExtension.class, SuiteExtension.class})
 class DeploymentIT {
     private static final String NS = "/namespaces/default/";
-    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final Duration WAIT = Workloads.WAIT;
     private static Suite suite;
     private static Kubectl kubectl;
     private static ApiClient api;
+    private static Workloads workloads;
 
     @BeforeAll
     static void clients(Suite running) {
@@ -44,99 +45,39 @@ class DeploymentIT {
         suite = running;
         kubectl = new Kubectl(Kubectl.SYSTEM, running.apiserverUrl());
         api = new ApiClient(running.apiserverUrl());
+        workloads = new Workloads(api, "default");
     }
 
-    /** A Deployment whose processes take a second to exit on SIGTERM, so a pod is seen Terminating. */
+    /** The Deployment applied with kubectl, then ready. */
     private static void deploy(String name, int replicas) {
-        Command.Result created = kubectl.runWithInput("""
-                apiVersion: apps/v1
-                kind: Deployment
-                metadata:
-                  name: %1$s
-                spec:
-                  replicas: %2$d
-                  selector:
-                    matchLabels:
-                      app: %1$s
-                  template:
-                    metadata:
-                      labels:
-                        app: %1$s
-                      annotations:
-                        podfall.io/exit-delay-seconds: "1"
-                    spec:
-                      terminationGracePeriodSeconds: 10
-                      containers:
-                      - name: app
-                        image: nginx:1.27
-                """.formatted(name, replicas), "apply", "-f", "-");
+        Command.Result created = kubectl.runWithInput(Workloads.deployment(name, replicas).toString(), "apply", "-f", "-");
         assertEquals(0, created.exitCode(), created.toString());
-        awaitReady(name, replicas);
-    }
-
-    /** Waits until the Deployment reports the number of ready replicas and that many pods run. */
-    private static void awaitReady(String name, int replicas) {
-        api.await("/apis/apps/v1" + NS + "deployments/" + name,
-                r -> r.code() == 200 && r.body().path("status").path("readyReplicas").asInt() == replicas
-                        && r.body().path("status").path("replicas").asInt() == replicas,
-                WAIT, name + " with " + replicas + " ready replicas");
-        assertEquals(replicas, pods(name).stream()
-                .filter(p -> "Running".equals(p.path("status").path("phase").asText())).count());
-    }
-
-    private static List<JsonNode> pods(String app) {
-        return items("/api/v1" + NS + "pods?labelSelector=app%3D" + app);
-    }
-
-    private static List<JsonNode> replicaSets(String app) {
-        return items("/apis/apps/v1" + NS + "replicasets?labelSelector=app%3D" + app);
-    }
-
-    private static List<JsonNode> items(String path) {
-        ApiClient.Response list = api.get(path);
-        assertEquals(200, list.code(), list.body().toString());
-        List<JsonNode> items = new ArrayList<>();
-        list.body().path("items").forEach(items::add);
-        return items;
-    }
-
-    private static void awaitGone(String path, String what) {
-        api.await(path, r -> r.code() == 404, WAIT, what + " gone");
-    }
-
-    private static void awaitNone(String app) {
-        api.await("/api/v1" + NS + "pods?labelSelector=app%3D" + app, r -> r.body().path("items").isEmpty(), WAIT,
-                "no pods of " + app);
-        assertTrue(replicaSets(app).isEmpty(), "no ReplicaSet of " + app);
-    }
-
-    private static Set<String> names(List<JsonNode> objects) {
-        return objects.stream().map(o -> o.path("metadata").path("name").asText()).collect(Collectors.toSet());
+        workloads.awaitReady(name, replicas);
     }
 
     @Test
     void theDeploymentOwnsAReplicaSetThatOwnsItsPods() {
         deploy("web-owned", 2);
         JsonNode deployment = api.get("/apis/apps/v1" + NS + "deployments/web-owned").body();
-        List<JsonNode> rs = replicaSets("web-owned");
+        List<JsonNode> rs = workloads.replicaSets("web-owned");
         assertEquals(1, rs.size());
         JsonNode owner = rs.get(0).path("metadata").path("ownerReferences").path(0);
         assertEquals(deployment.path("metadata").path("uid"), owner.path("uid"));
         assertTrue(owner.path("controller").asBoolean() && owner.path("blockOwnerDeletion").asBoolean());
         String hash = rs.get(0).path("metadata").path("labels").path("pod-template-hash").asText();
         assertEquals("web-owned-" + hash, rs.get(0).path("metadata").path("name").asText());
-        for (JsonNode pod : pods("web-owned")) {
+        for (JsonNode pod : workloads.pods("web-owned")) {
             assertEquals(rs.get(0).path("metadata").path("uid"), pod.path("metadata").path("ownerReferences").path(0).path("uid"));
             assertTrue(pod.path("metadata").path("name").asText().startsWith("web-owned-" + hash + "-"));
         }
         assertEquals(0, kubectl.run("delete", "deployment", "web-owned").exitCode());
-        awaitNone("web-owned");
+        workloads.awaitNone("web-owned");
     }
 
     @Test
     void aDeletedPodIsReplacedWhileItStillTerminates() {
         deploy("web-replace", 3);
-        String victim = pods("web-replace").get(0).path("metadata").path("name").asText();
+        String victim = workloads.pods("web-replace").get(0).path("metadata").path("name").asText();
         assertEquals(0, kubectl.run("delete", "pod", victim, "--wait=false").exitCode());
 
         JsonNode all = api.await("/api/v1" + NS + "pods?labelSelector=app%3Dweb-replace",
@@ -147,24 +88,24 @@ class DeploymentIT {
                 terminating.add(p);
             }
         });
-        assertEquals(Set.of(victim), names(terminating), "the old pod still terminates beside its replacement");
+        assertEquals(Set.of(victim), Workloads.names(terminating), "the old pod still terminates beside its replacement");
 
-        awaitGone("/api/v1" + NS + "pods/" + victim, victim);
-        awaitReady("web-replace", 3);
-        assertFalse(names(pods("web-replace")).contains(victim));
+        workloads.awaitGone("/api/v1" + NS + "pods/" + victim, victim);
+        workloads.awaitReady("web-replace", 3);
+        assertFalse(Workloads.names(workloads.pods("web-replace")).contains(victim));
         assertEquals(0, kubectl.run("delete", "deployment", "web-replace").exitCode());
-        awaitNone("web-replace");
+        workloads.awaitNone("web-replace");
     }
 
     @Test
     void backgroundCascadeRemovesTheDeploymentAtOnceAndTheDependentsFollowInTheRequestsCorrelation() {
         deploy("web-bg", 2);
-        Set<String> before = names(pods("web-bg"));
+        Set<String> before = Workloads.names(workloads.pods("web-bg"));
         Command.Result deleted = kubectl.run("delete", "deployment", "web-bg");
         assertEquals(0, deleted.exitCode(), deleted.toString());
         assertEquals("deployment.apps \"web-bg\" deleted", deleted.stdout().trim());
         assertEquals(404, api.get("/apis/apps/v1" + NS + "deployments/web-bg").code());
-        awaitNone("web-bg");
+        workloads.awaitNone("web-bg");
 
         List<Event> log = readLog();
         Event request = log.stream().filter(e -> e.is(EventTypes.DELETION_REQUESTED)
@@ -186,35 +127,35 @@ class DeploymentIT {
         assertTrue(deleting.body().path("metadata").has("deletionTimestamp"));
         assertEquals("foregroundDeletion", deleting.body().path("metadata").path("finalizers").path(0).asText());
 
-        awaitGone("/apis/apps/v1" + NS + "deployments/web-fg", "web-fg");
-        assertTrue(pods("web-fg").isEmpty(), "no pod outlives its Deployment in foreground");
-        assertTrue(replicaSets("web-fg").isEmpty());
+        workloads.awaitGone("/apis/apps/v1" + NS + "deployments/web-fg", "web-fg");
+        assertTrue(workloads.pods("web-fg").isEmpty(), "no pod outlives its Deployment in foreground");
+        assertTrue(workloads.replicaSets("web-fg").isEmpty());
     }
 
     @Test
     void orphanCascadeLeavesTheReplicaSetAndPodsRunningWithoutTheDeploymentAsOwner() {
         deploy("web-or", 2);
-        Set<String> before = names(pods("web-or"));
+        Set<String> before = Workloads.names(workloads.pods("web-or"));
         Command.Result deleted = kubectl.run("delete", "deployment", "web-or", "--cascade=orphan");
         assertEquals(0, deleted.exitCode(), deleted.toString());
-        awaitGone("/apis/apps/v1" + NS + "deployments/web-or", "web-or");
+        workloads.awaitGone("/apis/apps/v1" + NS + "deployments/web-or", "web-or");
 
-        List<JsonNode> rs = replicaSets("web-or");
+        List<JsonNode> rs = workloads.replicaSets("web-or");
         assertEquals(1, rs.size());
         assertFalse(rs.get(0).path("metadata").has("ownerReferences")
                 && !rs.get(0).path("metadata").path("ownerReferences").isEmpty(), "no owner left: " + rs.get(0));
-        assertEquals(before, names(pods("web-or")), "the same pods still run");
-        pods("web-or").forEach(p -> assertFalse(p.path("metadata").has("deletionTimestamp")));
+        assertEquals(before, Workloads.names(workloads.pods("web-or")), "the same pods still run");
+        workloads.pods("web-or").forEach(p -> assertFalse(p.path("metadata").has("deletionTimestamp")));
 
         String rsName = rs.get(0).path("metadata").path("name").asText();
         assertEquals(0, kubectl.run("delete", "replicaset", rsName).exitCode());
-        awaitNone("web-or");
+        workloads.awaitNone("web-or");
     }
 
     @Test
     void aPodHeldByAFinalizerBlocksAForegroundDeletionUntilThePatchReleasesIt() {
         deploy("web-held", 1);
-        String pod = pods("web-held").get(0).path("metadata").path("name").asText();
+        String pod = workloads.pods("web-held").get(0).path("metadata").path("name").asText();
         assertEquals(0, kubectl.run("patch", "pod", pod, "--type=merge", "-p",
                 "{\"metadata\":{\"finalizers\":[\"example.com/block\"]}}").exitCode());
         assertEquals(0, kubectl.run("delete", "deployment", "web-held", "--cascade=foreground", "--wait=false").exitCode());
@@ -227,30 +168,19 @@ class DeploymentIT {
 
         assertEquals(0, kubectl.run("patch", "pod", pod, "--type=merge", "-p", "{\"metadata\":{\"finalizers\":null}}")
                 .exitCode());
-        awaitGone("/apis/apps/v1" + NS + "deployments/web-held", "web-held");
-        awaitNone("web-held");
+        workloads.awaitGone("/apis/apps/v1" + NS + "deployments/web-held", "web-held");
+        workloads.awaitNone("web-held");
     }
 
     @Test
     void aPodLeavesItsServicesEndpointsAsSoonAsItIsMarkedForDeletionInTheDeletionsFlow() {
         deploy("web-svc", 2);
-        Command.Result service = kubectl.runWithInput("""
-                apiVersion: v1
-                kind: Service
-                metadata:
-                  name: web-svc
-                spec:
-                  selector:
-                    app: web-svc
-                  ports:
-                  - port: 80
-                    targetPort: 8080
-                """, "apply", "-f", "-");
+        Command.Result service = kubectl.runWithInput(Workloads.service("web-svc").toString(), "apply", "-f", "-");
         assertEquals(0, service.exitCode(), service.toString());
         api.await("/api/v1" + NS + "endpoints/web-svc",
                 r -> r.code() == 200 && r.body().path("subsets").path(0).path("addresses").size() == 2, WAIT,
                 "both pods in the endpoints");
-        JsonNode victim = pods("web-svc").get(0);
+        JsonNode victim = workloads.pods("web-svc").get(0);
         String name = victim.path("metadata").path("name").asText();
         String ip = victim.path("status").path("podIP").asText();
         assertEquals(0, kubectl.run("delete", "pod", name, "--wait=false").exitCode());
@@ -282,8 +212,8 @@ class DeploymentIT {
 
         assertEquals(0, kubectl.run("delete", "service", "web-svc").exitCode());
         assertEquals(0, kubectl.run("delete", "deployment", "web-svc").exitCode());
-        awaitNone("web-svc");
-        awaitGone("/api/v1" + NS + "endpoints/web-svc", "the Service's Endpoints");
+        workloads.awaitNone("web-svc");
+        workloads.awaitGone("/api/v1" + NS + "endpoints/web-svc", "the Service's Endpoints");
     }
 
     private static List<Event> readLog() {

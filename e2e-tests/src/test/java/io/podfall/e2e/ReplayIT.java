@@ -6,28 +6,23 @@ import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.Podfall;
 import io.podfall.cli.analysis.Timeline;
 import io.podfall.cli.launch.Suite;
-import io.podfall.cli.log.EventFile;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.Subjects;
-import io.podfall.replay.Input;
-import io.podfall.replay.Recording;
 import io.podfall.replay.Replay;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.io.Writer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 import static io.podfall.model.event.EventTypes.SANDBOX_REMOVED;
@@ -39,23 +34,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * four services, exported, and replayed in process by {@code podfall replay}, reproduce with no divergence: every
  * causal chain has the same events, and each step the same delay from its cause within the tolerance.
  *
- * <p>The suite is shared by every end-to-end class, so its topic holds what other classes did too (a kubelet
- * restarted with compatibility switches, say). The recording replayed is this scenario's: the flows of the suite's
- * start (the system namespaces, the node's registration) and the flows of the scenario's own requests. It is
- * replayed from the scenario's first request on ({@code --since}), from the state the suite's start left: a
- * service's first seconds are not the cores' timing but the JVM's and the consumer group's (the API server reads
- * its own first requests back seconds after it wrote them), which no replay reproduces. A pod run through the suite
- * first (not part of the scenario) warms the services up for the same reason.
+ * <p>The recording replayed is the scenario's, from its first request on ({@link ScenarioReplay}). A pod run
+ * through the suite first (not part of the scenario) warms the services up.
  *
  * <p>A what-if replays a recording with a kubelet setting changed, and shows where the outcome would have differed.
  */
 @ExtendWith({KafkaBrokerExtension.class, SuiteExtension.class})
 class ReplayIT {
-    /**
-     * Per hop, the live services take milliseconds (a consumer's poll, the producer's batching) where the engine
-     * takes none; a slow moment of a loaded machine can take more. Far below the scenario's waits (0.5 s, 2 s, 3 s).
-     */
-    private static final String TOLERANCE = "250ms";
+    private static final String TOLERANCE = ScenarioReplay.TOLERANCE.toMillis() + "ms";
 
     private static SuiteClient pods;
 
@@ -71,7 +57,7 @@ class ReplayIT {
     }
 
     @Test
-    void aGracefulAndAKilledDeletionRecordedOverKafkaReplayInProcessWithoutDivergence(Suite suite) throws IOException {
+    void aGracefulAndAKilledDeletionRecordedOverKafkaReplayInProcessWithoutDivergence(Suite suite) {
         List<String> names = List.of("replay-graceful", "replay-killed");
         pods.createRunning(pod(names.get(0), Map.of("podfall.io/exit-delay-seconds", "0.5")));
         pods.createRunning(pod(names.get(1), Map.of("podfall.io/on-sigterm", "ignore")));
@@ -79,9 +65,10 @@ class ReplayIT {
         pods.delete(names.get(1), 2);
         names.forEach(name -> pods.eventsOf(name, SANDBOX_REMOVED, Duration.ofSeconds(60)));
 
-        List<Event> recorded = scenario(suite, names);
-        Path file = file(recorded);
-        Instant since = since(recorded, names);
+        List<Event> topic = ScenarioReplay.topic(suite, dir);
+        Instant since = ScenarioReplay.since(topic, ours(names));
+        List<Event> recorded = ScenarioReplay.scenario(topic, since);
+        Path file = ScenarioReplay.file("graceful-and-killed", recorded);
 
         StringWriter out = new StringWriter();
         int code = Podfall.commandLine().setOut(new PrintWriter(out)).execute("replay", file.toString(),
@@ -91,7 +78,7 @@ class ReplayIT {
         assertTrue(out.toString().contains("inputs: 4 client requests\n"), out.toString());
 
         // the same event types per flow, and the deletions step by step as the timeline shows them
-        Replay replay = Replay.of(recorded, since, Replay.end(recorded), Duration.ofMillis(250));
+        Replay replay = Replay.of(recorded, since, Replay.end(recorded), ScenarioReplay.TOLERANCE);
         assertEquals(typesByFlow(replay.recorded()), typesByFlow(replay.replayed()));
         for (String name : names) {
             String subject = Subjects.of("default", "pods", name);
@@ -108,7 +95,7 @@ class ReplayIT {
      */
     @Test
     void aShortenedGraceRecordedOverKafkaIsKilledAtTheOriginalDeadlineReplayedWithTheSwitchOn(Suite suite)
-            throws IOException, InterruptedException {
+            throws InterruptedException {
         String name = "replay-shortened";
         pods.createRunning(new PodBuilder(pod(name, Map.of("podfall.io/on-sigterm", "ignore"))).editSpec()
                 .withTerminationGracePeriodSeconds(60L).endSpec().build());
@@ -117,9 +104,10 @@ class ReplayIT {
         pods.delete(name, 5);
         pods.eventsOf(name, SANDBOX_REMOVED, Duration.ofSeconds(60));
 
-        List<Event> recorded = scenario(suite, List.of(name));
-        String file = file(recorded).toString();
-        String since = since(recorded, List.of(name)).toString();
+        List<Event> topic = ScenarioReplay.topic(suite, dir);
+        Instant from = ScenarioReplay.since(topic, ours(List.of(name)));
+        String file = ScenarioReplay.file("shortened-grace", ScenarioReplay.scenario(topic, from)).toString();
+        String since = from.toString();
 
         StringWriter asRecorded = new StringWriter();
         int reproduced = Podfall.commandLine().setOut(new PrintWriter(asRecorded)).execute("replay", file,
@@ -138,39 +126,10 @@ class ReplayIT {
                 + "+container=app timeout=4s +\\| *")), "the stop re-issued for the shortened deadline is the recording's only: " + whatIf);
     }
 
-    /** Exports the topic: the suite's start and the flows of these pods' client requests. */
-    private List<Event> scenario(Suite suite, List<String> names) throws IOException {
-        Path topic = dir.resolve("topic.jsonl");
-        assertEquals(0, Podfall.commandLine().execute("export", "--bootstrap", suite.bootstrapServers(),
-                "--topic", SuiteExtension.TOPIC, "--output", topic.toString()));
-        return scenario(EventFile.read(topic).events(), subjects(names));
-    }
-
-    private Path file(List<Event> events) throws IOException {
-        Path file = Files.createTempFile(dir, "scenario", ".jsonl");
-        try (Writer w = Files.newBufferedWriter(file)) {
-            EventFile.write(w, events);
-        }
-        return file;
-    }
-
-    /** The scenario's first request: a service's first seconds are not the cores' timing (above). */
-    private static Instant since(List<Event> recorded, List<String> names) {
-        Set<String> subjects = subjects(names);
-        return recorded.stream().filter(e -> e.causationId() == null && subjects.contains(e.subject()))
-                .findFirst().orElseThrow().time();
-    }
-
-    private static Set<String> subjects(List<String> names) {
-        return names.stream().map(name -> Subjects.of("default", "pods", name)).collect(Collectors.toSet());
-    }
-
-    /** The suite's start and this scenario's flows: everything but the client requests of other pods and classes. */
-    private static List<Event> scenario(List<Event> topic, Set<String> subjects) {
-        Set<String> otherClients = Recording.of(topic).inputs().stream()
-                .filter(i -> i instanceof Input.Request r && !subjects.contains(r.event().subject()))
-                .map(i -> ((Input.Request) i).event().id()).collect(Collectors.toSet());
-        return topic.stream().filter(e -> !otherClients.contains(e.correlationId())).toList();
+    /** The client requests about these pods. */
+    private static Predicate<Event> ours(List<String> names) {
+        Set<String> subjects = names.stream().map(name -> Subjects.of("default", "pods", name)).collect(Collectors.toSet());
+        return e -> subjects.contains(e.subject());
     }
 
     /** Per flow, how many events of each type. */

@@ -33,7 +33,8 @@ class RestartPolicyIT {
         pods = new SuiteClient(running);
     }
 
-    private static Pod job(String name, String restartPolicy, String runSeconds, String exitCode) {
+    /** A pod whose process exits by itself after {@code runSeconds} with {@code exitCode}. */
+    static Pod job(String name, String restartPolicy, String runSeconds, String exitCode) {
         return new PodBuilder().withNewMetadata().withName(name)
                 .addToAnnotations("podfall.io/run-seconds", runSeconds)
                 .addToAnnotations("podfall.io/run-exit-code", exitCode).endMetadata()

@@ -56,7 +56,7 @@ public final class LogSource {
                 finish(p);
                 if (problems.unreadable() > 0) {
                     err.println("podfall: skipped " + problems.unreadable() + " unreadable line(s) of " + file
-                            + " (first: " + problems.first() + ")");
+                            + ": " + problems.describe());
                 }
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);

@@ -108,6 +108,44 @@ class ReplayCommandsTest {
                 "the replay appends the recorded log again, byte for byte");
     }
 
+    /**
+     * A log with a damaged line, an event of a type this reader does not know, and a fact whose data does not read
+     * as its type: replay and state go on with the rest, name each line they skipped and the fact each core could not
+     * read (a service dead-letters such a record and goes on), and do not fail.
+     */
+    @Test
+    void aDamagedLineAnUnknownTypeAndBadDataAreSkippedAndNamed() throws IOException {
+        List<Event> recorded = recording();
+        Event created = recorded.stream().filter(e -> e.is(EventTypes.OBJECT_CREATED) && e.subject().equals(POD))
+                .findFirst().orElseThrow();
+        Event damaged = new Event("00000000-0000-3000-8000-00000000000d", created.source(), EventTypes.OBJECT_UPDATED, POD,
+                created.time(), created.correlationId(), created.id(), created.traceparent(),
+                Json.MAPPER.createObjectNode().put("object", "not an object")
+                .set("resource", Json.MAPPER.createArrayNode().add("pods")));
+        List<String> lines = new ArrayList<>(recorded.stream().map(StructuredCloudEvents::line).toList());
+        String line = StructuredCloudEvents.line(created);
+        lines.add(lines.indexOf(line) + 1, StructuredCloudEvents.line(damaged));
+        lines.add(3, line.substring(0, line.length() / 2));
+        lines.add(6, line.replace("\"type\":\"apiserver.", "\"type\":\"apiserver.Future").replace(created.id(), "future-1"));
+        Path f = dir.resolve("damaged.jsonl");
+        Files.write(f, lines);
+        String[] afterTheDamage = {"--since", "+9s", f.toString()};
+
+        Result replay = run(cat("replay", afterTheDamage));
+        Result state = run("state", "--at", "+12s", f.toString());
+
+        for (Result r : List.of(replay, state)) {
+            assertEquals(0, r.code(), r.out() + r.err());
+            assertTrue(r.err().contains("skipped 2 unreadable line(s) of " + f + ": line 4: not JSON: "), r.err());
+            assertTrue(r.err().contains("; line 7: unknown event type apiserver.FutureObjectCreated"), r.err());
+            assertTrue(r.out().contains("note: controller manager skipped apiserver.ObjectUpdated " + POD
+                    + " 00000000-0000-3000-8000-00000000000d: data of apiserver.ObjectUpdated does not match its schema"), r.out());
+            assertTrue(r.out().contains("note: kubelet node-1 skipped apiserver.ObjectUpdated " + POD), r.out());
+        }
+        assertTrue(replay.out().contains("reproduced: no divergence"), replay.out());
+        assertTrue(state.out().contains(" TerminatingPod grace=5s "), "the state the rest of the log leads to: " + state.out());
+    }
+
     @Test
     void aDivergenceExitsOneAndIsShownUnderItsFlow() throws IOException {
         List<Event> recorded = new ArrayList<>(recording());

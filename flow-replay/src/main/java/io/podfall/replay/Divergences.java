@@ -79,7 +79,7 @@ public final class Divergences {
         while (!pairs.isEmpty()) {
             Event[] pair = pairs.pop();
             Event cause = pair[0];
-            Map<String, List<List<Event>>> bySource = bySource(rec.children(pair[0]), rep.children(pair[1]));
+            Map<String, List<List<Event>>> bySource = bySource(rec.children(pair[0]), rep.children(pair[1]), cause == null);
             for (List<List<Event>> siblings : bySource.values()) {
                 List<Event> r = siblings.get(0);
                 List<Event> p = siblings.get(1);
@@ -141,16 +141,25 @@ public final class Divergences {
         return String.format(java.util.Locale.ROOT, "%.3fs", d.toNanos() / 1e9);
     }
 
-    /** The children of both causes, split by source, each side in log order. */
-    private static Map<String, List<List<Event>>> bySource(List<Event> recorded, List<Event> replayed) {
+    /**
+     * The children of both causes, split by source, each side in log order. The roots are split by the cause they
+     * name off the log too: an answer to a request made before the window, carried over into it, was decided about
+     * that request, not in any order with the window's client requests (live it came after the first of them, by the
+     * API server's latency; the engine appends it as the window opens).
+     */
+    private static Map<String, List<List<Event>>> bySource(List<Event> recorded, List<Event> replayed, boolean roots) {
         Map<String, List<List<Event>>> out = new LinkedHashMap<>();
         for (Event e : recorded) {
-            out.computeIfAbsent(e.source(), s -> List.of(new ArrayList<>(), new ArrayList<>())).get(0).add(e);
+            out.computeIfAbsent(group(e, roots), s -> List.of(new ArrayList<>(), new ArrayList<>())).get(0).add(e);
         }
         for (Event e : replayed) {
-            out.computeIfAbsent(e.source(), s -> List.of(new ArrayList<>(), new ArrayList<>())).get(1).add(e);
+            out.computeIfAbsent(group(e, roots), s -> List.of(new ArrayList<>(), new ArrayList<>())).get(1).add(e);
         }
         return out;
+    }
+
+    private static String group(Event e, boolean root) {
+        return root ? e.source() + " " + e.causationId() : e.source();
     }
 
     private static String key(Event e) {

@@ -15,6 +15,8 @@ import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
 import io.podfall.model.core.TimerQueue;
 import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.event.UnreadableEventException;
 import io.podfall.runtime.NodeServices;
 
 import java.time.Duration;
@@ -44,6 +46,10 @@ import java.util.Queue;
  *
  * <p><b>Inputs</b> are taken in the order given, each at its time but never before the one before it, so a
  * recording's inputs reach the log in the order they did.
+ *
+ * <p><b>Unreadable data.</b> An event a core fails on (its data does not read as its type, or reads with a part
+ * missing) is skipped by that core and named ({@link #skipped}), as a service sends it to the dead-letter topic and
+ * goes on (flow-adapter LogProcessor).
  *
  * <p>Same inputs, same log: the cores are deterministic and ids are derived from causes, so two engines given the
  * same inputs append the same events, byte for byte.
@@ -89,20 +95,23 @@ public final class Engine {
     private final Queue<Input> inputs = new ArrayDeque<>();
     /** What the cores decided while folding a recording that the recording did not hold (yet), by id, in order. */
     private final Map<String, Event> heldBack = new LinkedHashMap<>();
+    /** The events a core could not read, as {@code <core> skipped <type> <subject> <id>: <reason>}. */
+    private final List<String> skipped = new ArrayList<>();
     private Instant clock = Instant.EPOCH;
 
     public Engine(List<KubeletSettings> kubeletSettings) {
-        apiServer = add(new Registry());
-        controllerManager = add(io.podfall.controller.CoreProducer.controllerManager(
+        apiServer = add("apiserver", new Registry());
+        controllerManager = add("controller manager", io.podfall.controller.CoreProducer.controllerManager(
                 Duration.ofSeconds(NodeLifecycleController.DEFAULT_GRACE_PERIOD_SECONDS)));
         for (KubeletSettings k : kubeletSettings) {
-            kubelets.add(add(new io.podfall.kubelet.Kubelet(k.podWorkers(), NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS)));
+            kubelets.add(add("kubelet " + String.join(",", k.nodes()),
+                    new io.podfall.kubelet.Kubelet(k.podWorkers(), NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS)));
         }
-        runtime = add(io.podfall.runtime.CoreProducer.nodeServices());
+        runtime = add("runtime", io.podfall.runtime.CoreProducer.nodeServices());
     }
 
-    private <S> Runner<S> add(Core<S> core) {
-        Runner<S> r = new Runner<>(core);
+    private <S> Runner<S> add(String name, Core<S> core) {
+        Runner<S> r = new Runner<>(name, core, skipped);
         runners.add(r);
         return r;
     }
@@ -195,6 +204,21 @@ public final class Engine {
         for (Runner<?> r : runners) {
             holdBack(r.handle(recorded, clock));
         }
+        observeRevision(recorded);
+    }
+
+    /**
+     * A fact of the API server on the recording took its resourceVersion: etcd's revision is at least that, though
+     * the folded log may not hold every write that led there (flows cut out of a shared topic). The other cores saw
+     * that resourceVersion; the API server's next write must come after it, as live.
+     */
+    private void observeRevision(Event recorded) {
+        if (Registry.SOURCE.equals(recorded.source()) && EventTypes.OBJECT_CHANGES.contains(recorded.type())) {
+            String rv = recorded.data().path("object").path("metadata").path("resourceVersion").asText("");
+            if (!rv.isEmpty() && rv.chars().allMatch(Character::isDigit)) {
+                apiServer.state.observeRevision(Long.parseLong(rv));
+            }
+        }
     }
 
     /** Fires, in due order and at their due times, the timers due by {@code at}, dropping what they emit. */
@@ -221,6 +245,11 @@ public final class Engine {
     public void goLive() {
         log.addAll(heldBack.values());
         heldBack.clear();
+    }
+
+    /** What the cores could not read and skipped, in the order they met it (none for a sound log). */
+    public List<String> skipped() {
+        return Collections.unmodifiableList(skipped);
     }
 
     /** Everything appended so far, in log order. */
@@ -252,17 +281,27 @@ public final class Engine {
 
     /** One core with its state and timers, as a service's LogProcessor holds them. */
     private static final class Runner<S> {
+        final String name;
         final Core<S> core;
         final S state;
         final TimerQueue timers = new TimerQueue();
+        final List<String> skipped;
 
-        Runner(Core<S> core) {
+        Runner(String name, Core<S> core, List<String> skipped) {
+            this.name = name;
             this.core = core;
             this.state = core.newState();
+            this.skipped = skipped;
         }
 
         List<Event> handle(Event event, Instant now) {
-            return applied(core.handle(state, event, now));
+            try {
+                return applied(core.handle(state, event, now));
+            } catch (RuntimeException e) {
+                String reason = e instanceof UnreadableEventException ? e.getMessage() : "the core failed: " + e;
+                skipped.add(name + " skipped " + event.type() + " " + event.subject() + " " + event.id() + ": " + reason);
+                return List.of();
+            }
         }
 
         List<Event> fire(Timer timer, Instant now) {

@@ -134,6 +134,16 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
         return new Recording(kubelets.stream().map(settings::applied).toList(), inputs, List.copyOf(more));
     }
 
+    /** This recording with more notes: what the replay of it could not use ({@link Engine#skipped}). */
+    Recording noting(List<String> more) {
+        if (more.isEmpty()) {
+            return this;
+        }
+        List<String> all = new ArrayList<>(notes);
+        all.addAll(more);
+        return new Recording(kubelets, inputs, List.copyOf(all));
+    }
+
     /** The switches that are on, as a suffix for a kubelet's name in a report: {@code " (compat <names>)"} or "". */
     static String describe(Compat compat) {
         List<String> on = new ArrayList<>();

@@ -56,10 +56,11 @@ public record Replay(Recording recording, Instant since, Instant until, List<Eve
         if (until != null || settings.isEmpty()) {
             Instant to = until != null ? until : end(log);
             engine.runUntil(to);
-            return of(recording, since, to, log.subList(from, log.size()), engine.log(), tolerance);
+            return of(recording.noting(engine.skipped()), since, to, log.subList(from, log.size()), engine.log(), tolerance);
         }
         engine.runUntil(end(log).plus(WHAT_IF_HORIZON));
-        return of(recording, since, end(log), log.subList(from, log.size()), pastTheEnd(engine.log(), end(log)), tolerance);
+        return of(recording.noting(engine.skipped()), since, end(log), log.subList(from, log.size()),
+                pastTheEnd(engine.log(), end(log)), tolerance);
     }
 
     /**

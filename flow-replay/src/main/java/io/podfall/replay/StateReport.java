@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.podfall.apiserver.registry.Registry;
 import io.podfall.apiserver.registry.RegistryState;
 import io.podfall.kubelet.podworkers.PodSyncStatus;
 import io.podfall.kubelet.podworkers.PodWorker;
@@ -18,8 +19,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 
 /**
@@ -32,20 +35,69 @@ public final class StateReport {
     private StateReport() {
     }
 
-    /** The cores' state after every event of {@code log} up to {@code at} (the log up to its first later event). */
+    /** The cores' state after every event of {@code log} that took effect by {@code at} ({@link #walk}). */
     public static Engine rebuild(List<Event> log, Instant at) {
-        Engine engine = new Engine(Recording.of(log).kubelets());
-        for (Event e : log) {
-            if (e.time().isAfter(at)) {
-                break;
-            }
-            engine.fold(e);
-        }
-        engine.foldUntil(at);
-        return engine;
+        List<Engine> there = new ArrayList<>();
+        walk(log, List.of(at), (moment, engine) -> there.add(engine));
+        return there.get(0);
     }
 
-    /** A readable summary, one line per object, pod worker and sandbox. */
+    /**
+     * Rebuilds the cores' state from {@code log} once, handing it to {@code visit} at each of {@code moments}, in time
+     * order: after every event that took effect by then (the log up to its first later event, a request to the API
+     * server taking effect at its answer, below) and every timer due by then. The state at many moments of one log
+     * for the cost of one fold; the engine is the same one throughout, so {@code visit} reads it and keeps none of it.
+     *
+     * <p>A request to the API server takes effect when the API server answers it: live, its store changes, and a
+     * GET or a watch sees the change, when it handles the request, and it appends its answer then (apiserver-svc),
+     * some milliseconds after the front door or a controller appended the request. Folded where it stands on the log,
+     * a request would show in the state before the API server served it; it is folded just before its answer (the
+     * first event from the API server it caused), or where it stands if the log holds no answer. And the log is
+     * folded in the order its events took effect, by those times (in log order on a tie): a topic of several
+     * partitions, read back, interleaves them as they were polled, so an event can come after a later one.
+     */
+    public static void walk(List<Event> log, List<Instant> moments, BiConsumer<Instant, Engine> visit) {
+        Engine engine = new Engine(Recording.of(log).kubelets());
+        List<Applied> applied = asApplied(log).stream().sorted(Comparator.comparing(Applied::at)).toList();
+        int next = 0;
+        for (Instant at : moments.stream().sorted().toList()) {
+            for (; next < applied.size() && !applied.get(next).at().isAfter(at); next++) {
+                engine.fold(applied.get(next).event());
+            }
+            engine.foldUntil(at);
+            visit.accept(at, engine);
+        }
+    }
+
+    /** An event of a log and when it took effect: its time, or its answer's for a request to the API server. */
+    record Applied(Event event, Instant at) {
+    }
+
+    /** The log in the order its events took effect: each request the API server answered moved to just before its answer. */
+    static List<Applied> asApplied(List<Event> log) {
+        Map<String, Integer> answerAt = new HashMap<>();
+        for (int i = log.size() - 1; i >= 0; i--) {
+            Event e = log.get(i);
+            if (e.causationId() != null && Registry.SOURCE.equals(e.source())) {
+                answerAt.put(e.causationId(), i);
+            }
+        }
+        Map<Integer, List<Event>> postponed = new HashMap<>();
+        List<Applied> applied = new ArrayList<>(log.size());
+        for (int i = 0; i < log.size(); i++) {
+            Event e = log.get(i);
+            postponed.getOrDefault(i, List.of()).forEach(request -> applied.add(new Applied(request, e.time())));
+            Integer answer = answerAt.get(e.id());
+            if (answer != null && answer > i) {
+                postponed.computeIfAbsent(answer, a -> new ArrayList<>()).add(e);
+            } else {
+                applied.add(new Applied(e, e.time()));
+            }
+        }
+        return applied;
+    }
+
+    /** A readable summary, one line per object, pod worker and sandbox, and a note per event a core skipped. */
     public static String text(Engine engine) {
         StringBuilder out = new StringBuilder();
         RegistryState registry = engine.apiServer();
@@ -69,6 +121,7 @@ public final class StateReport {
                 .append(s.subject()).append(" sandbox ").append(s.state()).append(" ip=").append(s.ip())
                 .append(s.containers().stream().map(StateReport::container).collect(Collectors.joining("", "", "")))
                 .append('\n')));
+        engine.skipped().forEach(n -> out.append("note: ").append(n).append('\n'));
         return out.toString();
     }
 

@@ -74,6 +74,37 @@ class EngineTest {
         assertEquals(Duration.ofSeconds(30), killAfterStop(old), "the spec's 30 s under force-delete-uses-spec-grace");
     }
 
+    /**
+     * A recorded fact whose data does not read as its type (a damaged record) is skipped by every core that cannot
+     * read it, as each service dead-letters it, and named; folding goes on and the state the rest leads to is kept.
+     */
+    @Test
+    void aFactWhoseDataDoesNotReadIsSkippedByEachCoreAndNamed() {
+        List<Event> recorded = Scenarios.run(Scenarios.node1(), Scenarios.twoPodsDeleted()).log();
+        Event created = recorded.stream().filter(e -> e.is(OBJECT_CREATED) && e.subject().equals(subject("graceful")))
+                .findFirst().orElseThrow();
+        Event damaged = new Event("00000000-0000-3000-8000-00000000000d", created.source(), OBJECT_UPDATED, created.subject(),
+                created.time(), created.correlationId(), created.id(), created.traceparent(),
+                io.podfall.model.Json.MAPPER.createObjectNode().put("object", "not an object")
+                .set("resource", io.podfall.model.Json.MAPPER.createArrayNode().add("pods")));
+        Engine engine = new Engine(Scenarios.node1());
+
+        for (Event e : recorded) {
+            engine.fold(e);
+            if (e == created) {
+                engine.fold(damaged);
+            }
+        }
+
+        assertTrue(engine.skipped().get(0).startsWith("controller manager skipped apiserver.ObjectUpdated " + subject("graceful")
+                + " 00000000-0000-3000-8000-00000000000d: data of apiserver.ObjectUpdated does not match its schema"),
+                engine.skipped().toString());
+        assertTrue(engine.skipped().stream().anyMatch(s -> s.startsWith("kubelet node-1 skipped ")), engine.skipped().toString());
+        assertTrue(engine.apiServer().list(io.podfall.model.k8s.ResourceType.PODS, null).isEmpty(),
+                "both pods' deletions folded to the end");
+        assertTrue(engine.runtime().runtime().sandboxes().values().stream().allMatch(java.util.Collection::isEmpty));
+    }
+
     private static Duration killAfterStop(Engine engine) {
         Event kill = engine.log().stream().filter(e -> e.is(CONTAINER_SIGNALLED) && "SIGKILL".equals(e.data().path("signal").asText()))
                 .findFirst().orElseThrow();

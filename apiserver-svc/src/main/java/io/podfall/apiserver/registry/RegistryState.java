@@ -51,6 +51,15 @@ public final class RegistryState {
         return objects.size();
     }
 
+    /**
+     * Moves the revision counter up to {@code revision} if it is behind: a write on the log that this state did not
+     * make (a log that holds only some flows of a recording, replayed in process) still took a revision, and the
+     * next write must come after it, or the informers that saw it would take the next as old news.
+     */
+    public void observeRevision(long revision) {
+        resourceVersion = Math.max(resourceVersion, revision);
+    }
+
     long nextResourceVersion() {
         return ++resourceVersion;
     }

@@ -38,11 +38,21 @@ public final class EventFile {
     public static Contents read(InputStream in) {
         List<Event> events = new ArrayList<>();
         Problems p = forEach(in, events::add);
-        return new Contents(List.copyOf(events), p.unreadable(), p.first());
+        return new Contents(List.copyOf(events), p.unreadable(), p.named().isEmpty() ? null : p.named().get(0));
     }
 
-    /** The lines of a file that were not readable events: how many, and the first one's line number and reason. */
-    public record Problems(int unreadable, String first) {
+    /**
+     * The lines of a file that were not readable events: how many, and the first {@link #NAMED} of them, each as its
+     * line number and the first line of its reason.
+     */
+    public record Problems(int unreadable, List<String> named) {
+        /** How many unreadable lines are named: enough to tell a damaged line from a newer writer's types. */
+        public static final int NAMED = 5;
+
+        /** {@code line 4: not JSON: ...; line 7: unknown event type ...}, and how many more there were. */
+        public String describe() {
+            return String.join("; ", named) + (unreadable > named.size() ? "; and " + (unreadable - named.size()) + " more" : "");
+        }
     }
 
     /**
@@ -51,7 +61,7 @@ public final class EventFile {
      */
     public static Problems forEach(InputStream in, Consumer<Event> sink) {
         int unreadable = 0;
-        String first = null;
+        List<String> named = new ArrayList<>();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
             int n = 0;
             for (String line = r.readLine(); line != null; line = r.readLine()) {
@@ -65,8 +75,8 @@ public final class EventFile {
                     EventCatalogue.check(e);
                 } catch (UnreadableEventException ex) {
                     unreadable++;
-                    if (first == null) {
-                        first = "line " + n + ": " + ex.getMessage();
+                    if (named.size() < Problems.NAMED) {
+                        named.add("line " + n + ": " + ex.getMessage().lines().findFirst().orElse(""));
                     }
                     continue;
                 }
@@ -75,7 +85,7 @@ public final class EventFile {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return new Problems(unreadable, first);
+        return new Problems(unreadable, List.copyOf(named));
     }
 
     public static void write(Writer out, List<Event> events) throws IOException {
