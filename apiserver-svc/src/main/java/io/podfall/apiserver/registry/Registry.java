@@ -269,7 +269,7 @@ public final class Registry implements Core<RegistryState> {
             throw StatusError.conflict("pods/binding", req.name(), "pod " + req.name() + " is already assigned to node "
                     + StatusError.quote(pod.getSpec().getNodeName()));
         }
-        Pod bound = copy(pod);
+        Pod bound = copy(state, pod);
         bound.getSpec().setNodeName(req.nodeName());
         PodStatus status = bound.getStatus() == null ? new PodStatus() : bound.getStatus();
         bound.setStatus(status);
@@ -286,12 +286,9 @@ public final class Registry implements Core<RegistryState> {
     private void updateStatus(RegistryState state, StatusUpdateRequest req, Effects.Builder out) {
         Pod pod = existingPod(state, req.namespace(), req.name());
         checkUid(ResourceType.PODS, pod, req.uid());
-        Pod updated = copy(pod);
+        Pod updated = copy(state, pod);
         updated.setStatus(req.status());
-        // etcd3's GuaranteedUpdate skips a write that changes nothing: no new revision, nothing to watch.
-        if (!sameContent(pod, updated)) {
-            write(state, out, EventTypes.POD_STATUS_UPDATED, ResourceType.PODS, updated);
-        }
+        writeIfChanged(state, out, EventTypes.POD_STATUS_UPDATED, ResourceType.PODS, pod, updated);
     }
 
     // --- update and patch: store.go Update with staging/.../registry/rest/update.go BeforeUpdate; a patch is
@@ -308,7 +305,7 @@ public final class Registry implements Core<RegistryState> {
             store(state, type, current, WorkloadStrategy.scaled(type, current, req.object(), req.name()), req.namespace(), req.name(), null, out);
             return;
         }
-        store(state, type, current, decode(type, withStoredParts(type, current, req.object(), subresource)), req.namespace(), req.name(),
+        store(state, type, current, decode(type, withStoredParts(state, type, current, req.object(), subresource)), req.namespace(), req.name(),
                 subresource, out);
     }
 
@@ -331,7 +328,7 @@ public final class Registry implements Core<RegistryState> {
             return;
         }
         JsonNode patched = Patches.apply(patchType, type, Json.tree(current), req.patch());
-        store(state, type, current, decode(type, withStoredParts(type, current, patched, subresource)), req.namespace(), req.name(),
+        store(state, type, current, decode(type, withStoredParts(state, type, current, patched, subresource)), req.namespace(), req.name(),
                 subresource, out);
     }
 
@@ -352,12 +349,12 @@ public final class Registry implements Core<RegistryState> {
      * spec (its finalizers) is not written by an update either: only {@code /finalize} does that, and it keeps
      * the status ({@code namespaceFinalizeStrategy}).
      */
-    static JsonNode withStoredParts(ResourceType type, HasMetadata current, JsonNode next, String subresource) {
+    private static JsonNode withStoredParts(RegistryState state, ResourceType type, HasMetadata current, JsonNode next, String subresource) {
         if (!(next instanceof ObjectNode body) || !Kinds.hasStatusSubresource(type)) {
             return next;
         }
         ObjectNode out = body.deepCopy();
-        JsonNode stored = Json.tree(current);
+        JsonNode stored = state.tree(current);
         List<String> kept = STATUS.equals(subresource) ? List.of("spec")
                 : type == ResourceType.NAMESPACES && !Kinds.FINALIZE.equals(subresource) ? List.of("spec", STATUS) : List.of(STATUS);
         for (String field : kept) {
@@ -435,7 +432,7 @@ public final class Registry implements Core<RegistryState> {
             }
         }
         if (next instanceof Pod) {
-            errors.addAll(validatePodUpdate((Pod) current, (Pod) next));
+            errors.addAll(validatePodUpdate(state, (Pod) current, (Pod) next));
         }
         if (!errors.isEmpty()) {
             throw StatusError.invalid(type, name, errors);
@@ -447,9 +444,9 @@ public final class Registry implements Core<RegistryState> {
             // The removal carries the object as this update left it (no finalizers), with the removal's resourceVersion.
             meta.setResourceVersion(Long.toString(state.nextResourceVersion()));
             state.remove(type, next);
-            out.emit(SOURCE, EventTypes.OBJECT_REMOVED, subject(type, next), ObjectChange.of(type, next));
-        } else if (!sameContent(current, next)) {
-            write(state, out, EventTypes.OBJECT_UPDATED, type, next);
+            emit(out, EventTypes.OBJECT_REMOVED, type, next, Json.tree(next));
+        } else {
+            writeIfChanged(state, out, EventTypes.OBJECT_UPDATED, type, current, next);
         }
     }
 
@@ -495,7 +492,7 @@ public final class Registry implements Core<RegistryState> {
      * change (upstream restricts only the spec: the garbage collector and the ReplicaSet controller patch a pod's
      * ownerReferences to orphan, release or adopt it).
      */
-    private static List<FieldError> validatePodUpdate(Pod current, Pod next) {
+    private static List<FieldError> validatePodUpdate(RegistryState state, Pod current, Pod next) {
         Pod munged = copy(next);
         ObjectMeta meta = munged.getMetadata();
         meta.setLabels(current.getMetadata().getLabels());
@@ -507,7 +504,7 @@ public final class Registry implements Core<RegistryState> {
         meta.setDeletionTimestamp(current.getMetadata().getDeletionTimestamp());
         meta.setDeletionGracePeriodSeconds(current.getMetadata().getDeletionGracePeriodSeconds());
         munged.setStatus(current.getStatus());
-        if (sameContent(current, munged)) {
+        if (state.tree(current).equals(Json.tree(munged))) {
             return List.of();
         }
         String field = Objects.equals(Json.tree(current.getSpec()), Json.tree(munged.getSpec())) ? "metadata" : "spec";
@@ -544,7 +541,7 @@ public final class Registry implements Core<RegistryState> {
         }
         DeleteOptions options = checkedOptions(req.options());
         Selectors selectors = Selectors.parse(type, req.fieldSelector(), req.labelSelector());
-        List<HasMetadata> matched = state.list(type, namespace).stream().filter(o -> selectors.matches(Json.tree(o))).toList();
+        List<HasMetadata> matched = state.list(type, namespace).stream().filter(o -> selectors.matches(state.tree(o))).toList();
         for (HasMetadata object : matched) {
             try {
                 deleteObject(state, type, object, options, out);
@@ -570,14 +567,14 @@ public final class Registry implements Core<RegistryState> {
         Pod pod = existingPod(state, req.namespace(), req.name());
         // getLatestPod: the preconditions are checked against the pod before the condition is written.
         checkPreconditions(ResourceType.PODS, pod, options);
-        Pod evicted = copy(pod);
+        Pod evicted = copy(state, pod);
         PodStatus status = evicted.getStatus() == null ? new PodStatus() : evicted.getStatus();
         evicted.setStatus(status);
         status.setConditions(PodStrategy.withCondition(status.getConditions(), new PodConditionBuilder().withType(PodStrategy.DISRUPTION_TARGET)
                 .withStatus("True").withReason("EvictionByEvictionAPI").withMessage("Eviction API: evicting")
                 .withLastTransitionTime(timestamp(out.causeTime())).build()));
-        if (!sameContent(pod, evicted)) {
-            pod = write(state, out, EventTypes.POD_STATUS_UPDATED, ResourceType.PODS, evicted);
+        if (writeIfChanged(state, out, EventTypes.POD_STATUS_UPDATED, ResourceType.PODS, pod, evicted)) {
+            pod = evicted;
             if (options.getPreconditions() != null && options.getPreconditions().getResourceVersion() != null) {
                 // The eviction made the write the precondition would now fail on: it moves to the new revision.
                 options = Json.convert(Json.tree(options), DeleteOptions.class);
@@ -641,7 +638,7 @@ public final class Registry implements Core<RegistryState> {
             }
         }
         if (meta.getDeletionTimestamp() == null) {
-            Namespace next = copy(current);
+            Namespace next = copy(state, current);
             NamespaceStrategy.markTerminating(next, options, timestamp(out.causeTime()));
             write(state, out, EventTypes.OBJECT_MARKED_TERMINATING, ResourceType.NAMESPACES, next);
         } else if (NamespaceStrategy.isFinalized(current)) {
@@ -655,7 +652,7 @@ public final class Registry implements Core<RegistryState> {
         // delete.go: negative values are treated as 1s on the delete path.
         Long requested = options.getGracePeriodSeconds() != null && options.getGracePeriodSeconds() < 0 ? Long.valueOf(1) : options.getGracePeriodSeconds();
 
-        HasMetadata next = copy(current);
+        HasMetadata next = copy(state, current);
         ObjectMeta meta = next.getMetadata();
         boolean wasTerminating = meta.getDeletionTimestamp() != null;
         boolean graceful;
@@ -696,15 +693,16 @@ public final class Registry implements Core<RegistryState> {
         // Upstream writes the update before the removal only for a graceful delete; the podfall protocol folds a
         // terminating pod's last shortening (the kubelet's final delete with grace 0) into the removal, whose
         // data carries that last state, so watchers see one fact: the pod is gone.
-        boolean writeUpdate = !sameContent(current, next) && (!remove || (graceful && !wasTerminating));
-        if (writeUpdate) {
-            next = write(state, out, EventTypes.OBJECT_MARKED_TERMINATING, type, next);
+        ObjectNode json = (ObjectNode) Json.tree(next);
+        if (!state.tree(current).equals(json) && (!remove || (graceful && !wasTerminating))) {
+            write(state, out, EventTypes.OBJECT_MARKED_TERMINATING, type, next, json);
         }
         if (remove) {
-            HasMetadata last = copy(next);
-            last.getMetadata().setResourceVersion(Long.toString(state.nextResourceVersion()));
-            state.remove(type, last);
-            out.emit(SOURCE, EventTypes.OBJECT_REMOVED, subject(type, last), ObjectChange.of(type, last));
+            // The last state, with the removal's resourceVersion; the object written just now stays as stored.
+            ObjectNode last = json.deepCopy();
+            setResourceVersion(last, Long.toString(state.nextResourceVersion()));
+            state.remove(type, next);
+            emit(out, EventTypes.OBJECT_REMOVED, type, next, last);
         }
     }
 
@@ -775,12 +773,54 @@ public final class Registry implements Core<RegistryState> {
 
     // --- storage ---
 
-    private static <T extends HasMetadata> T write(RegistryState state, Effects.Builder out, String type,
-                                                   ResourceType resource, T object) {
+    private static void write(RegistryState state, Effects.Builder out, String type, ResourceType resource, HasMetadata object) {
         object.getMetadata().setResourceVersion(Long.toString(state.nextResourceVersion()));
-        state.put(resource, object);
-        out.emit(SOURCE, type, subject(resource, object), ObjectChange.of(resource, object));
-        return object;
+        JsonNode json = Json.tree(object);
+        state.put(resource, object, json);
+        emit(out, type, resource, object, json.deepCopy());
+    }
+
+    /**
+     * A write of an object whose JSON was made before (to compare it with the stored one): the new resourceVersion
+     * is set in both, so the object is serialized once. {@code json} has the field already, as an update carries the
+     * stored resourceVersion, so setting it there keeps the order of the object's serialization.
+     */
+    private static void write(RegistryState state, Effects.Builder out, String type, ResourceType resource, HasMetadata object,
+                              ObjectNode json) {
+        String version = Long.toString(state.nextResourceVersion());
+        object.getMetadata().setResourceVersion(version);
+        setResourceVersion(json, version);
+        state.put(resource, object, json);
+        emit(out, type, resource, object, json.deepCopy());
+    }
+
+    /**
+     * Writes {@code next} in place of {@code current} unless it changes nothing: etcd3's GuaranteedUpdate skips
+     * such a write (no new revision, nothing to watch). Whether it wrote.
+     */
+    private static boolean writeIfChanged(RegistryState state, Effects.Builder out, String type, ResourceType resource,
+                                          HasMetadata current, HasMetadata next) {
+        ObjectNode json = (ObjectNode) Json.tree(next);
+        if (state.tree(current).equals(json)) {
+            return false;
+        }
+        write(state, out, type, resource, next, json);
+        return true;
+    }
+
+    private static void setResourceVersion(ObjectNode json, String version) {
+        if (!json.path("metadata").has("resourceVersion")) {
+            throw new IllegalStateException("an update of an object without its resourceVersion");
+        }
+        ((ObjectNode) json.get("metadata")).put("resourceVersion", version);
+    }
+
+    /**
+     * The fact of a write: the data an {@link ObjectChange} of {@code json}, the object's JSON, which the fact
+     * takes as it is (a copy the registry keeps nothing of).
+     */
+    private static void emit(Effects.Builder out, String type, ResourceType resource, HasMetadata object, JsonNode json) {
+        out.emit(SOURCE, type, subject(resource, object), Json.MAPPER.createObjectNode().put("resource", resource.plural()).set("object", json));
     }
 
     private static Pod existingPod(RegistryState state, String namespace, String name) {
@@ -825,8 +865,10 @@ public final class Registry implements Core<RegistryState> {
         return (T) Json.convert(Json.tree(object), object.getClass());
     }
 
-    private static boolean sameContent(HasMetadata a, HasMetadata b) {
-        return Objects.equals(Json.tree(a), Json.tree(b));
+    /** A copy of a stored object, read from the JSON kept of it. */
+    @SuppressWarnings("unchecked")
+    private static <T extends HasMetadata> T copy(RegistryState state, T object) {
+        return (T) Json.convert(state.tree(object), object.getClass());
     }
 
     /** metav1.Time: RFC 3339 in whole seconds, as the API server serializes it. */

@@ -1,13 +1,17 @@
 package io.podfall.apiserver.registry;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -23,6 +27,12 @@ public final class RegistryState {
 
     /** Stored objects in etcd key order ({@code /registry/<resource>/<namespace>/<name>}), so lists come sorted as upstream. */
     private final TreeMap<ObjectKey, HasMetadata> objects = new TreeMap<>();
+    /**
+     * The JSON of each stored object, made when it was written, so a later write copies and compares it without
+     * serializing it again. Never handed out (what leaves the registry is a copy of it), and a stored object is
+     * never changed in place, so it stays the object's JSON.
+     */
+    private final Map<HasMetadata, JsonNode> trees = new IdentityHashMap<>();
     /** The last resourceVersion handed out: one global counter, incremented by every write, like etcd's revision. */
     private long resourceVersion;
     /** Ids of the most recent requests handled, oldest first; a request seen again changes nothing. */
@@ -64,12 +74,23 @@ public final class RegistryState {
         return ++resourceVersion;
     }
 
-    void put(ResourceType type, HasMetadata object) {
-        objects.put(ObjectKey.of(type, object.getMetadata().getNamespace(), object.getMetadata().getName()), object);
+    /** Stores {@code object}, whose JSON {@code tree} is, in place of the object of its key. */
+    void put(ResourceType type, HasMetadata object, JsonNode tree) {
+        trees.remove(objects.put(ObjectKey.of(type, object.getMetadata().getNamespace(), object.getMetadata().getName()), object));
+        trees.put(object, tree);
     }
 
     void remove(ResourceType type, HasMetadata object) {
-        objects.remove(ObjectKey.of(type, object.getMetadata().getNamespace(), object.getMetadata().getName()));
+        trees.remove(objects.remove(ObjectKey.of(type, object.getMetadata().getNamespace(), object.getMetadata().getName())));
+    }
+
+    /**
+     * The JSON of {@code object}: kept from its write if it is a stored object, else made now. Read only: the
+     * registry copies it before anything changes it or it leaves.
+     */
+    JsonNode tree(HasMetadata object) {
+        JsonNode stored = trees.get(object);
+        return stored != null ? stored : Json.tree(object);
     }
 
     /** Records a request id; false if it was handled before (a duplicate on the log). */
