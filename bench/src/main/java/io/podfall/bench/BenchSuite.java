@@ -14,9 +14,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -48,8 +51,19 @@ final class BenchSuite implements AutoCloseable {
      * carries.
      */
     static BenchSuite start(RunOptions run, String workload, int nodes, double timeScale) {
+        return start(run, workload, nodes, timeScale, 256);
+    }
+
+    /**
+     * As {@link #start(RunOptions, String, int, double)}, each service's heap capped at {@code heapMb} unless
+     * {@code --service-jvm-option} sets {@code -Xmx}: a cap only, the heap grows to what the service holds.
+     */
+    static BenchSuite start(RunOptions run, String workload, int nodes, double timeScale, long heapMb) {
         Path workDir = run.workDir.resolve(workload).toAbsolutePath();
         deleteRecursively(workDir);
+        if (run.jfr) {
+            createDirectories(workDir.resolve("jfr"));
+        }
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put("podfall.kubelet.nodes", nodeNames(nodes));
         if (timeScale > 1) {
@@ -58,9 +72,13 @@ final class BenchSuite implements AutoCloseable {
         }
         Progress.say("%s: starting a broker and the four services (%d nodes, time-scale %s) in %s", workload, nodes,
                 timeScale, workDir);
+        List<String> jvm = new ArrayList<>(run.serviceJvmOptions(workDir));
+        if (jvm.stream().noneMatch(o -> o.startsWith("-Xmx"))) {
+            jvm.add(0, "-Xmx" + heapMb + "m");
+        }
         long t0 = System.nanoTime();
         Suite suite = Suite.start(new Suite.Options(run.project.toAbsolutePath(), workDir, null, 0, 0, 0, TOPIC,
-                timeScale, Duration.ofSeconds(300)), new Suite.Tuning(settings, run.serviceJvmOptions));
+                timeScale, Duration.ofSeconds(300)), new Suite.Tuning(settings, jvm));
         double seconds = (System.nanoTime() - t0) / 1e9;
         Progress.say("%s: all healthy in %.1f s", workload, seconds);
         return new BenchSuite(suite, seconds);
@@ -95,22 +113,60 @@ final class BenchSuite implements AutoCloseable {
         }
     }
 
-    /** Resident and peak resident memory (VmRSS, VmHWM) of each service and of the broker, in bytes. */
-    Map<String, long[]> memory() {
-        Map<String, long[]> out = new LinkedHashMap<>();
-        for (ServiceProcess s : suite.services()) {
-            out.put(s.name(), Rss.of(s.pid()));
-        }
-        suite.ownBroker().ifPresent(b -> out.put("broker", Rss.of(b.pid())));
+    /**
+     * A process's memory in bytes: resident now and at its peak, and (a service's) live Java heap, what its heap
+     * holds after a full collection, else -1.
+     */
+    record Memory(long rss, long peakRss, long liveHeap) {
+    }
+
+    /**
+     * The memory of each service and of the broker: every process's RSS first, then each service's live heap (a
+     * full collection, {@code jcmd PID GC.run}, then its {@code jvm_memory_used_bytes}), which may shrink its heap.
+     */
+    Map<String, Memory> memory() {
+        Map<String, long[]> rss = new LinkedHashMap<>();
+        suite.services().forEach(s -> rss.put(s.name(), Rss.of(s.pid())));
+        suite.ownBroker().ifPresent(b -> rss.put("broker", Rss.of(b.pid())));
+        Map<String, Memory> out = new LinkedHashMap<>();
+        rss.forEach((name, r) -> {
+            long live = -1;
+            if (suite.service(name) != null) {
+                fullGc(suite.service(name).pid());
+                live = metric(name, "jvm_memory_used_bytes", "area=\"heap\"");
+            }
+            out.put(name, new Memory(r[0], r[1], live));
+        });
         return out;
     }
 
-    /** A gauge of the runtime, {@code podfall_runtime_sandboxes} say, from its {@code /q/metrics}. */
-    long runtimeGauge(String name) {
-        String metrics = get("http://127.0.0.1:" + suite.service("runtime-svc").port() + "/q/metrics");
-        return metrics.lines().filter(l -> l.startsWith(name + " ") || l.startsWith(name + "{"))
-                .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
-                .findFirst().orElseThrow(() -> new IllegalStateException("runtime-svc has no gauge " + name));
+    private static void fullGc(long pid) {
+        try {
+            Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                    Long.toString(pid), "GC.run").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!jcmd.waitFor(60, TimeUnit.SECONDS) || jcmd.exitValue() != 0) {
+                throw new IllegalStateException("jcmd " + pid + " GC.run failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run jcmd", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * The sum of a metric's series on a service's {@code /q/metrics} whose labels contain {@code labels} (Prometheus
+     * text: {@code name{labels} value}); fails if it has none.
+     */
+    long metric(String service, String name, String labels) {
+        String metrics = get("http://127.0.0.1:" + suite.service(service).port() + "/q/metrics");
+        List<String> series = metrics.lines().filter(l -> l.startsWith(name + " ") || l.startsWith(name + "{"))
+                .filter(l -> l.contains(labels)).toList();
+        if (series.isEmpty()) {
+            throw new IllegalStateException(service + " has no metric " + name + " with " + labels);
+        }
+        return (long) series.stream().mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
     }
 
     /**
@@ -121,7 +177,8 @@ final class BenchSuite implements AutoCloseable {
         Instant deadline = Instant.now().plus(timeout);
         long[] held;
         do {
-            held = new long[] {runtimeGauge("podfall_runtime_sandboxes"), runtimeGauge("podfall_runtime_pod_ips")};
+            held = new long[] {metric("runtime-svc", "podfall_runtime_sandboxes", ""),
+                metric("runtime-svc", "podfall_runtime_pod_ips", "")};
             if (held[0] == 0 && held[1] == 0) {
                 return held;
             }
@@ -145,6 +202,14 @@ final class BenchSuite implements AutoCloseable {
     @Override
     public void close() {
         suite.close();
+    }
+
+    private static void createDirectories(Path dir) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     static void deleteRecursively(Path dir) {

@@ -5,21 +5,13 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.EventCodec;
 import io.podfall.model.event.EventTypes;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +23,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
 
 /**
  * The raw Kafka ceiling: what the broker does with the suite's records and nothing else. One producer with the
@@ -85,7 +76,7 @@ final class Ceiling {
         AtomicLong lastReceivedNanos = new AtomicLong();
         List<Long> loaded = new ArrayList<>();
         AtomicReference<CompletableFuture<Long>> ping = new AtomicReference<>();
-        try (Reader reader = new Reader(bootstrap, topic, partitions, r -> {
+        try (PartitionReader reader = new PartitionReader(bootstrap, topic, "bench-ceiling-consumer", batch -> batch.forEach(r -> {
             // only this thread writes: what it adds before counting is seen by whoever reads the count
             if (received.get() < records) {
                 loaded.add(System.currentTimeMillis() - r.timestamp());
@@ -95,7 +86,7 @@ final class Ceiling {
                 received.incrementAndGet();
                 ping.get().complete(System.nanoTime());
             }
-        }); KafkaProducer<String, byte[]> producer = producer(bootstrap)) {
+        })); KafkaProducer<String, byte[]> producer = producer(bootstrap)) {
             long bytes = 0;
             long start = System.nanoTime();
             AtomicReference<Exception> failed = new AtomicReference<>();
@@ -148,57 +139,5 @@ final class Ceiling {
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
                 ProducerConfig.LINGER_MS_CONFIG, 1),
                 new StringSerializer(), new ByteArraySerializer());
-    }
-
-    /** The consumer, on a thread of its own, with the services' consumer settings. */
-    private static final class Reader implements AutoCloseable {
-        private final KafkaConsumer<String, byte[]> consumer;
-        private final Thread thread;
-        private volatile RuntimeException failure;
-
-        Reader(String bootstrap, String topic, int partitions, Consumer<ConsumerRecord<String, byte[]>> sink) {
-            consumer = new KafkaConsumer<>(Map.of(
-                    ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                    ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-                    ConsumerConfig.FETCH_MIN_BYTES_CONFIG, 1,
-                    ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1000),
-                    new StringDeserializer(), new ByteArrayDeserializer());
-            List<TopicPartition> all = new ArrayList<>();
-            for (int p = 0; p < partitions; p++) {
-                all.add(new TopicPartition(topic, p));
-            }
-            consumer.assign(all);
-            consumer.seekToBeginning(all);
-            thread = new Thread(() -> {
-                try {
-                    while (true) {
-                        consumer.poll(Duration.ofMillis(100)).forEach(sink);
-                    }
-                } catch (WakeupException e) {
-                    // closed
-                } catch (RuntimeException e) {
-                    failure = e;
-                }
-            }, "bench-ceiling-consumer");
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        void check() {
-            if (failure != null) {
-                throw new IllegalStateException("the ceiling's consumer failed: " + failure, failure);
-            }
-        }
-
-        @Override
-        public void close() {
-            consumer.wakeup();
-            try {
-                thread.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            consumer.close();
-        }
     }
 }

@@ -87,8 +87,10 @@ final class LatencyBench {
                 }
                 long[] held = suite.awaitRuntimeEmpty(Duration.ofSeconds(30));
                 tap.awaitCaughtUp(Duration.ofSeconds(60));
-                return report(machine, timed, byId, List.copyOf(log), held,
+                Report report = report(machine, timed, byId, List.copyOf(log), held,
                         api.get(pods + selector).body().path("items").size());
+                tap.check(report);
+                return report;
             }
         }
     }
