@@ -32,6 +32,9 @@ public final class Bench {
     public static void main(String[] args) {
         System.exit(new CommandLine(new Bench()).setExecutionExceptionHandler((e, cmd, parsed) -> {
             cmd.getErr().println("bench: " + e.getMessage());
+            if (e instanceof IllegalArgumentException) {
+                return 2;
+            }
             e.printStackTrace(cmd.getErr());
             return 3;
         }).execute(args));

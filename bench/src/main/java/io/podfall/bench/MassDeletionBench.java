@@ -220,8 +220,9 @@ final class MassDeletionBench {
         }
         double seconds = (watched - sent) / 1e6;
         Progress.say("%s: the Deployment is gone %.1f s after its DELETE", workload, seconds);
-        long[] runtimeHeld = suite.awaitRuntimeEmpty(Duration.ofSeconds(60));
-        tap.awaitCaughtUp(Duration.ofSeconds(120));
+        // housekeeping removes the sandboxes just after the pods, and the reader writes the whole log: both may lag
+        long[] runtimeHeld = suite.awaitRuntimeEmpty(Duration.ofSeconds(60).plusMillis(2L * replicas));
+        tap.awaitCaughtUp(Duration.ofSeconds(120).plusMillis(5L * replicas));
         long logAfter = BrokerLog.bytes(suite.bootstrap(), BenchSuite.TOPIC);
         Map<String, BenchSuite.Memory> after = suite.memory();
 
