@@ -89,7 +89,7 @@ class CrashIT {
         Path work = Files.createTempDirectory("podfall-crash-");
         try (Suite running = Suite.start(new Suite.Options(Path.of(System.getProperty("podfall.project.root", "..")),
                 work, broker.bootstrapServers(), 0, 0, 0, TOPIC, TIME_SCALE, Duration.ofSeconds(300)),
-                Map.of("podfall.kubelet.nodes", String.join(",", NODES)))) {
+                new Suite.Tuning(Map.of("podfall.kubelet.nodes", String.join(",", NODES)), List.of()))) {
             suite = running;
             api = new ApiClient(running.apiserverUrl());
             for (int round = 1; soak.goesOn(round, started); round++) {

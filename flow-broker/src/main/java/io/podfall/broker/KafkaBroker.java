@@ -108,6 +108,14 @@ public final class KafkaBroker implements Broker {
         return this;
     }
 
+    /** The broker's process id, while it runs (for its memory, say). */
+    public long pid() {
+        if (process == null) {
+            throw new IllegalStateException("the broker is not running");
+        }
+        return process.pid();
+    }
+
     public boolean isAlive() {
         return process != null && process.isAlive();
     }

@@ -40,7 +40,7 @@ public record Stats(int flows, int completed, int rejected, int killed, int inEn
 
     /** n values, in milliseconds. */
     public record Summary(int n, long p50, long p90, long p99, long max) {
-        static Summary of(List<Long> values) {
+        public static Summary of(List<Long> values) {
             List<Long> sorted = values.stream().sorted().toList();
             return new Summary(sorted.size(), rank(sorted, 50), rank(sorted, 90), rank(sorted, 99),
                     sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1));

@@ -31,13 +31,15 @@ public final class ServiceProcess {
         this.process = process;
     }
 
-    static ServiceProcess start(Path projectRoot, String name, int port, Map<String, String> config, Path logDir) {
+    static ServiceProcess start(Path projectRoot, String name, int port, Map<String, String> config,
+                                List<String> jvmOptions, Path logDir) {
         Path jar = projectRoot.resolve(name).resolve("target/quarkus-app/quarkus-run.jar");
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(jar + " is missing: build the suite first (./mvnw -B package -DskipTests)");
         }
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-XX:+UseSerialGC", "-Dquarkus.http.port=" + port));
+        cmd.addAll(jvmOptions);
         config.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         cmd.addAll(List.of("-jar", jar.toString()));
         Path log = logDir.resolve(name + ".log");

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The whole suite on this machine: a Kafka broker (unless one is given) and the four services, each a process
@@ -24,11 +25,13 @@ public final class Suite implements AutoCloseable {
     /** What every service is given: the broker, the topic, and one simulated clock. */
     private final Map<String, String> config = new LinkedHashMap<>();
     private final Map<String, ServiceProcess> services = new LinkedHashMap<>();
+    private final List<String> jvmOptions;
 
-    private Suite(Options options, KafkaBroker ownBroker, String bootstrap) {
+    private Suite(Options options, Tuning tuning, KafkaBroker ownBroker, String bootstrap) {
         this.options = options;
         this.ownBroker = ownBroker;
         this.bootstrap = bootstrap;
+        this.jvmOptions = tuning.jvmOptions();
         config.put("kafka.bootstrap.servers", bootstrap);
         config.put("podfall.topic", options.topic());
         config.put("podfall.time-scale", Double.toString(options.timeScale()));
@@ -36,6 +39,7 @@ public final class Suite implements AutoCloseable {
         config.put("podfall.time-origin", Instant.now().toString());
         // One kubelet with one node of a fixed name, whatever this machine is called.
         config.put("podfall.kubelet.nodes", "node-1");
+        config.putAll(tuning.settings());
     }
 
     /** Settings of one run. {@code apiserverPort} 0 and {@code servicePortBase} 0 mean free ports. */
@@ -43,23 +47,26 @@ public final class Suite implements AutoCloseable {
                           int servicePortBase, String topic, double timeScale, Duration startTimeout) {
     }
 
-    public static Suite start(Options o) {
-        return start(o, Map.of());
+    /**
+     * What a benchmark changes for every service: settings on top of the suite's ({@code podfall.kubelet.nodes},
+     * say) and JVM options after the defaults (a larger {@code -Xmx} wins over the default one).
+     */
+    public record Tuning(Map<String, String> settings, List<String> jvmOptions) {
+        public static final Tuning NONE = new Tuning(Map.of(), List.of());
     }
 
-    /**
-     * Starts the suite with settings of its own on top of the defaults (several nodes for the kubelet, say); they
-     * hold for every later {@link #restart(String)} too.
-     */
-    public static Suite start(Options o, Map<String, String> settings) {
+    public static Suite start(Options o) {
+        return start(o, Tuning.NONE);
+    }
+
+    public static Suite start(Options o, Tuning tuning) {
         KafkaBroker broker = null;
         String bootstrap = o.bootstrap();
         if (bootstrap == null) {
             broker = KafkaBroker.at(o.workDir().resolve("kafka"), o.brokerPort()).start(o.startTimeout());
             bootstrap = broker.bootstrapServers();
         }
-        Suite suite = new Suite(o, broker, bootstrap);
-        suite.config.putAll(settings);
+        Suite suite = new Suite(o, tuning, broker, bootstrap);
         try {
             Instant deadline = Instant.now().plus(o.startTimeout());
             for (int i = 0; i < SERVICES.size(); i++) {
@@ -104,7 +111,8 @@ public final class Suite implements AutoCloseable {
     private ServiceProcess launch(String name, int port, Map<String, String> settings) {
         Map<String, String> merged = new LinkedHashMap<>(config);
         merged.putAll(settings);
-        ServiceProcess p = ServiceProcess.start(options.projectRoot(), name, port, merged, options.workDir().resolve("logs"));
+        ServiceProcess p = ServiceProcess.start(options.projectRoot(), name, port, merged, jvmOptions,
+                options.workDir().resolve("logs"));
         services.put(name, p);
         return p;
     }
@@ -120,6 +128,11 @@ public final class Suite implements AutoCloseable {
 
     public String apiserverUrl() {
         return "http://127.0.0.1:" + services.get("apiserver-svc").port();
+    }
+
+    /** The broker this suite started, if it started one (not with {@code bootstrap} given). */
+    public Optional<KafkaBroker> ownBroker() {
+        return Optional.ofNullable(ownBroker);
     }
 
     public List<ServiceProcess> services() {

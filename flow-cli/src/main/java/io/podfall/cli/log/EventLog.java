@@ -152,16 +152,22 @@ public final class EventLog implements AutoCloseable {
     private void decode(ConsumerRecord<String, byte[]> r, Consumer<Event> sink) {
         Event e;
         try {
-            e = EventCodec.decode(name -> {
-                Header h = r.headers().lastHeader(name);
-                return h == null ? null : h.value();
-            }, r.value());
-            EventCatalogue.check(e);
+            e = decode(r);
         } catch (UnreadableEventException ex) {
             unreadable++;
             return;
         }
         sink.accept(e);
+    }
+
+    /** The event a record holds, if it is one of the catalogue. */
+    public static Event decode(ConsumerRecord<String, byte[]> r) {
+        Event e = EventCodec.decode(name -> {
+            Header h = r.headers().lastHeader(name);
+            return h == null ? null : h.value();
+        }, r.value());
+        EventCatalogue.check(e);
+        return e;
     }
 
     private boolean reached(Map<TopicPartition, Long> end) {

@@ -35,6 +35,16 @@ public final class RuntimeState {
         return onNode == null ? 0 : onNode.size();
     }
 
+    /** Sandboxes held on every node: 0 once every pod is gone and housekeeping removed its sandbox. */
+    public int sandboxCount() {
+        return sandboxes.values().stream().mapToInt(Map::size).sum();
+    }
+
+    /** Pod IPs in use on every node: 0 once every sandbox is stopped, else an IP leaked. */
+    public int ipsInUse() {
+        return ipPools.values().stream().mapToInt(IpPool::inUse).sum();
+    }
+
     /** The node's IP pool, made on first use: a node's runtime exists from the first request that names it. */
     IpPool ipPool(String node) {
         return ipPools.computeIfAbsent(node, IpPool::forNode);

@@ -368,6 +368,23 @@ class ContainerRuntimeTest {
         assertTrue(state.sandbox(NODE, "u1").isEmpty());
     }
 
+    @Test
+    void sandboxesAndIpsAreCountedUntilTheSandboxIsStoppedAndRemoved() {
+        running(aPod("web-1").withUid("u1").onNode(NODE).build());
+        runPodSandbox(aPod("web-2").withUid("u2").onNode("node-2").build(), T0);
+        assertEquals(2, state.sandboxCount());
+        assertEquals(2, state.ipsInUse());
+
+        stopPodSandbox("u1", T0.plusSeconds(1));
+        assertEquals(2, state.sandboxCount(), "a stopped sandbox is held until it is removed");
+        assertEquals(1, state.ipsInUse(), "its IP is released when it stops");
+
+        removePodSandbox("u1", T0.plusSeconds(2));
+        handle(request(EventTypes.REMOVE_POD_SANDBOX_REQUESTED, new SandboxRef("node-2", "u2"), T0.plusSeconds(2)));
+        assertEquals(0, state.sandboxCount(), "on every node");
+        assertEquals(0, state.ipsInUse(), "on every node");
+    }
+
     // --- idempotence ---
 
     @Test
