@@ -606,11 +606,7 @@ public final class Registry implements Core<RegistryState> {
         if (options.isMissingNode() || options.isNull()) {
             return new DeleteOptions();
         }
-        try {
-            return Json.convert(options, DeleteOptions.class);
-        } catch (IllegalArgumentException e) {
-            throw StatusError.badRequest(EVICTION_KIND + " in version \"" + apiVersion + "\" cannot be handled as a Eviction: " + e.getMessage());
-        }
+        return DeleteOptionsReader.read(options, EVICTION_KIND + " in version \"" + apiVersion + "\" cannot be handled as a Eviction: ");
     }
 
     /** The options of a delete as its handler accepts them: no dry run, and valid ({@link #validateOptions}). */
