@@ -21,18 +21,32 @@ public class ErrorResponses {
         return Responses.status(forCode(e.getResponse().getStatus(), e.getMessage()));
     }
 
-    /** A path no resource serves reaches the end of the router: 404 as the API server says it. */
+    /**
+     * A path no resource serves reaches the end of the router: 404 as the API server says it. A request the router
+     * fails before any handler answers (a path with a malformed percent-escape: 400; a chunked body over the
+     * {@code quarkus.http.limits.max-body-size} of {@link RequestLimits}: 413) gets a Status too, where the framework
+     * would end it with an empty body.
+     */
     void unknownPaths(@Observes Router router) {
         router.route().order(Integer.MAX_VALUE).handler(ctx -> Responses.end(ctx, StatusError.pathNotFound()));
+        router.route().order(-30).failureHandler(ctx -> {
+            if (ctx.response().ended() || ctx.response().headWritten()) {
+                ctx.next();
+                return;
+            }
+            Throwable failure = ctx.failure();
+            Responses.end(ctx, forCode(ctx.statusCode(), failure == null ? "the request could not be read" : failure.getMessage()));
+        });
     }
 
+    /** The Status of a refusal known only by its HTTP code; -1 (an exception, no code) is a 500. */
     static StatusError forCode(int code, String message) {
         return switch (code) {
             case 404 -> StatusError.pathNotFound();
             case 405 -> StatusError.methodNotAllowed();
+            case 413 -> StatusError.requestEntityTooLarge("limit is " + RequestLimits.MAX_REQUEST_BODY_BYTES);
             case 415 -> StatusError.unsupportedMediaType("unknown");
-            case 400 -> StatusError.badRequest(message);
-            default -> StatusError.internal(message);
+            default -> code >= 400 && code < 500 ? StatusError.badRequest(message) : StatusError.internal(message);
         };
     }
 }

@@ -7,9 +7,10 @@ import jakarta.enterprise.event.Observes;
 
 /**
  * kube-apiserver's request body limit ({@code --max-request-bytes}, 3 MiB), answered as it answers it: a 413
- * Status, before the body is read. Quarkus's own limit ({@code quarkus.http.limits.max-body-size}, set a little
- * higher) stays as the hard cap for a chunked body, which declares no length; within it, a body too large to be an
- * event on the log still gets a 413 Status from {@link RequestTracker}.
+ * Status, before the body is read. Quarkus's own limit ({@code quarkus.http.limits.max-body-size}, the same 3 MiB)
+ * refuses a chunked body, which declares no length, once it has read past the limit (its 413 becomes a Status in
+ * {@link ErrorResponses}), as upstream's {@code limitedReadBody} does; within it, a body too large to be an event on
+ * the log still gets a 413 Status from {@link RequestTracker}.
  */
 @ApplicationScoped
 public class RequestLimits {
