@@ -112,6 +112,27 @@ final class ApiPaths {
                 .findFirst().orElseThrow(StatusError::pathNotFound);
     }
 
+    /**
+     * A name that is a dot segment would address another resource once the path is normalized ({@code pods/..} is
+     * the namespace): upstream refuses it as a key of the store, before any lookup
+     * ({@code staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go} NamespaceKeyFunc, with
+     * {@code IsValidPathSegmentName} of {@code staging/src/k8s.io/apimachinery/pkg/api/validation/path/name.go}).
+     *
+     * @param rawPath the request's path as sent, not decoded
+     * @throws StatusError 400 for a segment that decodes to "." or ".."
+     */
+    static void requireNoDotSegments(String rawPath) {
+        if (rawPath == null) {
+            return;
+        }
+        for (String segment : rawPath.split("/")) {
+            String decoded = segment.replace("%2e", ".").replace("%2E", ".");
+            if (decoded.equals(".") || decoded.equals("..")) {
+                throw StatusError.badRequest("Name parameter invalid: \"" + decoded + "\": may not be '" + decoded + "'");
+            }
+        }
+    }
+
     private static String at(String[] segments, int i) {
         return i < segments.length ? segments[i] : null;
     }

@@ -2,6 +2,7 @@ package io.podfall.apiserver.rest;
 
 import io.podfall.apiserver.registry.StatusError;
 import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.ws.rs.WebApplicationException;
@@ -29,14 +30,31 @@ public class ErrorResponses {
      */
     void unknownPaths(@Observes Router router) {
         router.route().order(Integer.MAX_VALUE).handler(ctx -> Responses.end(ctx, StatusError.pathNotFound()));
-        router.route().order(-30).failureHandler(ctx -> {
-            if (ctx.response().ended() || ctx.response().headWritten()) {
+        router.route().order(-30).failureHandler(ErrorResponses::failed);
+        // A path that cannot be decoded matches no route, so no failure handler: the router's error handler answers.
+        router.errorHandler(400, ErrorResponses::failed);
+        router.errorHandler(413, ErrorResponses::failed);
+        // Ahead of the router's path normalization, which would resolve "pods/.." to the namespace itself.
+        router.route().order(-40).handler(ctx -> {
+            try {
+                ApiPaths.requireNoDotSegments(ctx.request().path());
                 ctx.next();
-                return;
+            } catch (StatusError e) {
+                Responses.end(ctx, e);
             }
-            Throwable failure = ctx.failure();
-            Responses.end(ctx, forCode(ctx.statusCode(), failure == null ? "the request could not be read" : failure.getMessage()));
         });
+    }
+
+    private static void failed(RoutingContext ctx) {
+        if (ctx.response().ended() || ctx.response().headWritten()) {
+            if (!ctx.response().ended()) {
+                ctx.response().end();
+            }
+            return;
+        }
+        Throwable failure = ctx.failure();
+        Responses.end(ctx, forCode(ctx.statusCode(), failure == null || failure.getMessage() == null
+                ? "the request could not be read" : failure.getMessage()));
     }
 
     /** The Status of a refusal known only by its HTTP code; -1 (an exception, no code) is a 500. */

@@ -14,7 +14,6 @@ import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.k8s.ResourceType;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 
@@ -108,7 +107,8 @@ final class RequestBodies {
      */
     static DeleteOptions deleteOptions(String contentType, byte[] body, String gracePeriodSeconds, String propagationPolicy,
                                        List<String> dryRun) {
-        if (body != null && !new String(body, StandardCharsets.UTF_8).isBlank()) {
+        // len(body) > 0, as delete.go: whitespace is a body, and no DeleteOptions.
+        if (body != null && body.length > 0) {
             requireJson(contentType);
             JsonNode tree = parse(body);
             if (!tree.isObject()) {

@@ -2,15 +2,16 @@ package io.podfall.apiserver.rest;
 
 import io.podfall.apiserver.registry.StatusError;
 import io.vertx.ext.web.Router;
+import io.vertx.ext.web.handler.BodyHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 
 /**
  * kube-apiserver's request body limit ({@code --max-request-bytes}, 3 MiB), answered as it answers it: a 413
- * Status, before the body is read. Quarkus's own limit ({@code quarkus.http.limits.max-body-size}, the same 3 MiB)
- * refuses a chunked body, which declares no length, once it has read past the limit (its 413 becomes a Status in
- * {@link ErrorResponses}), as upstream's {@code limitedReadBody} does; within it, a body too large to be an event on
- * the log still gets a 413 Status from {@link RequestTracker}.
+ * Status, before the body is read. A chunked body, which declares no length, is read here up to the limit and
+ * refused once past it, as upstream's {@code limitedReadBody} does (the failure becomes a Status in
+ * {@link ErrorResponses}; Quarkus's own reader would end the call with an empty 413). Within the limit, a body too
+ * large to be an event on the log still gets a 413 Status from {@link RequestTracker}.
  */
 @ApplicationScoped
 public class RequestLimits {
@@ -24,6 +25,14 @@ public class RequestLimits {
                 return;
             }
             ctx.next();
+        });
+        BodyHandler chunked = BodyHandler.create(false).setBodyLimit(MAX_REQUEST_BODY_BYTES);
+        router.route().order(-19).handler(ctx -> {
+            if (ctx.request().getHeader("Content-Length") == null && ctx.request().getHeader("Transfer-Encoding") != null) {
+                chunked.handle(ctx);
+            } else {
+                ctx.next();
+            }
         });
     }
 

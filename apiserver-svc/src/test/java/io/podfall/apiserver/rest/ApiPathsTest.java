@@ -52,6 +52,18 @@ class ApiPathsTest {
         assertEquals("coordination.k8s.io/v1", ((Document) ApiPaths.parse("/apis/coordination.k8s.io/v1")).body().path("groupVersion").asText());
     }
 
+    /** pods/.. would be the namespace once normalized: a name that is a dot segment is refused, escaped or not. */
+    @Test
+    void aDotSegmentIsABadRequestBeforeThePathIsNormalized() {
+        for (String path : new String[] {"/api/v1/namespaces/team-a/pods/..", "/api/v1/namespaces/team-a/pods/.", "/api/v1/namespaces/x/pods/%2e%2E",
+                "/api/v1/namespaces/../pods"}) {
+            StatusError e = assertThrows(StatusError.class, () -> ApiPaths.requireNoDotSegments(path), path);
+            assertEquals(400, e.status().getCode(), path);
+        }
+        ApiPaths.requireNoDotSegments("/api/v1/namespaces/x/pods/a..b");
+        ApiPaths.requireNoDotSegments("/api/v1/namespaces/x/pods/.a");
+    }
+
     @Test
     void whatIsNotServedIsA404() {
         for (String path : new String[] {"/api/v2", "/apis/batch/v1/jobs", "/apis/apps/v1beta1/deployments", "/apis/apps/v1/namespaces/default/pods",

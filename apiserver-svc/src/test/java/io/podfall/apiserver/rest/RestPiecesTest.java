@@ -84,6 +84,16 @@ class RestPiecesTest {
             assertEquals(400, assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.PODS, null, "app in (a,b)")).status().getCode());
             assertEquals(400, assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.PODS, "metadata.name", null)).status().getCode());
         }
+
+        /** An empty term is refused, as labels.Parse refuses it: dropped, "," was a selector of everything. */
+        @Test
+        void emptyTermsAreBadRequestsNotSelectorsOfEverything() {
+            for (String selector : List.of(",", "app=web,", ",app=web", "app=web,,tier=db")) {
+                assertEquals(400, assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.PODS, null, selector), selector).status().getCode());
+                assertEquals(400, assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.PODS, selector.replace("app", "metadata.name"), null),
+                        selector).status().getCode());
+            }
+        }
     }
 
     @Nested
@@ -164,6 +174,13 @@ class RestPiecesTest {
         void aGracePeriodThatIsNoNumberIsABadRequest() {
             assertEquals(400, assertThrows(StatusError.class,
                     () -> RequestBodies.deleteOptions(null, new byte[0], "soon", null, List.of())).status().getCode());
+        }
+
+        /** len(body) > 0, as delete.go reads it: whitespace is a body that is no DeleteOptions, not an absent one. */
+        @Test
+        void aWhitespaceBodyIsNoDeleteOptions() {
+            assertEquals(400, assertThrows(StatusError.class,
+                    () -> RequestBodies.deleteOptions("application/json", " ".getBytes(StandardCharsets.UTF_8), null, null, List.of())).status().getCode());
         }
 
         @Test
