@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -220,6 +221,15 @@ public final class WorkloadStrategy {
         String apiVersion = scale.path("apiVersion").asText("");
         if (!apiVersion.isEmpty() && !apiVersion.equals(SCALE_API_VERSION)) {
             throw StatusError.badRequest("no kind \"Scale\" is registered for version \"" + apiVersion + "\"");
+        }
+        JsonNode metadata = scale.path("metadata");
+        if (!metadata.isMissingNode() && !metadata.isNull()) {
+            try {
+                // Decoded whole, as upstream decodes the Scale, though only its name and resourceVersion are read.
+                Json.convert(metadata, ObjectMeta.class);
+            } catch (IllegalArgumentException e) {
+                throw StatusError.badRequest("Scale in version \"v1\" cannot be handled as a Scale: " + e.getMessage());
+            }
         }
         String scaleName = scale.path("metadata").path("name").asText("");
         if (!scaleName.isEmpty() && !scaleName.equals(name)) {

@@ -24,20 +24,17 @@ public class ErrorResponses {
 
     /**
      * A path no resource serves reaches the end of the router: 404 as the API server says it. A request the router
-     * fails before any handler answers (a path with a malformed percent-escape: 400; a chunked body over the
-     * {@code quarkus.http.limits.max-body-size} of {@link RequestLimits}: 413) gets a Status too, where the framework
-     * would end it with an empty body.
+     * fails before a handler answers (a chunked body over the limit of {@link RequestLimits}: 413) gets a Status too,
+     * where the framework would end it with an empty body. (A path whose percent-escapes do not decode is refused by
+     * the HTTP server itself with a bare 400, as Go's server refuses it in front of kube-apiserver.)
      */
     void unknownPaths(@Observes Router router) {
         router.route().order(Integer.MAX_VALUE).handler(ctx -> Responses.end(ctx, StatusError.pathNotFound()));
         router.route().order(-30).failureHandler(ErrorResponses::failed);
-        // A path that cannot be decoded matches no route, so no failure handler: the router's error handler answers.
-        router.errorHandler(400, ErrorResponses::failed);
-        router.errorHandler(413, ErrorResponses::failed);
-        // Ahead of the router's path normalization, which would resolve "pods/.." to the namespace itself.
+        // On the path as sent: the router normalizes "pods/.." to the namespace, and JAX-RS drops ";x=y" from a name.
         router.route().order(-40).handler(ctx -> {
             try {
-                ApiPaths.requireNoDotSegments(ctx.request().path());
+                ApiPaths.requireLiteralSegments(ctx.request().path());
                 ctx.next();
             } catch (StatusError e) {
                 Responses.end(ctx, e);

@@ -57,11 +57,19 @@ class ApiPathsTest {
     void aDotSegmentIsABadRequestBeforeThePathIsNormalized() {
         for (String path : new String[] {"/api/v1/namespaces/team-a/pods/..", "/api/v1/namespaces/team-a/pods/.", "/api/v1/namespaces/x/pods/%2e%2E",
                 "/api/v1/namespaces/../pods"}) {
-            StatusError e = assertThrows(StatusError.class, () -> ApiPaths.requireNoDotSegments(path), path);
+            StatusError e = assertThrows(StatusError.class, () -> ApiPaths.requireLiteralSegments(path), path);
             assertEquals(400, e.status().getCode(), path);
         }
-        ApiPaths.requireNoDotSegments("/api/v1/namespaces/x/pods/a..b");
-        ApiPaths.requireNoDotSegments("/api/v1/namespaces/x/pods/.a");
+        ApiPaths.requireLiteralSegments("/api/v1/namespaces/x/pods/a..b");
+        ApiPaths.requireLiteralSegments("/api/v1/namespaces/x/pods/.a");
+    }
+
+    /** "web-1;x=y" is a name no object has, not web-1 with a matrix parameter. */
+    @Test
+    void aSegmentWithASemicolonNamesNothing() {
+        for (String path : new String[] {"/api/v1/namespaces/x/pods/web-1;x=y", "/api/v1/namespaces/x/pods;v=1", "/api/v1;a/pods"}) {
+            assertEquals(404, assertThrows(StatusError.class, () -> ApiPaths.requireLiteralSegments(path), path).status().getCode(), path);
+        }
     }
 
     @Test
