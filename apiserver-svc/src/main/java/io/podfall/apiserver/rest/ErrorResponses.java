@@ -42,15 +42,15 @@ public class ErrorResponses {
         });
     }
 
+    /** A refusal (4xx) as a Status; anything else goes on to Quarkus's handler, which logs it. */
     private static void failed(RoutingContext ctx) {
-        if (ctx.response().ended() || ctx.response().headWritten()) {
-            if (!ctx.response().ended()) {
-                ctx.response().end();
-            }
+        int code = ctx.statusCode();
+        if (ctx.response().headWritten() || code < 400 || code >= 500) {
+            ctx.next();
             return;
         }
         Throwable failure = ctx.failure();
-        Responses.end(ctx, forCode(ctx.statusCode(), failure == null || failure.getMessage() == null
+        Responses.end(ctx, forCode(code, failure == null || failure.getMessage() == null
                 ? "the request could not be read" : failure.getMessage()));
     }
 

@@ -1,10 +1,13 @@
 package io.podfall.apiserver.rest;
 
 import io.podfall.apiserver.registry.StatusError;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.BodyHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+
+import java.util.Locale;
 
 /**
  * kube-apiserver's request body limit ({@code --max-request-bytes}, 3 MiB), answered as it answers it: a 413
@@ -28,12 +31,21 @@ public class RequestLimits {
         });
         BodyHandler chunked = BodyHandler.create(false).setBodyLimit(MAX_REQUEST_BODY_BYTES);
         router.route().order(-19).handler(ctx -> {
-            if (ctx.request().getHeader("Content-Length") == null && ctx.request().getHeader("Transfer-Encoding") != null) {
-                chunked.handle(ctx);
-            } else {
+            HttpServerRequest request = ctx.request();
+            if (request.getHeader("Content-Length") != null || request.getHeader("Transfer-Encoding") == null) {
                 ctx.next();
+            } else if (isForm(request.getHeader("Content-Type"))) {
+                // No handler here reads a form (each answers 415), and the body handler would decode it as one.
+                Responses.end(ctx, StatusError.unsupportedMediaType(request.getHeader("Content-Type")));
+            } else {
+                chunked.handle(ctx);
             }
         });
+    }
+
+    private static boolean isForm(String contentType) {
+        String type = contentType == null ? "" : contentType.toLowerCase(Locale.ROOT);
+        return type.startsWith("multipart/") || type.startsWith("application/x-www-form-urlencoded");
     }
 
     private static boolean exceeds(String contentLength) {
