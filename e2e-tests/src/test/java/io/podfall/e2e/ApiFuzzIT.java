@@ -55,13 +55,13 @@ class ApiFuzzIT {
         List<Existing> snapshot = createTargets(api);
         List<Existing> targets = new ArrayList<>(snapshot);
         targets.addAll(liveTargets(api));
-        List<Existing> decoys = createDecoys(api);
+        RawHttp http = new RawHttp(suite.apiserverUrl());
+        List<Existing> decoys = createDecoys(api, http);
         Map<String, Long> deadLettersBefore = deadLetters(suite);
         long logStart = Files.size(suite.service("apiserver-svc").log());
         System.out.printf("ApiFuzzIT: seed %d, %d requests (-Dpodfall.fuzz.seed=%d to replay)%n", SEED, REQUESTS, SEED);
 
         HostileRequests generator = new HostileRequests(SEED, targets, decoys);
-        RawHttp http = new RawHttp(suite.apiserverUrl());
         List<String> findings = new ArrayList<>();
         Map<String, Integer> byKind = new TreeMap<>();
         Map<Integer, Integer> byCode = new TreeMap<>();
@@ -175,12 +175,17 @@ class ApiFuzzIT {
                 existing(api, "/api/v1/namespaces/default"));
     }
 
-    /** Pods bound to a node no kubelet runs: they take the deletes kube-apiserver accepts, and stay terminating. */
-    private static List<Existing> createDecoys(ApiClient api) {
+    /**
+     * Pods bound to a node no kubelet runs: they take the deletes kube-apiserver accepts, and stay terminating. Each
+     * is created with a body in chunks, as the hostile requests sometimes send theirs: accepted as well as refused.
+     */
+    private static List<Existing> createDecoys(ApiClient api, RawHttp http) throws IOException {
         List<Existing> decoys = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            assertEquals(201, api.post("/api/v1/namespaces/fuzz/pods", Json.read(bytes("{\"metadata\":{\"name\":\"decoy-" + i + "\"},"
-                    + "\"spec\":{\"nodeName\":\"" + HostileRequests.NOWHERE_NODE + "\",\"containers\":[{\"name\":\"app\",\"image\":\"nginx\"}]}}"))).code());
+            byte[] pod = bytes("{\"metadata\":{\"name\":\"decoy-" + i + "\"},\"spec\":{\"nodeName\":\"" + HostileRequests.NOWHERE_NODE
+                    + "\",\"containers\":[{\"name\":\"app\",\"image\":\"nginx\"}]}}");
+            RawHttp.Response created = http.send(new RawHttp.Request("POST", "/api/v1/namespaces/fuzz/pods", "application/json", pod, true));
+            assertEquals(201, created.code(), created.bodyText());
             decoys.add(existing(api, "/api/v1/namespaces/fuzz/pods/decoy-" + i));
         }
         return decoys;
