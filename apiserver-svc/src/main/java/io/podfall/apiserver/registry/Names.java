@@ -36,15 +36,24 @@ final class Names {
 
     /** {@code ValidateObjectMeta}'s name rules for an object of {@code type}. */
     static List<FieldError> validate(ResourceType type, ObjectMeta meta) {
-        if (meta.getName() == null || meta.getName().isEmpty()) {
-            return List.of(FieldError.required("metadata.name", "name or generateName is required"));
-        }
         Rule rule = switch (type) {
             case NAMESPACES -> DNS1123_LABEL;
             case SERVICES -> DNS1035_LABEL;
             default -> DNS1123_SUBDOMAIN;
         };
-        return rule.check("metadata.name", meta.getName());
+        List<FieldError> errors = new ArrayList<>();
+        String generateName = meta.getGenerateName();
+        if (generateName != null && !generateName.isEmpty()) {
+            // A prefix: a trailing '-' is masked, as upstream's maskTrailingDash (objectmeta.go, ValidateObjectMetaAccessor).
+            String masked = generateName.endsWith("-") ? generateName.substring(0, generateName.length() - 1) + "a" : generateName;
+            errors.addAll(rule.check("metadata.generateName", generateName, masked));
+        }
+        if (meta.getName() == null || meta.getName().isEmpty()) {
+            errors.add(FieldError.required("metadata.name", "name or generateName is required"));
+            return errors;
+        }
+        errors.addAll(rule.check("metadata.name", meta.getName(), meta.getName()));
+        return errors;
     }
 
     /** A name for {@code generateName}, derived from the request (cores draw no random numbers). */
@@ -69,13 +78,14 @@ final class Names {
                     + "regex used for validation is '" + format + "')");
         }
 
-        List<FieldError> check(String field, String name) {
+        /** The errors of {@code checked}, reported with the {@code value} sent. */
+        List<FieldError> check(String field, String value, String checked) {
             List<FieldError> errors = new ArrayList<>();
-            if (name.length() > maxLength) {
-                errors.add(FieldError.invalid(field, name, "must be no more than " + maxLength + " characters"));
+            if (checked.length() > maxLength) {
+                errors.add(FieldError.invalid(field, value, "must be no more than " + maxLength + " characters"));
             }
-            if (!pattern.matcher(name).matches()) {
-                errors.add(FieldError.invalid(field, name, message));
+            if (!pattern.matcher(checked).matches()) {
+                errors.add(FieldError.invalid(field, value, message));
             }
             return errors;
         }

@@ -353,6 +353,15 @@ public final class Registry implements Core<RegistryState> {
         if (!(next instanceof ObjectNode body) || !Kinds.hasStatusSubresource(type)) {
             return next;
         }
+        for (String part : List.of("spec", STATUS)) {
+            JsonNode sent = body.get(part);
+            // Decoded before the stored parts replace it, as upstream decodes the body whole: a string is no spec.
+            if (sent != null && !sent.isNull() && !sent.isObject()) {
+                throw StatusError.badRequest(type.kind() + " in version \"" + type.version() + "\" cannot be handled as a "
+                        + type.kind() + ": json: cannot unmarshal " + sent.getNodeType().name().toLowerCase() + " into Go struct field "
+                        + type.kind() + "." + part + " of type object");
+            }
+        }
         ObjectNode out = body.deepCopy();
         JsonNode stored = state.tree(current);
         List<String> kept = STATUS.equals(subresource) ? List.of("spec")
@@ -603,11 +612,7 @@ public final class Registry implements Core<RegistryState> {
         if (options.isMissingNode() || options.isNull()) {
             return new DeleteOptions();
         }
-        try {
-            return Json.convert(options, DeleteOptions.class);
-        } catch (IllegalArgumentException e) {
-            throw StatusError.badRequest(EVICTION_KIND + " in version \"" + apiVersion + "\" cannot be handled as a Eviction: " + e.getMessage());
-        }
+        return DeleteOptionsReader.read(options, EVICTION_KIND + " in version \"" + apiVersion + "\" cannot be handled as a Eviction: ");
     }
 
     /** The options of a delete as its handler accepts them: no dry run, and valid ({@link #validateOptions}). */
@@ -668,7 +673,7 @@ public final class Registry implements Core<RegistryState> {
                 graceful = false;
             } else if (requested != null && requested < recorded) {
                 // Only a shorter grace period may be given: the deadline moves earlier by the difference.
-                Instant deadline = Instant.parse(meta.getDeletionTimestamp()).minusSeconds(recorded).plusSeconds(requested);
+                Instant deadline = plusGoSeconds(plusGoSeconds(Instant.parse(meta.getDeletionTimestamp()), -recorded), requested);
                 meta.setDeletionTimestamp(timestamp(deadline));
                 meta.setDeletionGracePeriodSeconds(requested);
                 graceful = true;
@@ -680,7 +685,7 @@ public final class Registry implements Core<RegistryState> {
             }
         } else {
             grace = PodStrategy.gracePeriod(pod, requested);
-            meta.setDeletionTimestamp(timestamp(out.causeTime().plusSeconds(grace)));
+            meta.setDeletionTimestamp(timestamp(plusGoSeconds(out.causeTime(), grace)));
             meta.setDeletionGracePeriodSeconds(grace);
             graceful = true;
         }
@@ -761,6 +766,15 @@ public final class Registry implements Core<RegistryState> {
             updated.add(FINALIZER_FOREGROUND);
         }
         return new HashSet<>(updated).equals(new HashSet<>(existing)) ? new ArrayList<>(existing) : updated;
+    }
+
+    /**
+     * {@code t.Add(time.Second * time.Duration(seconds))} as rest/delete.go BeforeDelete computes a deadline: the
+     * nanoseconds are an int64 that wraps, so an absurd grace period (Long.MAX_VALUE) gives some deadline, as
+     * upstream, rather than an overflow that fails the request.
+     */
+    static Instant plusGoSeconds(Instant t, long seconds) {
+        return t.plusNanos(seconds * 1_000_000_000L);
     }
 
     /** store.go {@code markAsDeleting}: grace 0, and the deletionTimestamp now unless it is already earlier. */

@@ -82,7 +82,8 @@ public record Selectors(List<Requirement> fields, List<Requirement> labels) {
         if (selector == null || selector.isBlank()) {
             return out;
         }
-        for (String term : selector.split(",")) {
+        // -1 keeps empty terms ("a=b,", ","): labels.Parse refuses them; dropped, "," would select everything.
+        for (String term : selector.split(",", -1)) {
             String t = term.trim();
             Requirement r;
             int ne = t.indexOf("!=");

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -31,6 +32,7 @@ import java.util.stream.Collectors;
  * autoscaling/v1 Scale that reads and writes {@code spec.replicas}.
  */
 public final class WorkloadStrategy {
+    private static final String SCALE_API_VERSION = "autoscaling/v1";
     static final int DEFAULT_REPLICAS = 1;
     static final String DEFAULT_SURGE_AND_UNAVAILABLE = "25%";
     static final int DEFAULT_REVISION_HISTORY_LIMIT = 10;
@@ -184,7 +186,7 @@ public final class WorkloadStrategy {
      * {@code status.replicas} and the selector as a string.
      */
     public static ObjectNode scale(JsonNode object) {
-        ObjectNode scale = Json.MAPPER.createObjectNode().put("kind", "Scale").put("apiVersion", "autoscaling/v1");
+        ObjectNode scale = Json.MAPPER.createObjectNode().put("kind", "Scale").put("apiVersion", SCALE_API_VERSION);
         ObjectNode meta = scale.putObject("metadata");
         JsonNode m = object.path("metadata");
         for (String field : List.of("name", "namespace", "uid", "resourceVersion", "creationTimestamp")) {
@@ -214,12 +216,28 @@ public final class WorkloadStrategy {
         if (!kind.isEmpty() && !kind.equals("Scale")) {
             throw StatusError.badRequest("expected input object type to be Scale, but " + kind);
         }
+        // The Scale is decoded as autoscaling/v1 (pkg/registry/apps/deployment/storage/storage.go ScaleREST): another
+        // version of it is no kind the decoder knows.
+        String apiVersion = scale.path("apiVersion").asText("");
+        if (!apiVersion.isEmpty() && !apiVersion.equals(SCALE_API_VERSION)) {
+            throw StatusError.badRequest("no kind \"Scale\" is registered for version \"" + apiVersion + "\"");
+        }
+        JsonNode metadata = scale.path("metadata");
+        if (!metadata.isMissingNode() && !metadata.isNull()) {
+            try {
+                // Decoded whole, as upstream decodes the Scale, though only its name and resourceVersion are read.
+                Json.convert(metadata, ObjectMeta.class);
+            } catch (IllegalArgumentException e) {
+                throw StatusError.badRequest("Scale in version \"v1\" cannot be handled as a Scale: " + e.getMessage());
+            }
+        }
         String scaleName = scale.path("metadata").path("name").asText("");
         if (!scaleName.isEmpty() && !scaleName.equals(name)) {
             throw StatusError.badRequest("the name of the object (" + scaleName + ") does not match the name on the URL (" + name + ")");
         }
         JsonNode replicasNode = scale.path("spec").path("replicas");
-        if (!replicasNode.isMissingNode() && !replicasNode.isNull() && !replicasNode.canConvertToInt()) {
+        // Go's decoder takes no fraction into an int32: 1.5 is refused, not truncated to 1.
+        if (!replicasNode.isMissingNode() && !replicasNode.isNull() && !(replicasNode.isIntegralNumber() && replicasNode.canConvertToInt())) {
             throw StatusError.badRequest("Scale in version \"v1\" cannot be handled as a Scale: spec.replicas: not an integer");
         }
         int replicas = replicasNode.asInt(0);

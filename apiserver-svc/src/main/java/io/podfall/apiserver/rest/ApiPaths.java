@@ -112,6 +112,32 @@ final class ApiPaths {
                 .findFirst().orElseThrow(StatusError::pathNotFound);
     }
 
+    /**
+     * The path as sent names what it says, before the framework rewrites it. A name that is a dot segment would
+     * address another resource once the path is normalized ({@code pods/..} is the namespace): upstream refuses it
+     * as a key of the store, before any lookup ({@code staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go}
+     * NamespaceKeyFunc, with {@code IsValidPathSegmentName} of {@code staging/src/k8s.io/apimachinery/pkg/api/validation/path/name.go}).
+     * A segment with a ';' is a name upstream looks up as it is, which no object has (names are DNS subdomains);
+     * JAX-RS would drop ";x=y" as matrix parameters and act on the object before it.
+     *
+     * @param rawPath the request's path as sent, not decoded
+     * @throws StatusError 400 for a segment that decodes to "." or "..", 404 for one with a ';'
+     */
+    static void requireLiteralSegments(String rawPath) {
+        if (rawPath == null) {
+            return;
+        }
+        for (String segment : rawPath.split("/")) {
+            String decoded = segment.replace("%2e", ".").replace("%2E", ".");
+            if (decoded.equals(".") || decoded.equals("..")) {
+                throw StatusError.badRequest("Name parameter invalid: \"" + decoded + "\": may not be '" + decoded + "'");
+            }
+            if (segment.contains(";")) {
+                throw StatusError.pathNotFound();
+            }
+        }
+    }
+
     private static String at(String[] segments, int i) {
         return i < segments.length ? segments[i] : null;
     }

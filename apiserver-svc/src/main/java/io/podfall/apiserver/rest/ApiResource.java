@@ -23,6 +23,7 @@ import io.podfall.model.apiserver.UpdateRequest;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
+import io.vertx.core.http.HttpServerRequest;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -33,6 +34,7 @@ import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
 
 import java.util.List;
@@ -95,11 +97,11 @@ public class ApiResource {
     @POST
     @Path(API_PATHS)
     public CompletionStage<Response> create(@PathParam("path") String path, @HeaderParam(CONTENT_TYPE) String contentType,
-                                            @HeaderParam(TRACEPARENT) String traceparent, @QueryParam("dryRun") List<String> dryRun,
+                                            @HeaderParam(TRACEPARENT) String traceparent, @Context HttpServerRequest http,
                                             byte[] body) {
         return submit(() -> {
             if (ApiPaths.parse(path) instanceof Resource e && Kinds.EVICTION.equals(e.subresource())) {
-                refuseDryRun(dryRun);
+                refuseDryRun(http);
                 return requests.submit(EventTypes.EVICTION_REQUESTED, subject(e), traceparent,
                         new EvictionRequest(e.namespace(), e.name(), RequestBodies.eviction(contentType, body)));
             }
@@ -107,7 +109,7 @@ public class ApiResource {
             if (r.namespace() == null) {
                 throw StatusError.methodNotAllowed();
             }
-            refuseDryRun(dryRun);
+            refuseDryRun(http);
             ObjectNode object = RequestBodies.object(r.type(), contentType, body);
             String name = object.path("metadata").path("name").asText("");
             return requests.submit(EventTypes.CREATION_REQUESTED, Subjects.of(r.namespace(), r.type().plural(), name), traceparent,
@@ -122,14 +124,14 @@ public class ApiResource {
     @PUT
     @Path(API_PATHS)
     public CompletionStage<Response> update(@PathParam("path") String path, @HeaderParam(CONTENT_TYPE) String contentType,
-                                            @HeaderParam(TRACEPARENT) String traceparent, @QueryParam("dryRun") List<String> dryRun,
+                                            @HeaderParam(TRACEPARENT) String traceparent, @Context HttpServerRequest http,
                                             byte[] body) {
         return submit(() -> {
             Resource r = resource(path, false);
             if (!Kinds.updatable(r.subresource())) {
                 throw StatusError.methodNotAllowed();
             }
-            refuseDryRun(dryRun);
+            refuseDryRun(http);
             ObjectNode object = Kinds.SCALE.equals(r.subresource()) ? RequestBodies.scale(contentType, body)
                     : RequestBodies.object(r.type(), contentType, body);
             return requests.submit(EventTypes.UPDATE_REQUESTED, subject(r), traceparent,
@@ -141,14 +143,14 @@ public class ApiResource {
     @PATCH
     @Path(API_PATHS)
     public CompletionStage<Response> patch(@PathParam("path") String path, @HeaderParam(CONTENT_TYPE) String contentType,
-                                           @HeaderParam(TRACEPARENT) String traceparent, @QueryParam("dryRun") List<String> dryRun,
+                                           @HeaderParam(TRACEPARENT) String traceparent, @Context HttpServerRequest http,
                                            byte[] body) {
         return submit(() -> {
             Resource r = resource(path, false);
             if (!Kinds.readable(r.subresource())) {
                 throw StatusError.methodNotAllowed();
             }
-            refuseDryRun(dryRun);
+            refuseDryRun(http);
             String patchType = RequestBodies.patchType(contentType);
             return requests.submit(EventTypes.PATCH_REQUESTED, subject(r), traceparent,
                     new PatchRequest(r.type().plural(), r.namespace(), r.name(), r.subresource(), patchType, RequestBodies.patch(body)));
@@ -167,7 +169,7 @@ public class ApiResource {
                                             @HeaderParam(TRACEPARENT) String traceparent,
                                             @QueryParam("gracePeriodSeconds") String gracePeriodSeconds,
                                             @QueryParam("propagationPolicy") String propagationPolicy,
-                                            @QueryParam("dryRun") List<String> dryRun,
+                                            @Context HttpServerRequest http,
                                             @QueryParam("fieldSelector") String fieldSelector, @QueryParam("labelSelector") String labelSelector,
                                             byte[] body) {
         return submit(() -> {
@@ -175,7 +177,7 @@ public class ApiResource {
                     || (r.collection() && (r.namespace() == null || !Kinds.collectionDeletable(r.type())))) {
                 throw StatusError.methodNotAllowed();
             }
-            DeleteOptions options = RequestBodies.deleteOptions(contentType, body, gracePeriodSeconds, propagationPolicy, dryRun);
+            DeleteOptions options = RequestBodies.deleteOptions(contentType, body, gracePeriodSeconds, propagationPolicy, dryRun(http));
             if (r.collection()) {
                 // Parsed here too, so a selector the LIST would refuse never reaches the log.
                 Selectors.parse(r.type(), fieldSelector, labelSelector);
@@ -216,8 +218,12 @@ public class ApiResource {
         return Subjects.of(r.namespace(), r.type().plural(), r.name());
     }
 
-    private static void refuseDryRun(List<String> dryRun) {
-        if (dryRun != null && !dryRun.isEmpty()) {
+    private static List<String> dryRun(HttpServerRequest http) {
+        return RequestBodies.dryRun(http.uri());
+    }
+
+    private static void refuseDryRun(HttpServerRequest http) {
+        if (!dryRun(http).isEmpty()) {
             // A dry run stores nothing, so it has no fact for the log; refused rather than answered from a guess.
             throw StatusError.badRequest("dryRun is not supported by this API server");
         }

@@ -6,13 +6,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.podfall.apiserver.registry.DeleteOptionsReader;
 import io.podfall.apiserver.registry.StatusError;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.k8s.ResourceType;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 
@@ -106,33 +107,40 @@ final class RequestBodies {
      */
     static DeleteOptions deleteOptions(String contentType, byte[] body, String gracePeriodSeconds, String propagationPolicy,
                                        List<String> dryRun) {
-        if (body != null && !new String(body, StandardCharsets.UTF_8).isBlank()) {
+        // len(body) > 0, as delete.go: whitespace is a body, and no DeleteOptions.
+        if (body != null && body.length > 0) {
             requireJson(contentType);
             JsonNode tree = parse(body);
             if (!tree.isObject()) {
                 throw StatusError.badRequest("the body of the request must be a JSON object (DeleteOptions)");
             }
-            try {
-                return Json.convert(tree, DeleteOptions.class);
-            } catch (IllegalArgumentException e) {
-                throw StatusError.badRequest("DeleteOptions in version \"v1\" cannot be handled as a DeleteOptions: " + e.getMessage());
-            }
+            return DeleteOptionsReader.read(tree, "DeleteOptions in version \"v1\" cannot be handled as a DeleteOptions: ");
         }
         DeleteOptions options = new DeleteOptions();
-        if (gracePeriodSeconds != null && !gracePeriodSeconds.isBlank()) {
+        if (gracePeriodSeconds != null && !gracePeriodSeconds.isEmpty()) {
             try {
-                options.setGracePeriodSeconds(Long.parseLong(gracePeriodSeconds.trim()));
+                // strconv.ParseInt, as the query's conversion to DeleteOptions parses it: no spaces around the digits.
+                options.setGracePeriodSeconds(Long.parseLong(gracePeriodSeconds));
             } catch (NumberFormatException e) {
                 throw StatusError.badRequest("gracePeriodSeconds: invalid value " + gracePeriodSeconds + ": not an integer");
             }
         }
-        if (propagationPolicy != null && !propagationPolicy.isBlank()) {
+        if (propagationPolicy != null && !propagationPolicy.isEmpty()) {
             options.setPropagationPolicy(propagationPolicy);
         }
         if (dryRun != null && !dryRun.isEmpty()) {
             options.setDryRun(dryRun);
         }
         return options;
+    }
+
+    /**
+     * Every {@code dryRun} value in the query of {@code uri}, "" included ({@code ?dryRun=}), which upstream's
+     * ValidateDryRun refuses as not "All" ({@code staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/validation/validation.go});
+     * a JAX-RS list parameter did not carry it, so a request asking for a dry run that way was carried out.
+     */
+    static List<String> dryRun(String uri) {
+        return new QueryStringDecoder(uri).parameters().getOrDefault("dryRun", List.of());
     }
 
     /** One JSON value and nothing after it, as Go's decoder reads a body ("invalid character after top-level value"). */

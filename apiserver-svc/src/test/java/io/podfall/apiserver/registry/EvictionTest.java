@@ -128,6 +128,11 @@ class EvictionTest extends RegistryFixture {
                 rejection(evict("web-1", eviction("policy/v1", "web-2"))).getMessage());
         assertEquals(400, rejection(evict("web-1", badOptions)).getCode());
         assertEquals(400, rejection(evict("web-1", Json.MAPPER.createArrayNode())).getCode());
+        for (JsonNode grace : List.<JsonNode>of(Json.MAPPER.getNodeFactory().textNode("30"), Json.MAPPER.getNodeFactory().numberNode(1.5))) {
+            ObjectNode typed = eviction("policy/v1", "web-1");
+            typed.putObject("deleteOptions").set("gracePeriodSeconds", grace);
+            assertEquals(400, rejection(evict("web-1", typed)).getCode(), "as Go decodes it, not coerced: " + grace);
+        }
         assertEquals(1, writes());
     }
 

@@ -154,6 +154,20 @@ class KindsRegistryTest extends RegistryFixture {
             assertEquals("Scale.autoscaling \"web\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0", s.getMessage());
         }
 
+        /** The Scale is decoded whole as autoscaling/v1, an int32 of replicas: another version, or a fraction, is refused. */
+        @Test
+        void aScaleOfAnotherVersionFractionalReplicasOrUndecodableMetadataIsABadRequestAndChangesNothing() {
+            create("deployments", DEPLOYMENT);
+
+            Status version = rejection(patch("deployments", "web", "scale", "{\"apiVersion\":\"v9\",\"spec\":{\"replicas\":3}}"));
+            assertEquals(400, version.getCode());
+            assertEquals("no kind \"Scale\" is registered for version \"v9\"", version.getMessage());
+            assertEquals(400, rejection(patch("deployments", "web", "scale", "{\"spec\":{\"replicas\":1.5}}")).getCode());
+            assertEquals(400, rejection(patch("deployments", "web", "scale", "{\"metadata\":{\"finalizers\":{\"a\":1}}}")).getCode(),
+                    "metadata that does not decode");
+            assertEquals(1, writes());
+        }
+
         @Test
         void podsHaveNoScale() {
             Status s = rejection(handle(request(EventTypes.PATCH_REQUESTED, new PatchRequest("services", "default", "x", "scale",

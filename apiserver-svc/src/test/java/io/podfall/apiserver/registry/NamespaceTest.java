@@ -156,6 +156,29 @@ class NamespaceTest extends RegistryFixture {
             assertEquals(List.of(EventTypes.OBJECT_MARKED_TERMINATING), types(delete("namespaces", "", "kube-node-lease", new DeleteOptions())));
         }
 
+        /** generateName is a prefix of the same rule (a trailing '-' masked): validated, not only the name made of it. */
+        @Test
+        void aGenerateNameIsValidatedAsAPrefixOfTheNameRule() {
+            Status status = rejection(create("namespaces", "", json("{\"metadata\":{\"generateName\":\"" + "a".repeat(300) + "\"}}")));
+
+            assertEquals(422, status.getCode());
+            assertEquals("metadata.generateName", status.getDetails().getCauses().get(0).getField());
+            assertTrue(status.getMessage().contains("must be no more than 63 characters"), status.getMessage());
+            assertEquals(List.of(EventTypes.OBJECT_CREATED), types(create("namespaces", "", json("{\"metadata\":{\"generateName\":\"team-\"}}"))));
+        }
+
+        /** The spec and status of an update are the stored ones, but the body is decoded whole first: a string is no spec. */
+        @Test
+        void aPatchWhoseSpecIsNoObjectIsABadRequestThoughTheSpecWouldBeReplaced() {
+            createNamespace("team-a");
+
+            Status status = rejection(handle(request(Registry.SOURCE, EventTypes.PATCH_REQUESTED, "namespaces/team-a",
+                    new PatchRequest("namespaces", "", "team-a", null, PatchRequest.MERGE, json("{\"spec\":\"str\"}")))));
+
+            assertEquals(400, status.getCode());
+            assertTrue(status.getMessage().contains("cannot unmarshal string into Go struct field Namespace.spec"), status.getMessage());
+        }
+
         @Test
         void aNamespaceNameIsAnRfc1123Label() {
             Status status = rejection(create("namespaces", "", json("{\"metadata\":{\"name\":\"team.a\"}}")));

@@ -388,6 +388,22 @@ class RegistryTest extends RegistryFixture {
             assertEquals(1L, pod.getMetadata().getDeletionGracePeriodSeconds());
         }
 
+        /**
+         * An absurd grace period is accepted as upstream accepts it: the deadline is now plus an int64 of
+         * nanoseconds that wraps (Long.MAX_VALUE seconds is one second before now), not an overflow that fails.
+         */
+        @Test
+        void anAbsurdGracePeriodGivesTheDeadlineGosWrappingArithmeticGives() {
+            create(aPod("web-1").onNode("node-1").build());
+
+            Pod pod = pod(delete("web-1", grace(Long.MAX_VALUE), T0), 0);
+
+            assertEquals(Long.MAX_VALUE, pod.getMetadata().getDeletionGracePeriodSeconds());
+            assertEquals(Registry.timestamp(T0.minusSeconds(1)), pod.getMetadata().getDeletionTimestamp());
+            assertEquals(EventTypes.OBJECT_MARKED_TERMINATING, types(delete("web-1", grace(Long.MIN_VALUE + 1), T0)).get(0),
+                    "and a shorter one moves the deadline by the same arithmetic");
+        }
+
         @Test
         void anUnscheduledPodIsMarkedThenRemovedAtOnce() {
             create(aPod("web-1").build());

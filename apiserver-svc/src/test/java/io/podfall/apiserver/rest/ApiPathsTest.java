@@ -52,6 +52,26 @@ class ApiPathsTest {
         assertEquals("coordination.k8s.io/v1", ((Document) ApiPaths.parse("/apis/coordination.k8s.io/v1")).body().path("groupVersion").asText());
     }
 
+    /** pods/.. would be the namespace once normalized: a name that is a dot segment is refused, escaped or not. */
+    @Test
+    void aDotSegmentIsABadRequestBeforeThePathIsNormalized() {
+        for (String path : new String[] {"/api/v1/namespaces/team-a/pods/..", "/api/v1/namespaces/team-a/pods/.", "/api/v1/namespaces/x/pods/%2e%2E",
+                "/api/v1/namespaces/../pods"}) {
+            StatusError e = assertThrows(StatusError.class, () -> ApiPaths.requireLiteralSegments(path), path);
+            assertEquals(400, e.status().getCode(), path);
+        }
+        ApiPaths.requireLiteralSegments("/api/v1/namespaces/x/pods/a..b");
+        ApiPaths.requireLiteralSegments("/api/v1/namespaces/x/pods/.a");
+    }
+
+    /** "web-1;x=y" is a name no object has, not web-1 with a matrix parameter. */
+    @Test
+    void aSegmentWithASemicolonNamesNothing() {
+        for (String path : new String[] {"/api/v1/namespaces/x/pods/web-1;x=y", "/api/v1/namespaces/x/pods;v=1", "/api/v1;a/pods"}) {
+            assertEquals(404, assertThrows(StatusError.class, () -> ApiPaths.requireLiteralSegments(path), path).status().getCode(), path);
+        }
+    }
+
     @Test
     void whatIsNotServedIsA404() {
         for (String path : new String[] {"/api/v2", "/apis/batch/v1/jobs", "/apis/apps/v1beta1/deployments", "/apis/apps/v1/namespaces/default/pods",

@@ -84,6 +84,16 @@ class RestPiecesTest {
             assertEquals(400, assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.PODS, null, "app in (a,b)")).status().getCode());
             assertEquals(400, assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.PODS, "metadata.name", null)).status().getCode());
         }
+
+        /** An empty term is refused, as labels.Parse refuses it: dropped, "," was a selector of everything. */
+        @Test
+        void emptyTermsAreBadRequestsNotSelectorsOfEverything() {
+            for (String selector : List.of(",", "app=web,", ",app=web", "app=web,,tier=db")) {
+                assertEquals(400, assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.PODS, null, selector), selector).status().getCode());
+                assertEquals(400, assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.PODS, selector.replace("app", "metadata.name"), null),
+                        selector).status().getCode());
+            }
+        }
     }
 
     @Nested
@@ -165,6 +175,46 @@ class RestPiecesTest {
             assertEquals(400, assertThrows(StatusError.class,
                     () -> RequestBodies.deleteOptions(null, new byte[0], "soon", null, List.of())).status().getCode());
         }
+
+        /** len(body) > 0, as delete.go reads it: whitespace is a body that is no DeleteOptions, not an absent one. */
+        @Test
+        void aWhitespaceBodyIsNoDeleteOptions() {
+            assertEquals(400, assertThrows(StatusError.class,
+                    () -> RequestBodies.deleteOptions("application/json", " ".getBytes(StandardCharsets.UTF_8), null, null, List.of())).status().getCode());
+        }
+
+        @Test
+        void everyDryRunValueCountsAnEmptyOneToo() {
+            assertEquals(List.of(""), RequestBodies.dryRun("/api/v1/namespaces/x?dryRun="));
+            assertEquals(List.of("All", "x"), RequestBodies.dryRun("/api/v1/namespaces/x?a=b&dryRun=All&dryRun=x"));
+            assertEquals(List.of(), RequestBodies.dryRun("/api/v1/namespaces/x?dryRunX=All"));
+        }
+
+        /** strconv.ParseInt refuses spaces: "5 " was read as 5 and the object deleted. An empty value is no value. */
+        @Test
+        void aGracePeriodWithSpacesIsABadRequestAndAnEmptyOneIsUnset() {
+            for (String grace : List.of(" 5", "5 ", " ")) {
+                assertEquals(400, assertThrows(StatusError.class,
+                        () -> RequestBodies.deleteOptions(null, null, grace, null, List.of()), grace).status().getCode());
+            }
+            assertNull(RequestBodies.deleteOptions(null, null, "", null, List.of()).getGracePeriodSeconds());
+            assertEquals(" ", RequestBodies.deleteOptions(null, null, null, " ", List.of()).getPropagationPolicy(),
+                    "kept for the registry's validation to refuse");
+        }
+
+        /** Go's decoder puts no string, fraction or bool into DeleteOptions.gracePeriodSeconds (an int64). */
+        @Test
+        void aBodyGracePeriodOfAnotherJsonTypeIsABadRequest() {
+            for (String value : List.of("\"30\"", "1.5", "true", "2.0", "[]")) {
+                byte[] body = ("{\"gracePeriodSeconds\":" + value + "}").getBytes(StandardCharsets.UTF_8);
+                StatusError e = assertThrows(StatusError.class, () -> RequestBodies.deleteOptions("application/json", body, null, null, List.of()), value);
+                assertEquals(400, e.status().getCode(), value);
+                assertTrue(e.getMessage().startsWith("DeleteOptions in version \"v1\" cannot be handled as a DeleteOptions"), e.getMessage());
+            }
+            byte[] orphan = "{\"orphanDependents\":\"true\"}".getBytes(StandardCharsets.UTF_8);
+            assertEquals(400, assertThrows(StatusError.class,
+                    () -> RequestBodies.deleteOptions("application/json", orphan, null, null, List.of())).status().getCode());
+        }
     }
 
     @Nested
@@ -187,6 +237,16 @@ class RestPiecesTest {
             assertEquals("ServiceUnavailable", StatusError.serviceUnavailable("later").status().getReason());
             assertEquals(503, StatusError.serviceUnavailable("later").status().getCode());
             assertEquals(405, ErrorResponses.forCode(405, "x").status().getCode());
+        }
+
+        /** What the router refuses before a handler answers: a chunked body past the limit, a path it cannot decode. */
+        @Test
+        void theFrameworksOwnRefusalsAreStatusesOfTheirCode() {
+            assertEquals("RequestEntityTooLarge", ErrorResponses.forCode(413, null).status().getReason());
+            assertEquals(413, ErrorResponses.forCode(413, null).status().getCode());
+            assertEquals("BadRequest", ErrorResponses.forCode(400, "bad escape").status().getReason());
+            assertEquals(400, ErrorResponses.forCode(406, "not acceptable").status().getCode(), "a 4xx without a reason of its own");
+            assertEquals(500, ErrorResponses.forCode(-1, "boom").status().getCode(), "an exception, no code");
         }
     }
 
