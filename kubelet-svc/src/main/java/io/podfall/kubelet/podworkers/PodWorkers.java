@@ -157,6 +157,12 @@ public final class PodWorkers implements Core<PodWorkersState> {
     /** The default of pod.spec.terminationGracePeriodSeconds (pkg/apis/core/v1/defaults.go). */
     static final long DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30;
     /**
+     * The longest grace period the kubelet works with: what a Go time.Duration holds (math.MaxInt64 ns, about 292
+     * years). The API server accepts any int64 (rest/delete.go); upstream's kubelet turns the seconds into a
+     * Duration for its kill (kuberuntime_container.go), so anything longer is no longer a wait it can keep.
+     */
+    static final long MAX_GRACE_PERIOD_SECONDS = Long.MAX_VALUE / 1_000_000_000L;
+    /**
      * The least time StopContainer ever gets (pkg/kubelet/kuberuntime/kuberuntime_container.go
      * minimumGracePeriodInSeconds): "always give containers a minimal shutdown window to avoid unnecessary
      * SIGKILLs", also after a preStop hook used up the grace period, and also for a force delete's 1 s.
@@ -318,7 +324,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
             Long spec = pod.getSpec().getTerminationGracePeriodSeconds();
             gracePeriod = spec != null ? spec : DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
         }
-        return Math.max(gracePeriod, 1);
+        return Math.min(Math.max(gracePeriod, 1), MAX_GRACE_PERIOD_SECONDS);
     }
 
     /** The grace period, whether it shortened the recorded one, and the compatibility switch that changed it. */

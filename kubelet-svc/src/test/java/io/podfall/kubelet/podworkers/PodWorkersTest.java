@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.DeletionRequest;
@@ -20,6 +21,7 @@ import io.podfall.model.runtime.StopContainer;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 
 import static io.podfall.kubelet.podworkers.Kubelet.NODE;
@@ -168,6 +170,22 @@ class PodWorkersTest {
         @Test
         void neverGoesBelowOneSecond() {
             assertEquals(1, grace(fresh, 0L, null).seconds());
+        }
+
+        @Test
+        void neverGoesBeyondWhatAGoDurationHolds() {
+            assertEquals(9_223_372_036L, grace(fresh, Long.MAX_VALUE, null).seconds());
+        }
+
+        @Test
+        void anAbsurdGracePeriodTheApiServerAcceptedGetsATerminationWithADeadline() {
+            Pod pod = kubelet.running(aPod("db-0").withUid("uid-db-0").onNode(NODE).withGrace(Long.MAX_VALUE).build());
+            Pod terminating = new PodBuilder(pod).editMetadata().withDeletionTimestamp(T0.toString())
+                    .withDeletionGracePeriodSeconds(Long.MAX_VALUE).endMetadata().build();
+            Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, terminating);
+            PodTermination started = only(kill, POD_TERMINATION_STARTED, PodTermination.class);
+            assertEquals(9_223_372_036L, started.gracePeriodSeconds());
+            assertTrue(started.deadline().isAfter(T0.plus(Duration.ofDays(365 * 292))), started.deadline().toString());
         }
 
         @Test
