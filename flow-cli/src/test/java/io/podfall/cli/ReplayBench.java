@@ -38,7 +38,7 @@ import java.util.Locale;
  */
 public final class ReplayBench {
     private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
-    private static final int NODES = 10;
+    static final int NODES = 10;
 
     private ReplayBench() {
     }
