@@ -8,6 +8,8 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.EventCodec;
 import io.podfall.model.event.UnreadableEventException;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.smallrye.reactive.messaging.kafka.KafkaRecord;
+import io.smallrye.reactive.messaging.kafka.KafkaRecordBatch;
 import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordMetadata;
 import io.quarkus.runtime.Startup;
 import jakarta.annotation.PreDestroy;
@@ -18,7 +20,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
-import org.eclipse.microprofile.reactive.messaging.Message;
 import org.jboss.logging.Logger;
 
 import java.time.Instant;
@@ -100,55 +101,82 @@ public class LogProcessor {
         position.onCaughtUp(this::goLive);
     }
 
+    /**
+     * Handles one poll of the consumer (up to {@code max.poll.records}) under one lock, then acknowledges it once:
+     * record by record, the message pipeline took a fifth of a rebuild's CPU. A record that cannot be handled is
+     * nacked on its own, which sends it alone to the dead-letter topic with its reason (the failure strategy).
+     */
     @Incoming("podfall-in")
-    public CompletionStage<Void> consume(Message<byte[]> record) {
-        IncomingKafkaRecordMetadata<?, ?> meta = record.getMetadata(IncomingKafkaRecordMetadata.class).orElseThrow();
-        TopicPartition tp = new TopicPartition(meta.getTopic(), meta.getPartition());
-        Event event;
-        try {
-            event = EventCodec.decode(name -> lastHeader(meta.getHeaders(), name), record.getPayload());
-            contract.check(event);
-        } catch (UnreadableEventException e) {
-            lock.lock();
-            try {
-                position.processed(tp, meta.getOffset());
-            } finally {
-                lock.unlock();
-            }
-            return deadLetter(record, tp, meta.getOffset(), e);
+    public CompletionStage<Void> consume(KafkaRecordBatch<String, byte[]> batch) {
+        List<KafkaRecord<String, byte[]>> records = batch.getRecords();
+        // Decoded outside the lock, so that readers of the state wait only for the core.
+        List<Object> decoded = new ArrayList<>(records.size());
+        for (KafkaRecord<String, byte[]> record : records) {
+            decoded.add(decode(record));
         }
+        List<CompletionStage<Void>> rejected = new ArrayList<>(0);
         lock.lock();
         try {
-            if (position.alreadyProcessed(tp, meta.getOffset())) {
-                return record.ack();
-            }
-            // Timers due by now fire first: while rebuilding, this very event may be one of their effects, as
-            // appended before the restart, and it must find that effect held back to cancel it.
-            Instant now = advanceTo(live ? clock.now() : event.time());
-            heldBack.remove(event.id());
-            try {
-                dispatch(event, core.handle(state, event, now));
-            } catch (UnreadableEventException e) {
-                return deadLetter(record, tp, meta.getOffset(), e);
-            } catch (RuntimeException e) {
-                metrics.counter(DEAD_LETTERS, "reason", "core-failed").increment();
-                LOG.errorf(e, "The core failed on %s %s; it goes to the dead-letter topic", event.type(), event.id());
-                return record.nack(new IllegalStateException("core failed on " + event.type() + ": " + e, e));
-            } finally {
-                // Last: the record that completes the catch-up makes the service live only once it is handled.
-                position.processed(tp, meta.getOffset());
+            for (int i = 0; i < records.size(); i++) {
+                handle(records.get(i), decoded.get(i), rejected);
             }
         } finally {
             lock.unlock();
         }
-        return record.ack();
+        if (rejected.isEmpty()) {
+            return batch.ack();
+        }
+        return CompletableFuture.allOf(rejected.stream().map(CompletionStage::toCompletableFuture)
+                .toArray(CompletableFuture[]::new)).thenCompose(v -> batch.ack());
+    }
+
+    /** The record's event, checked against the contract, or why it is unreadable. */
+    private Object decode(KafkaRecord<String, byte[]> record) {
+        try {
+            Event event = EventCodec.decode(name -> lastHeader(record.getHeaders(), name), record.getPayload());
+            contract.check(event);
+            return event;
+        } catch (UnreadableEventException e) {
+            return e;
+        }
+    }
+
+    /** Under the lock: one record, in log order; a rejected record's nack is added to {@code rejected}. */
+    private void handle(KafkaRecord<String, byte[]> record, Object decoded, List<CompletionStage<Void>> rejected) {
+        TopicPartition tp = new TopicPartition(record.getTopic(), record.getPartition());
+        long offset = record.getMetadata(IncomingKafkaRecordMetadata.class).orElseThrow().getOffset();
+        if (decoded instanceof UnreadableEventException e) {
+            position.processed(tp, offset);
+            rejected.add(deadLetter(record, tp, offset, e));
+            return;
+        }
+        Event event = (Event) decoded;
+        if (position.alreadyProcessed(tp, offset)) {
+            return;
+        }
+        try {
+            // Timers due by now fire first: while rebuilding, this very event may be one of their effects, as
+            // appended before the restart, and it must find that effect held back to cancel it.
+            Instant now = advanceTo(live ? clock.now() : event.time());
+            heldBack.remove(event.id());
+            dispatch(event, core.handle(state, event, now));
+        } catch (UnreadableEventException e) {
+            rejected.add(deadLetter(record, tp, offset, e));
+        } catch (RuntimeException e) {
+            metrics.counter(DEAD_LETTERS, "reason", "core-failed").increment();
+            LOG.errorf(e, "The core failed on %s %s; it goes to the dead-letter topic", event.type(), event.id());
+            rejected.add(record.nack(new IllegalStateException("core failed on " + event.type() + ": " + e, e)));
+        } finally {
+            // Last: the record that completes the catch-up makes the service live only once it is handled.
+            position.processed(tp, offset);
+        }
     }
 
     /**
      * Sends the record to the dead-letter topic with the reason (SmallRye's {@code dead-letter-reason} header) and
      * counts it by kind: {@code podfall_dead_letters_total{reason="unknown-type"}} on {@code /q/metrics}.
      */
-    private CompletionStage<Void> deadLetter(Message<byte[]> record, TopicPartition tp, long offset,
+    private CompletionStage<Void> deadLetter(KafkaRecord<String, byte[]> record, TopicPartition tp, long offset,
                                             UnreadableEventException e) {
         LOG.warnf("Record %s@%d to the dead-letter topic: %s", tp, offset, e.getMessage());
         metrics.counter(DEAD_LETTERS, "reason", e.kind().tag()).increment();

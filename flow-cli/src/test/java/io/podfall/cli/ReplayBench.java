@@ -52,7 +52,7 @@ import java.util.function.BooleanSupplier;
  */
 public final class ReplayBench {
     private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
-    private static final int NODES = 10;
+    static final int NODES = 10;
     private static final int DEPLOYMENT_NODES = 100;
     private static final String DEPLOYMENT = "web";
     /**
