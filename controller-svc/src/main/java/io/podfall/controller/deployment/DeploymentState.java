@@ -18,7 +18,7 @@ import java.util.TreeSet;
  * What the {@link DeploymentController} knows: its caches of Deployments, of every ReplicaSet (a new one's name
  * may be taken by any), and of the pods of ReplicaSets (whether each has finished: a Recreate rollout waits for
  * the old ones), with its requests in flight and the rate limit of its retries. The methods keep the indexes by
- * controller in step with the caches.
+ * controller and the counts of unfinished pods in step with the caches.
  */
 public final class DeploymentState {
     /** Every Deployment, by {@code namespace/name}. */
@@ -31,6 +31,8 @@ public final class DeploymentState {
     private final Map<String, ReplicaSet> replicaSetsByUid = new HashMap<>();
     /** Every pod controlled by a ReplicaSet, by uid: the ReplicaSet's uid, and whether it has finished. */
     private final Map<String, PodOfReplicaSet> pods = new HashMap<>();
+    /** How many of those pods have not finished, by ReplicaSet uid (absent: none). */
+    private final Map<String, Integer> unfinishedByReplicaSet = new HashMap<>();
     private final RequestsInFlight requests = new RequestsInFlight("deployment");
 
     /** A pod as a Recreate rollout sees it. */
@@ -62,7 +64,7 @@ public final class DeploymentState {
 
     /** Whether a pod of the ReplicaSet of this uid has not finished (a terminating one has not). */
     boolean podsRunning(String replicaSetUid) {
-        return pods.values().stream().anyMatch(p -> p.replicaSetUid().equals(replicaSetUid) && !p.finished());
+        return unfinishedByReplicaSet.containsKey(replicaSetUid);
     }
 
     Optional<PodOfReplicaSet> pod(String uid) {
@@ -115,12 +117,24 @@ public final class DeploymentState {
     void putPod(Pod pod) {
         String uid = pod.getMetadata().getUid();
         String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-        ControllerRefs.controllerUid(pod, ResourceType.REPLICASETS).ifPresentOrElse(
-                rs -> pods.put(uid, new PodOfReplicaSet(rs, "Succeeded".equals(phase) || "Failed".equals(phase))),
-                () -> pods.remove(uid));
+        removePod(uid);
+        ControllerRefs.controllerUid(pod, ResourceType.REPLICASETS).ifPresent(rs -> {
+            PodOfReplicaSet cached = new PodOfReplicaSet(rs, "Succeeded".equals(phase) || "Failed".equals(phase));
+            pods.put(uid, cached);
+            countUnfinished(cached, 1);
+        });
     }
 
     void removePod(String uid) {
-        pods.remove(uid);
+        PodOfReplicaSet gone = pods.remove(uid);
+        if (gone != null) {
+            countUnfinished(gone, -1);
+        }
+    }
+
+    private void countUnfinished(PodOfReplicaSet pod, int delta) {
+        if (!pod.finished()) {
+            unfinishedByReplicaSet.merge(pod.replicaSetUid(), delta, (a, b) -> a + b == 0 ? null : a + b);
+        }
     }
 }

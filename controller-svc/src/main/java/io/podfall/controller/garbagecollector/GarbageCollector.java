@@ -126,7 +126,9 @@ public final class GarbageCollector implements Controller<GarbageCollectorState>
         Status status = rejection.data(RequestRejection.class).status();
         int code = status == null || status.getCode() == null ? 0 : status.getCode();
         if (code == 404 || code == 409 && request.get().intent() instanceof Delete) {
-            attemptToDelete(state, GraphBuilder.removeNode(state.graph(), target.get()), effects);
+            List<String> attempts = GraphBuilder.removeNode(state.graph(), target.get());
+            state.settle(target.get().uid());
+            attemptToDelete(state, attempts, effects);
         } else if (!Objects.equals(target.get().resourceVersion(), request.get().resourceVersion())) {
             attemptToDelete(state, List.of(target.get().uid()), effects);
         }
@@ -173,7 +175,7 @@ public final class GarbageCollector implements Controller<GarbageCollectorState>
                 patch(state, item, Patches.deleteOwnerReferences(item.uid(), stale), PatchRequest.STRATEGIC,
                         new DeleteOwnerReferences(stale), effects);
             }
-        } else if (!refs.waiting().isEmpty() && !state.graph().dependents(item).isEmpty()) {
+        } else if (!refs.waiting().isEmpty() && state.graph().hasDependents(item)) {
             delete(state, item, FOREGROUND, effects);
         } else {
             delete(state, item, item.finalizers().contains(Node.FINALIZER_ORPHAN_DEPENDENTS) ? ORPHAN
@@ -181,15 +183,16 @@ public final class GarbageCollector implements Controller<GarbageCollectorState>
         }
     }
 
-    /** An owner deleted in foreground: attempt its blocking dependents; when none is left, let it go. */
+    /**
+     * An owner deleted in foreground: attempt its blocking dependents (only those an attempt may act on: the others,
+     * being deleted or with a request in flight, would decide nothing); when none is left, let it go.
+     */
     private void processDeletingDependentsItem(GarbageCollectorState state, Node owner, Deque<String> queue,
                                                Effects.Builder effects) {
-        List<Node> blocking = state.graph().dependents(owner).stream()
-                .filter(d -> d.owner(owner.uid()).orElseThrow().blockOwnerDeletion()).toList();
-        if (blocking.isEmpty()) {
+        if (!state.hasBlockingDependents(owner)) {
             removeFinalizer(state, owner, Node.FINALIZER_DELETE_DEPENDENTS, effects);
         } else {
-            blocking.stream().filter(d -> !d.isDeletingDependents()).map(Node::uid).forEach(queue::add);
+            queue.addAll(state.actionableBlockingDependents(owner));
         }
     }
 

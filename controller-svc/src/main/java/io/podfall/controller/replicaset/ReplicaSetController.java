@@ -157,19 +157,19 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
             return;
         }
         ReplicaSet rs = cached.get();
-        List<Pod> active = state.podsControlledBy(rs.getMetadata().getUid()).stream().filter(ActivePods::isActive).toList();
+        ControlledPods pods = state.podsControlledBy(rs.getMetadata().getUid());
         if (rs.getMetadata().getDeletionTimestamp() == null
                 && state.requests().expectations().satisfied(key, Expectations.POD_CHANGES)) {
-            manageReplicas(state, key, rs, active, effects);
+            manageReplicas(state, key, rs, pods, effects);
         }
-        updateStatus(state, key, rs, active, effects);
-        wakeWhenNextAvailable(state, key, rs, active, effects);
+        updateStatus(state, key, rs, pods, effects);
+        wakeWhenNextAvailable(state, key, rs, pods, effects);
     }
 
     /** Creates the missing pods or deletes the surplus. */
-    private static void manageReplicas(ReplicaSetState state, String key, ReplicaSet rs, List<Pod> active,
+    private static void manageReplicas(ReplicaSetState state, String key, ReplicaSet rs, ControlledPods pods,
                                        Effects.Builder effects) {
-        int diff = active.size() - replicas(rs);
+        int diff = pods.activeCount() - replicas(rs);
         String namespace = rs.getMetadata().getNamespace();
         if (diff < 0) {
             for (int i = 0; i < Math.min(-diff, BURST_REPLICAS); i++) {
@@ -178,7 +178,7 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
                 state.requests().expect(key, Kind.CREATION, null, effects);
             }
         } else if (diff > 0) {
-            for (Pod victim : podsToDelete(state, rs, active, Math.min(diff, BURST_REPLICAS), effects.now())) {
+            for (Pod victim : podsToDelete(state, rs, pods.active(), Math.min(diff, BURST_REPLICAS), effects.now())) {
                 String name = victim.getMetadata().getName();
                 effects.emit(SOURCE, EventTypes.DELETION_REQUESTED, Subjects.of(namespace, ResourceType.PODS.plural(), name),
                         new DeletionRequest(ResourceType.PODS.plural(), namespace, name, null));
@@ -215,8 +215,8 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
     private static List<Pod> podsToDelete(ReplicaSetState state, ReplicaSet rs, List<Pod> active, int count, Instant now) {
         List<Pod> related = ControllerRefs.controllerOf(rs)
                 .map(owner -> state.replicaSetsControlledBy(rs.getMetadata().getNamespace(), owner.getUid()).stream()
-                        .flatMap(sibling -> state.podsControlledBy(sibling.getMetadata().getUid()).stream())
-                        .filter(ActivePods::isActive).toList())
+                        .flatMap(sibling -> state.podsControlledBy(sibling.getMetadata().getUid()).active().stream())
+                        .toList())
                 .orElse(active);
         Map<String, Integer> podsOnNode = new HashMap<>();
         related.forEach(p -> podsOnNode.merge(nodeName(p), 1, Integer::sum));
@@ -226,10 +226,10 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
     }
 
     /** Writes the status if it changed and no write of it is in flight. */
-    private static void updateStatus(ReplicaSetState state, String key, ReplicaSet rs, List<Pod> active,
+    private static void updateStatus(ReplicaSetState state, String key, ReplicaSet rs, ControlledPods pods,
                                      Effects.Builder effects) {
         ReplicaSetStatus current = rs.getStatus() == null ? new ReplicaSetStatus() : rs.getStatus();
-        ReplicaSetStatus next = calculateStatus(rs, current, active, state.failure(key), effects.now());
+        ReplicaSetStatus next = calculateStatus(rs, current, pods, state.failure(key), effects.now());
         if (Json.tree(next).equals(Json.tree(current)) || !state.requests().expectations().satisfied(key, Set.of(Kind.WRITE))) {
             return;
         }
@@ -245,17 +245,16 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
      * {@code calculateStatus}: the cached status with the counts of the active pods, the generation observed and
      * the ReplicaFailure condition added while a failure stands (removed once it no longer does).
      */
-    static ReplicaSetStatus calculateStatus(ReplicaSet rs, ReplicaSetStatus current, List<Pod> active,
+    static ReplicaSetStatus calculateStatus(ReplicaSet rs, ReplicaSetStatus current, ControlledPods pods,
                                             Optional<Failure> failure, Instant now) {
         ReplicaSetStatus next = Json.convert(Json.tree(current), ReplicaSetStatus.class);
         Map<String, String> templateLabels = rs.getSpec().getTemplate().getMetadata() == null ? Map.of()
                 : Objects.requireNonNullElse(rs.getSpec().getTemplate().getMetadata().getLabels(), Map.of());
         int minReadySeconds = Objects.requireNonNullElse(rs.getSpec().getMinReadySeconds(), 0);
-        next.setReplicas(active.size());
-        next.setFullyLabeledReplicas((int) active.stream()
-                .filter(p -> labels(p).entrySet().containsAll(templateLabels.entrySet())).count());
-        next.setReadyReplicas((int) active.stream().filter(ActivePods::isReady).count());
-        next.setAvailableReplicas((int) active.stream().filter(p -> ActivePods.isAvailable(p, minReadySeconds, now)).count());
+        next.setReplicas(pods.activeCount());
+        next.setFullyLabeledReplicas(pods.fullyLabeled(templateLabels));
+        next.setReadyReplicas(pods.readyCount());
+        next.setAvailableReplicas(pods.available(minReadySeconds, now));
         next.setObservedGeneration(rs.getMetadata().getGeneration());
         List<ReplicaSetCondition> conditions = new ArrayList<>(next.getConditions());
         boolean hasFailure = conditions.stream().anyMatch(c -> REPLICA_FAILURE.equals(c.getType()));
@@ -271,15 +270,13 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
     }
 
     /** With minReadySeconds, a ready pod becomes available later, without a fact: a timer wakes the sync then. */
-    private static void wakeWhenNextAvailable(ReplicaSetState state, String key, ReplicaSet rs, List<Pod> active,
+    private static void wakeWhenNextAvailable(ReplicaSetState state, String key, ReplicaSet rs, ControlledPods pods,
                                               Effects.Builder effects) {
         int minReadySeconds = Objects.requireNonNullElse(rs.getSpec().getMinReadySeconds(), 0);
         if (minReadySeconds == 0) {
             return;
         }
-        active.stream().filter(p -> !ActivePods.isAvailable(p, minReadySeconds, effects.now()))
-                .flatMap(p -> ActivePods.availableAfter(p, minReadySeconds).stream())
-                .min(Instant::compareTo)
+        pods.nextAvailable(minReadySeconds, effects.now())
                 .ifPresent(at -> effects.timer(state.requests().timerKey(AVAILABLE, key), at.plus(AFTER)));
     }
 
@@ -289,10 +286,6 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
 
     private static int replicas(ReplicaSet rs) {
         return Objects.requireNonNullElse(rs.getSpec().getReplicas(), 1);
-    }
-
-    private static Map<String, String> labels(Pod pod) {
-        return Objects.requireNonNullElse(pod.getMetadata().getLabels(), Map.of());
     }
 
     private static String nodeName(Pod pod) {

@@ -9,9 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * What the {@link ReplicaSetController} knows: its informer caches of ReplicaSets and of the pods they control,
@@ -26,8 +24,10 @@ public final class ReplicaSetState {
     private final Map<String, String> keysByUid = new HashMap<>();
     /** Every pod controlled by a ReplicaSet (known or not), by uid; a pod controlled by nothing is never adopted. */
     private final Map<String, Pod> pods = new HashMap<>();
-    /** The uids of the pods each ReplicaSet uid controls, in uid order. */
-    private final Map<String, Set<String>> podsByController = new HashMap<>();
+    /** The pods each ReplicaSet uid controls, with the tallies of its status. */
+    private final Map<String, ControlledPods> podsByController = new HashMap<>();
+    /** What a ReplicaSet that controls no pod controls; never changed. */
+    private static final ControlledPods NONE = new ControlledPods();
     private final RequestsInFlight requests = new RequestsInFlight("replicaset");
     /** The request that failed last for each ReplicaSet, until one of its pod requests succeeds again. */
     private final Map<String, Failure> failures = new HashMap<>();
@@ -44,9 +44,9 @@ public final class ReplicaSetState {
         return Optional.ofNullable(keysByUid.get(replicaSetUid));
     }
 
-    /** The pods the ReplicaSet of this uid controls, active or not, in uid order. */
-    public List<Pod> podsControlledBy(String replicaSetUid) {
-        return podsByController.getOrDefault(replicaSetUid, Set.of()).stream().map(pods::get).toList();
+    /** The pods the ReplicaSet of this uid controls (none if it controls none). */
+    ControlledPods podsControlledBy(String replicaSetUid) {
+        return podsByController.getOrDefault(replicaSetUid, NONE);
     }
 
     /** The cached ReplicaSets in the namespace with the given controller (their "siblings"). */
@@ -95,7 +95,7 @@ public final class ReplicaSetState {
         removePod(uid);
         ControllerRefs.controllerUid(pod, ResourceType.REPLICASETS).ifPresent(controller -> {
             pods.put(uid, pod);
-            podsByController.computeIfAbsent(controller, c -> new TreeSet<>()).add(uid);
+            podsByController.computeIfAbsent(controller, c -> new ControlledPods()).put(pod);
         });
     }
 
@@ -103,7 +103,7 @@ public final class ReplicaSetState {
         Pod gone = pods.remove(uid);
         if (gone != null) {
             String controller = ControllerRefs.controllerUid(gone, ResourceType.REPLICASETS).orElseThrow();
-            Set<String> siblings = podsByController.get(controller);
+            ControlledPods siblings = podsByController.get(controller);
             siblings.remove(uid);
             if (siblings.isEmpty()) {
                 podsByController.remove(controller);

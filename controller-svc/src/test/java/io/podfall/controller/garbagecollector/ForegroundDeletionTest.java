@@ -125,6 +125,20 @@ class ForegroundDeletionTest extends GarbageCollectorFixture {
     }
 
     @Test
+    void aDependentWhoseDeleteWasRefusedIsDeletedAgainWhenTheOwnerIsNextAttempted() {
+        given(api.created(ResourceType.REPLICASETS, rs), api.created(a), api.created(b));
+        Effects deletes = handle(api.markedTerminating(ResourceType.REPLICASETS, deleting(rs, FOREGROUND)));
+        assertEquals(List.of("delete pods/web-1-a Background", "delete pods/web-1-b Background"), requests(deletes));
+
+        assertTrue(handle(api.rejected(deletes.events().get(0), 429, "TooManyRequests")).isEmpty(),
+                "unchanged since: it waits for the next change");
+
+        assertEquals(List.of("delete pods/web-1-a Background"), requests(handle(api.answer(deletes.events().get(1),
+                        EventTypes.OBJECT_MARKED_TERMINATING, ResourceType.PODS, deleting(b)))),
+                "the ReplicaSet, attempted after its other pod's change, deletes the refused one again, not the terminating one");
+    }
+
+    @Test
     void anOwnerWithoutDependentsLosesItsFinalizerAtOnce() {
         handle(api.created(ResourceType.DEPLOYMENTS, web));
 
