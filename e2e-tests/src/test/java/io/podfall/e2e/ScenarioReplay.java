@@ -49,11 +49,16 @@ final class ScenarioReplay {
     private ScenarioReplay() {
     }
 
-    /** The whole topic, exported with {@code podfall export}. */
+    /** The shared suite's whole topic, exported with {@code podfall export}. */
     static List<Event> topic(Suite suite, Path dir) {
+        return topic(suite, SuiteExtension.TOPIC, dir);
+    }
+
+    /** A suite's whole topic {@code name}, exported with {@code podfall export}. */
+    static List<Event> topic(Suite suite, String name, Path dir) {
         Path topic = dir.resolve("topic-" + System.nanoTime() + ".jsonl");
         assertEquals(0, Podfall.commandLine().execute("export", "--bootstrap", suite.bootstrapServers(),
-                "--topic", SuiteExtension.TOPIC, "--output", topic.toString()));
+                "--topic", name, "--output", topic.toString()));
         return EventFile.read(topic).events();
     }
 

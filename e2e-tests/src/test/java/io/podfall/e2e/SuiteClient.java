@@ -20,9 +20,17 @@ final class SuiteClient {
 
     final ApiClient api;
     private final Suite suite;
+    private final String topic;
 
+    /** For the shared suite of {@link SuiteExtension}. */
     SuiteClient(Suite suite) {
+        this(suite, SuiteExtension.TOPIC);
+    }
+
+    /** For a suite of a test's own, on its {@code topic}. */
+    SuiteClient(Suite suite, String topic) {
         this.suite = suite;
+        this.topic = topic;
         this.api = new ApiClient(suite.apiserverUrl());
     }
 
@@ -45,7 +53,7 @@ final class SuiteClient {
     /** The pod's events, read from the topic until one of type {@code until} is there (or the timeout passed). */
     List<Event> eventsOf(String name, String until, Duration timeout) {
         String subject = Subjects.of("default", "pods", name);
-        try (EventLog log = new EventLog(suite.bootstrapServers(), SuiteExtension.TOPIC)) {
+        try (EventLog log = new EventLog(suite.bootstrapServers(), topic)) {
             return log.readUntil(all -> all.stream().anyMatch(e -> e.is(until) && subject.equals(e.subject())), timeout)
                     .stream().filter(e -> subject.equals(e.subject())).toList();
         }
@@ -54,7 +62,7 @@ final class SuiteClient {
     /** The pod's events on the topic now. */
     List<Event> eventsOf(String name) {
         String subject = Subjects.of("default", "pods", name);
-        try (EventLog log = new EventLog(suite.bootstrapServers(), SuiteExtension.TOPIC)) {
+        try (EventLog log = new EventLog(suite.bootstrapServers(), topic)) {
             return log.readToEnd(Duration.ofSeconds(10)).stream().filter(e -> subject.equals(e.subject())).toList();
         }
     }
