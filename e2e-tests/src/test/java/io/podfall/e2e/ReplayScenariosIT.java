@@ -239,6 +239,10 @@ class ReplayScenariosIT {
                 "{\"metadata\":{\"annotations\":{\"podfall.io/pressure\":\"memory\"}}}".getBytes(StandardCharsets.UTF_8))).code());
         try {
             pods.eventsOf("rp-pressured", POD_EVICTED, WAIT);
+            // the node lifecycle controller's taint first: it patches at the Node's resourceVersion, so a pressure
+            // taken off before it lands makes it a Conflict live, where the engine, taking no time, has it before
+            api.await("/api/v1/nodes/node-1", r -> r.body().path("spec").path("taints").toString()
+                    .contains("node.kubernetes.io/memory-pressure"), WAIT, "the memory-pressure taint");
         } finally {
             assertEquals(200, api.patch("/api/v1/nodes/node-1", Json.read(
                     "{\"metadata\":{\"annotations\":{\"podfall.io/pressure\":null}}}".getBytes(StandardCharsets.UTF_8))).code());
