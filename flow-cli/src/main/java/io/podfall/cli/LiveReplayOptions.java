@@ -235,20 +235,28 @@ final class LiveReplayOptions {
     private static List<Event> append(TopicWriter writer, List<Event> inputs, double n, TargetClock clock)
             throws InterruptedException {
         Instant first = inputs.get(0).time();
-        // The wall clock, which the target's clock is made of: a request is stamped no earlier than it is due.
-        Instant start = Instant.now();
+        // The wall clock, which the target's clock is made of, counted from the first request's stamp: a request is
+        // stamped no earlier than it is due after that one.
+        Instant start = null;
         List<Event> appended = new ArrayList<>();
         int next = 0;
         while (next < inputs.size()) {
-            Duration wait = LiveReplay.due(Duration.between(first, inputs.get(next).time()), n)
-                    .minus(Duration.between(start, Instant.now()));
-            if (!wait.isNegative() && !wait.isZero()) {
-                Thread.sleep(wait.toMillis(), wait.toNanosPart() % 1_000_000);
+            Instant wall = Instant.now();
+            if (start != null) {
+                Duration wait = LiveReplay.due(Duration.between(first, inputs.get(next).time()), n)
+                        .minus(Duration.between(start, wall));
+                if (!wait.isNegative() && !wait.isZero()) {
+                    Thread.sleep(wait.toMillis(), wait.toNanosPart() % 1_000_000);
+                }
+                wall = Instant.now();
+            } else {
+                start = wall;
             }
+            Instant stamp = clock.at(wall);
             List<Event> batch = new ArrayList<>();
-            for (Duration now = Duration.between(start, Instant.now()); next < inputs.size()
+            for (Duration now = Duration.between(start, wall); next < inputs.size()
                     && LiveReplay.due(Duration.between(first, inputs.get(next).time()), n).compareTo(now) <= 0; next++) {
-                batch.add(LiveReplay.retimed(inputs.get(next), clock.now()));
+                batch.add(LiveReplay.retimed(inputs.get(next), stamp));
             }
             writer.append(batch);
             appended.addAll(batch);
@@ -262,7 +270,11 @@ final class LiveReplayOptions {
      */
     private record TargetClock(double scale, Instant origin) {
         Instant now() {
-            Instant wall = Instant.now();
+            return at(Instant.now());
+        }
+
+        /** The target's time when the wall clock reads {@code wall}. */
+        Instant at(Instant wall) {
             return scale == 1 ? wall : origin.plusNanos(Math.round(Duration.between(origin, wall).toNanos() * scale));
         }
     }
