@@ -56,7 +56,7 @@ public record Outcome(int code, JsonNode body) {
         boolean scale = Kinds.SCALE.equals(request.data().path("subresource").asText(""));
         if (!facts.isEmpty()) {
             Event last = facts.get(facts.size() - 1);
-            ObjectChange change = last.data(ObjectChange.class);
+            ObjectChange change = ObjectChange.of(last);
             if (request.is(EventTypes.CREATION_REQUESTED)) {
                 return Optional.of(new Outcome(201, change.object()));
             }
@@ -93,7 +93,7 @@ public record Outcome(int code, JsonNode body) {
         state.list(type, req.namespace()).stream().map(Json::tree).filter(selectors::matches)
                 .forEach(o -> byName.put(o.path("metadata").path("name").asText(), o));
         for (Event fact : facts) {
-            JsonNode object = fact.data(ObjectChange.class).object();
+            JsonNode object = ObjectChange.of(fact).object();
             byName.put(object.path("metadata").path("name").asText(), object);
         }
         return Kinds.list(type, Long.toString(state.resourceVersion()), List.copyOf(byName.values()));

@@ -40,7 +40,7 @@ record WatchEvent(String type, ResourceType resource, String namespace, String n
         if (type == null) {
             return Optional.empty();
         }
-        ObjectChange change = fact.data(ObjectChange.class);
+        ObjectChange change = ObjectChange.of(fact);
         JsonNode meta = change.object().path("metadata");
         String namespace = meta.path("namespace").asText("");
         String name = meta.path("name").asText();

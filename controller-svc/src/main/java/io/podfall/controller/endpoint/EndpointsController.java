@@ -139,7 +139,7 @@ public final class EndpointsController implements Controller<EndpointsController
     }
 
     private void stored(EndpointsControllerState state, Event event, Effects.Builder effects) {
-        ObjectChange change = event.data(ObjectChange.class);
+        ObjectChange change = ObjectChange.of(event);
         String resource = change.resource();
         JsonNode metadata = change.object().path("metadata");
         String namespace = metadata.path("namespace").asText("");

@@ -108,7 +108,7 @@ public final class GarbageCollector implements Controller<GarbageCollectorState>
             rejected(state, event, effects);
         } else if (EventTypes.OBJECT_CHANGES.contains(event.type())) {
             state.answered(event.causationId());
-            Node.of(event.data(ObjectChange.class)).ifPresent(node -> {
+            Node.of(ObjectChange.of(event)).ifPresent(node -> {
                 List<String> attempts = GraphBuilder.processGraphChanges(state.graph(), node,
                         event.is(EventTypes.OBJECT_REMOVED));
                 state.settle(node.uid());

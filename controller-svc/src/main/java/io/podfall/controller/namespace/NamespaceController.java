@@ -73,7 +73,7 @@ public final class NamespaceController implements Controller<NamespaceController
         if (event.causationId() != null) {
             state.inFlight.remove(event.causationId());
         }
-        ObjectChange change = event.data(ObjectChange.class);
+        ObjectChange change = ObjectChange.of(event);
         JsonNode meta = change.object().path("metadata");
         String namespace = meta.path("namespace").asText("");
         if (!state.resourceVersions.isNews(namespace, meta.path("resourceVersion").asText(null))) {

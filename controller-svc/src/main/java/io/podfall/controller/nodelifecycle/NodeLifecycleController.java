@@ -123,7 +123,7 @@ public final class NodeLifecycleController implements Controller<NodeLifecycleSt
         if (!EventTypes.OBJECT_CHANGES.contains(event.type())) {
             return;
         }
-        ObjectChange change = event.data(ObjectChange.class);
+        ObjectChange change = ObjectChange.of(event);
         if (ResourceType.NODES.plural().equals(change.resource())) {
             nodeChanged(state, event, change.object(Node.class), effects);
         } else if (ResourceType.LEASES.plural().equals(change.resource()) && !event.is(EventTypes.OBJECT_REMOVED)) {

@@ -40,7 +40,7 @@ public final class RequestsInFlight {
         if (!EventTypes.OBJECT_CHANGES.contains(event.type())) {
             return Optional.empty();
         }
-        ObjectChange change = event.data(ObjectChange.class);
+        ObjectChange change = ObjectChange.of(event);
         JsonNode meta = change.object().path("metadata");
         boolean news = resources.contains(change.resource())
                 && resourceVersions.isNews(meta.path("namespace").asText(""), meta.path("resourceVersion").asText(null));

@@ -86,7 +86,7 @@ public final class NodeLeaseController {
         if (!EventTypes.OBJECT_CHANGES.contains(event.type())) {
             return;
         }
-        ObjectChange change = event.data(ObjectChange.class);
+        ObjectChange change = ObjectChange.of(event);
         boolean removed = event.is(EventTypes.OBJECT_REMOVED);
         if (ResourceType.NODES.plural().equals(change.resource())) {
             nodeChanged(state, change.object(Node.class), removed, out);

@@ -66,7 +66,7 @@ public final class NodeStatusSync {
         if (!EventTypes.OBJECT_CHANGES.contains(event.type())) {
             return;
         }
-        ObjectChange change = event.data(ObjectChange.class);
+        ObjectChange change = ObjectChange.of(event);
         if (!ResourceType.NODES.plural().equals(change.resource())) {
             return;
         }

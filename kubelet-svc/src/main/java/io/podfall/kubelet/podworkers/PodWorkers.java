@@ -334,7 +334,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
     // --- the API server's facts: the kubelet's config source ---
 
     private Effects objectChanged(PodWorkersState state, Event event, Instant now) {
-        ObjectChange change = event.data(ObjectChange.class);
+        ObjectChange change = ObjectChange.of(event);
         if (ResourceType.NODES.plural().equals(change.resource())) {
             return nodeChanged(state, event, change.object(Node.class), now);
         }
@@ -396,7 +396,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
     }
 
     private Effects objectRemoved(PodWorkersState state, Event event, Instant now) {
-        ObjectChange change = event.data(ObjectChange.class);
+        ObjectChange change = ObjectChange.of(event);
         if (ResourceType.NODES.plural().equals(change.resource())) {
             state.nodes.remove(change.object(Node.class).getMetadata().getName());
             return Effects.NONE;

@@ -1,0 +1,49 @@
+package io.podfall.model.apiserver;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.podfall.model.Json;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.event.UnreadableEventException;
+import io.podfall.model.k8s.ResourceType;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+
+import static io.podfall.model.testing.Pods.aPod;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+class ObjectChangeTest {
+    private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
+
+    private static Event fact(Object data) {
+        return Event.request("fact-1", "/apiserver", EventTypes.OBJECT_UPDATED, "namespaces/default/pods/web-1", T0,
+                null, data);
+    }
+
+    @Test
+    void readsTheFactsOwnObjectTreeWithoutCopyingIt() {
+        Pod pod = aPod("web-1").build();
+        Event fact = fact(ObjectChange.of(ResourceType.PODS, pod));
+
+        ObjectChange change = ObjectChange.of(fact);
+
+        assertEquals("pods", change.resource());
+        assertSame(fact.data().get("object"), change.object());
+        assertEquals(pod, change.object(Pod.class));
+        assertEquals(fact.data(ObjectChange.class), change, "the same change the general reader gives");
+    }
+
+    @Test
+    void dataWithoutAResourceNameOrAnObjectIsBadData() {
+        for (String data : new String[]{"{\"object\":{}}", "{\"resource\":\"pods\"}", "{\"resource\":7,\"object\":{}}",
+                "{\"resource\":\"pods\",\"object\":[1]}"}) {
+            JsonNode tree = Json.read(data.getBytes());
+            UnreadableEventException e = assertThrows(UnreadableEventException.class, () -> ObjectChange.of(fact(tree)), data);
+            assertEquals(UnreadableEventException.Kind.BAD_DATA, e.kind());
+        }
+    }
+}
