@@ -36,6 +36,7 @@ import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import static io.podfall.model.event.EventTypes.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -60,7 +61,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CrashIT {
     private static final String TOPIC = "podfall.crash";
     private static final String NS = "/namespaces/default/";
-    private static final List<String> NODES = List.of("node-1", "node-2", "node-3", "node-4");
     /** Simulated seconds per wall second: the pods' grace periods, preStop hooks and exits pass ten times faster. */
     private static final double TIME_SCALE = 10;
     /** The longest wait between two faults (after the previous service is ready again). */
@@ -72,6 +72,12 @@ class CrashIT {
      * (each restarted service rebuilds from the whole log); {@code -Dpodfall.crash.pods=1000} by hand or in a soak.
      */
     private final int pods = Integer.getInteger("podfall.crash.pods", 100);
+    /**
+     * At least four nodes, and enough that each holds at most 100 of the pods: a node takes 110 (the kubelet's
+     * --max-pods), and the scheduler leaves the rest Pending.
+     */
+    private final List<String> nodes = IntStream.rangeClosed(1, Math.max(4, (pods + 99) / 100))
+            .mapToObj(i -> "node-" + i).toList();
     private final int faultsPerRound = Integer.getInteger("podfall.crash.faults", 4);
     private final long seed = Long.getLong("podfall.crash.seed", System.nanoTime());
     private final Soak soak = Soak.of(System.getProperty("soak", ""));
@@ -89,7 +95,7 @@ class CrashIT {
         Path work = Files.createTempDirectory("podfall-crash-");
         try (Suite running = Suite.start(new Suite.Options(Path.of(System.getProperty("podfall.project.root", "..")),
                 work, broker.bootstrapServers(), 0, 0, 0, TOPIC, TIME_SCALE, Duration.ofSeconds(300)),
-                new Suite.Tuning(Map.of("podfall.kubelet.nodes", String.join(",", NODES)), List.of()))) {
+                new Suite.Tuning(Map.of("podfall.kubelet.nodes", String.join(",", nodes)), List.of()))) {
             suite = running;
             api = new ApiClient(running.apiserverUrl());
             for (int round = 1; soak.goesOn(round, started); round++) {

@@ -1,8 +1,11 @@
 package io.podfall.controller.scheduler;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Toleration;
 import io.podfall.controller.Controller;
 import io.podfall.controller.ResourceVersions;
 import io.podfall.controller.scheduler.SchedulerState.CachedNode;
@@ -65,7 +68,8 @@ public final class Scheduler implements Controller<SchedulerState> {
     public static final String SOURCE = "/controller/scheduler";
     /** The scheduler profile name upstream's default scheduler answers to. */
     public static final String SCHEDULER_NAME = "default-scheduler";
-
+    private static final TypeReference<List<Toleration>> TOLERATIONS = new TypeReference<>() {
+    };
 
     @Override
     public SchedulerState newState() {
@@ -89,13 +93,13 @@ public final class Scheduler implements Controller<SchedulerState> {
     }
 
     private boolean cacheChanged(SchedulerState state, Event event) {
-        ObjectChange change = event.data(ObjectChange.class);
+        ObjectChange change = ObjectChange.of(event);
         boolean removed = event.is(EventTypes.OBJECT_REMOVED);
         if (ResourceType.NODES.plural().equals(change.resource())) {
             return nodeChanged(state, change.object(Node.class), removed);
         }
         if (ResourceType.PODS.plural().equals(change.resource())) {
-            return podChanged(state, change.object(Pod.class), removed);
+            return podChanged(state, change.object(), removed);
         }
         return false;
     }
@@ -110,7 +114,7 @@ public final class Scheduler implements Controller<SchedulerState> {
         CachedNode updated = new CachedNode(name, node.getMetadata().getResourceVersion(), isReady(node),
                 node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable()),
                 node.getMetadata().getDeletionTimestamp() != null,
-                node.getSpec() == null ? List.of() : List.copyOf(node.getSpec().getTaints()));
+                node.getSpec() == null ? List.of() : List.copyOf(node.getSpec().getTaints()), allocatablePods(node));
         if (!isNews(cached, updated, CachedNode::resourceVersion)) {
             return false;
         }
@@ -118,21 +122,37 @@ public final class Scheduler implements Controller<SchedulerState> {
         return true;
     }
 
-    private boolean podChanged(SchedulerState state, Pod pod, boolean removed) {
-        String uid = pod.getMetadata().getUid();
+    /**
+     * Reads the few fields the cache keeps from the fact's tree: every pod change passes here, and a whole
+     * {@code Pod} conversion per change was the scheduler's largest cost in a mass deletion.
+     */
+    /** {@code status.allocatable.pods}, or no limit when the node reports none. */
+    private static int allocatablePods(Node node) {
+        Quantity pods = node.getStatus() == null || node.getStatus().getAllocatable() == null ? null
+                : node.getStatus().getAllocatable().get("pods");
+        return pods == null ? Integer.MAX_VALUE : Quantity.getAmountInBytes(pods).intValue();
+    }
+
+    private boolean podChanged(SchedulerState state, JsonNode pod, boolean removed) {
+        JsonNode meta = pod.path("metadata");
+        String uid = meta.path("uid").textValue();
         if (uid == null) {
             return false;
         }
         Optional<CachedPod> cached = state.pod(uid);
-        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        String phase = pod.path("status").path("phase").textValue();
         if (removed || "Succeeded".equals(phase) || "Failed".equals(phase)) {
             cached.ifPresent(p -> state.removePod(uid));
             return cached.isPresent();
         }
-        CachedPod updated = new CachedPod(uid, pod.getMetadata().getNamespace(), pod.getMetadata().getName(),
-                pod.getMetadata().getResourceVersion(), pod.getSpec().getNodeName(),
-                pod.getMetadata().getDeletionTimestamp() != null, pod.getSpec().getSchedulerName(),
-                List.copyOf(pod.getSpec().getTolerations()), cached.map(CachedPod::arrival).orElseGet(state::nextArrival));
+        JsonNode spec = pod.path("spec");
+        JsonNode tolerations = spec.path("tolerations");
+        CachedPod updated = new CachedPod(uid, meta.path("namespace").textValue(), meta.path("name").textValue(),
+                meta.path("resourceVersion").textValue(), spec.path("nodeName").textValue(),
+                !meta.path("deletionTimestamp").isMissingNode() && !meta.path("deletionTimestamp").isNull(),
+                spec.path("schedulerName").textValue(),
+                tolerations.isEmpty() ? List.of() : List.copyOf(Json.MAPPER.convertValue(tolerations, TOLERATIONS)),
+                cached.map(CachedPod::arrival).orElseGet(state::nextArrival));
         if (!isNews(cached, updated, CachedPod::resourceVersion)) {
             return false;
         }
@@ -162,7 +182,7 @@ public final class Scheduler implements Controller<SchedulerState> {
     }
 
     private static void reportUnschedulable(SchedulerState state, CachedPod pod, Effects.Builder effects) {
-        String message = unschedulableMessage(state.nodes(), pod);
+        String message = unschedulableMessage(state, pod);
         ObjectNode patch = Json.MAPPER.createObjectNode();
         patch.putObject("status").putArray("conditions").addObject().put("type", "PodScheduled")
                 .put("status", "False").put("reason", "Unschedulable").put("message", message)
@@ -176,15 +196,19 @@ public final class Scheduler implements Controller<SchedulerState> {
      * Why no node fits, as the scheduler's FitError says it: how many nodes each reason ruled out, reasons in
      * alphabetical order.
      */
-    static String unschedulableMessage(List<CachedNode> nodes, CachedPod pod) {
+    static String unschedulableMessage(SchedulerState state, CachedPod pod) {
+        List<CachedNode> nodes = state.nodes();
         if (nodes.isEmpty()) {
             return "no nodes available to schedule pods";
         }
         Map<String, Integer> reasons = new TreeMap<>();
         for (CachedNode node : nodes) {
+            // the first filter a node fails names it, in the default profile's filter order: NodeUnschedulable,
+            // TaintToleration, NodeResourcesFit (pkg/scheduler/apis/config/v1/default_plugins.go)
             String reason = !node.schedulable() ? "node(s) were not ready or unschedulable"
-                    : "node(s) had untolerated taint " + TaintToleration.describe(
-                            TaintToleration.untolerated(node.taints(), pod.tolerations()).orElseThrow());
+                    : !node.fits(pod) ? "node(s) had untolerated taint " + TaintToleration.describe(
+                            TaintToleration.untolerated(node.taints(), pod.tolerations()).orElseThrow())
+                    : "Too many pods";
             reasons.merge(reason, 1, Integer::sum);
         }
         StringBuilder message = new StringBuilder("0/" + nodes.size() + " nodes are available: ");

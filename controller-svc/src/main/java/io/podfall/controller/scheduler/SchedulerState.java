@@ -35,9 +35,12 @@ public final class SchedulerState {
     /** Pods cached so far: the arrival number of the next new pod. */
     private long arrivals;
 
-    /** A node as the scheduler sees it. */
+    /**
+     * A node as the scheduler sees it; {@code allocatablePods} is its {@code status.allocatable.pods}, or
+     * {@link Integer#MAX_VALUE} for a node that reports none (one created by hand).
+     */
     record CachedNode(String name, String resourceVersion, boolean ready, boolean unschedulable, boolean deleting,
-                      List<Taint> taints) {
+                      List<Taint> taints, int allocatablePods) {
         /** Ready, not cordoned and not being deleted. */
         boolean schedulable() {
             return ready && !unschedulable && !deleting;
@@ -89,11 +92,19 @@ public final class SchedulerState {
         return Optional.ofNullable(nodes.get(name));
     }
 
-    /** The node the pod fits on with the fewest pods bound or assumed, the first by name among equals. */
+    /** Whether the node holds as many pods as it allows: NodeResourcesFit's "Too many pods". */
+    boolean full(CachedNode node) {
+        return podsOn(node.name()) >= node.allocatablePods();
+    }
+
+    /**
+     * The node the pod fits on, with room for one more pod, with the fewest pods bound or assumed, the first by
+     * name among equals.
+     */
     Optional<String> leastLoadedNodeFor(CachedPod pod) {
         String best = null;
         for (CachedNode node : nodes.values()) {
-            if (node.fits(pod) && (best == null || podsOn(node.name()) < podsOn(best))) {
+            if (node.fits(pod) && !full(node) && (best == null || podsOn(node.name()) < podsOn(best))) {
                 best = node.name();
             }
         }

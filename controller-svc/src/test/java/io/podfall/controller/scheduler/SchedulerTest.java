@@ -302,4 +302,22 @@ class SchedulerTest {
                 pending.events().get(0).data(PatchRequest.class).patch().path("status").path("conditions").get(0)
                         .path("message").asText());
     }
+
+    @Test
+    void aFullNodeGetsNoMorePodsThePodWaitsSaysWhyAndIsPlacedWhenOneLeaves() {
+        handle(api.created(aNode("node-1").allowingPods(2).build()));
+        handle(api.created(aNode("node-2").allowingPods(1).notReady().build()));
+        Pod first = aPod("web-1").build();
+        handle(api.created(first));
+        handle(api.created(aPod("web-2").build()));
+
+        Effects pending = handle(api.created(aPod("web-3").build()));
+
+        assertEquals(List.of(), bindings(pending));
+        assertEquals("0/2 nodes are available: 1 Too many pods, 1 node(s) were not ready or unschedulable.",
+                pending.events().get(0).data(PatchRequest.class).patch().path("status").path("conditions").get(0)
+                        .path("message").asText());
+        assertEquals(2, state.podsOn("node-1"));
+        assertEquals(List.of("web-3->node-1"), bindings(handle(api.removed(first))));
+    }
 }

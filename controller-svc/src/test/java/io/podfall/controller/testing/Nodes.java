@@ -2,6 +2,7 @@ package io.podfall.controller.testing;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 
 import java.time.Instant;
 
@@ -9,6 +10,7 @@ import java.time.Instant;
 public final class Nodes {
     private final NodeBuilder b;
     private String ready = "True";
+    private Integer allocatablePods;
 
     private Nodes(String name) {
         b = new NodeBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec().endSpec();
@@ -38,8 +40,17 @@ public final class Nodes {
         return this;
     }
 
+    /** status.allocatable.pods, as a kubelet reports its --max-pods; a node without it takes any number. */
+    public Nodes allowingPods(int pods) {
+        allocatablePods = pods;
+        return this;
+    }
+
     public Node build() {
-        return b.withNewStatus().addNewCondition().withType("Ready").withStatus(ready).endCondition().endStatus()
-                .build();
+        b.withNewStatus().addNewCondition().withType("Ready").withStatus(ready).endCondition().endStatus();
+        if (allocatablePods != null) {
+            b.editStatus().addToAllocatable("pods", new Quantity(allocatablePods.toString())).endStatus();
+        }
+        return b.build();
     }
 }

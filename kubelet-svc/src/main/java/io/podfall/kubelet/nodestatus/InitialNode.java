@@ -2,6 +2,7 @@ package io.podfall.kubelet.nodestatus;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 
 import java.time.Instant;
 import java.util.List;
@@ -12,13 +13,20 @@ import java.util.regex.Pattern;
 /**
  * The Node object a kubelet registers for itself at start (pkg/kubelet/kubelet_node_status.go initialNode, with
  * the conditions ({@link NodeConditions}: no pressure, Ready), the addresses and the node info that
- * pkg/kubelet/nodestatus/setters.go would fill in).
+ * pkg/kubelet/nodestatus/setters.go would fill in, and the pod capacity).
  */
 public final class InitialNode {
     /** The Kubernetes version podfall's kubelet mirrors, as the API server's /version reports it, marked as ours. */
     public static final String KUBELET_VERSION = "v1.32.0-podfall";
     /** CRI Version's runtimeName://runtimeVersion, as setters.go VersionInfo writes containerRuntimeVersion. */
     public static final String CONTAINER_RUNTIME_VERSION = "podfall-runtime://0.1";
+    /**
+     * The kubelet's {@code --max-pods} default (pkg/kubelet/apis/config/v1beta1/defaults.go): setters.go
+     * MachineInfo reports it as the node's capacity and allocatable {@code pods}, and the scheduler places no more
+     * pods on the node than that (NodeResourcesFit, "Too many pods"). It also keeps a node's pods within the 253
+     * addresses of its /24 pod CIDR.
+     */
+    public static final int MAX_PODS = 110;
     private static final Pattern TRAILING_NUMBER = Pattern.compile("(\\d+)$");
 
     private InitialNode() {
@@ -34,6 +42,8 @@ public final class InitialNode {
                     .addToLabels("kubernetes.io/os", "linux")
                 .endMetadata()
                 .withNewStatus()
+                    .addToCapacity("pods", new Quantity(Integer.toString(MAX_PODS)))
+                    .addToAllocatable("pods", new Quantity(Integer.toString(MAX_PODS)))
                     .withConditions(NodeConditions.at(NodeConditions.of(Optional.empty()), List.of(), now))
                     .addNewAddress().withType("InternalIP").withAddress(internalIP(nodeName)).endAddress()
                     .addNewAddress().withType("Hostname").withAddress(nodeName).endAddress()

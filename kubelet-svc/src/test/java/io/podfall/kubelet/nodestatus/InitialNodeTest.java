@@ -45,6 +45,14 @@ class InitialNodeTest {
     }
 
     @Test
+    void reportsTheKubeletsDefaultMaxPodsAsCapacityAndAllocatable() {
+        var status = InitialNode.of("node-1", T0).getStatus();
+
+        assertEquals("110", status.getCapacity().get("pods").toString());
+        assertEquals("110", status.getAllocatable().get("pods").toString());
+    }
+
+    @Test
     void survivesTheRoundTripThroughJson() {
         Node node = InitialNode.of("node-1", T0);
         assertEquals(node, Json.convert(Json.tree(node), Node.class));
