@@ -501,14 +501,16 @@ public final class PodWorkers implements Core<PodWorkersState> {
         return String.join("/", EVICTION_TIMER, node);
     }
 
-    /** The pod of a change, if it is bound to one of this kubelet's nodes. */
+    /**
+     * The pod of a change, if it is bound to one of this kubelet's nodes: the node is read off the tree first, so
+     * that the pods of other kubelets' nodes (most of a cluster's) are never converted.
+     */
     private Pod boundPod(ObjectChange change) {
         if (!ResourceType.PODS.plural().equals(change.resource())) {
             return null;
         }
-        Pod pod = change.object(Pod.class);
-        String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
-        return node != null && nodeNames.contains(node) ? pod : null;
+        String node = change.object().path("spec").path("nodeName").textValue();
+        return node != null && nodeNames.contains(node) ? change.object(Pod.class) : null;
     }
 
     /**
