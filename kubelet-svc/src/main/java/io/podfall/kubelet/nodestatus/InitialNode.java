@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -42,8 +43,8 @@ public final class InitialNode {
                     .addToLabels("kubernetes.io/os", "linux")
                 .endMetadata()
                 .withNewStatus()
-                    .addToCapacity("pods", new Quantity(Integer.toString(MAX_PODS)))
-                    .addToAllocatable("pods", new Quantity(Integer.toString(MAX_PODS)))
+                    .withCapacity(resources())
+                    .withAllocatable(resources())
                     .withConditions(NodeConditions.at(NodeConditions.of(Optional.empty()), List.of(), now))
                     .addNewAddress().withType("InternalIP").withAddress(internalIP(nodeName)).endAddress()
                     .addNewAddress().withType("Hostname").withAddress(nodeName).endAddress()
@@ -61,6 +62,21 @@ public final class InitialNode {
                     .endNodeInfo()
                 .endStatus()
                 .build();
+    }
+
+    /** What the node has and allows, as setters.go MachineInfo reports both: {@code pods}, {@link #MAX_PODS}. */
+    public static Map<String, Quantity> resources() {
+        return Map.of("pods", new Quantity(Integer.toString(MAX_PODS)));
+    }
+
+    /**
+     * Whether the node's status reports {@link #resources()} as its capacity and allocatable (a node registered by
+     * an older kubelet, or edited, does not: the kubelet's next status post sets them, as MachineInfo would).
+     */
+    public static boolean reportsResources(Node node) {
+        Map<String, Quantity> resources = resources();
+        return node.getStatus() != null
+                && resources.equals(node.getStatus().getCapacity()) && resources.equals(node.getStatus().getAllocatable());
     }
 
     /**

@@ -20,8 +20,8 @@ import java.util.List;
 
 /**
  * The kubelet's node status updates (pkg/kubelet/kubelet_node_status.go syncNodeStatus, tryUpdateNodeStatus) for
- * the nodes it simulates: it keeps each Node's conditions ({@link NodeConditions}) as the API server should hold
- * them, and posts them with a PATCH of {@code nodes/<name>/status} (a strategic merge of the conditions by type, as
+ * the nodes it simulates: it keeps each Node's conditions ({@link NodeConditions}) and its capacity
+ * ({@link InitialNode#resources}) as the API server should hold them, and posts them with a PATCH of {@code nodes/<name>/status} (a strategic merge of the conditions by type, as
  * PatchNodeStatus sends it, with no resourceVersion: the kubelet's view of its own conditions wins).
  *
  * <p><b>When.</b> Upstream checks every nodeStatusUpdateFrequency (10 s) and posts only if something changed or
@@ -86,8 +86,8 @@ public final class NodeStatusSync {
         }
         state.posts.answered(name, event.causationId());
         List<NodeConditions.Reported> reported = NodeConditions.of(EvictionManager.pressure(node));
-        if (NodeConditions.differ(reported, node.getStatus() == null ? null : node.getStatus().getConditions())
-                && !state.posts.asking(name, reported)) {
+        if ((NodeConditions.differ(reported, node.getStatus() == null ? null : node.getStatus().getConditions())
+                || !InitialNode.reportsResources(node)) && !state.posts.asking(name, reported)) {
             out.emit(source(name), EventTypes.PATCH_REQUESTED, subject(name), patch(node, reported, out.causeTime()));
             state.posts.requested(name, out.lastEventId(), reported);
         }
@@ -111,10 +111,16 @@ public final class NodeStatusSync {
         state.posts.requested(name, out.lastEventId(), reported);
     }
 
-    /** The strategic merge patch of {@code nodes/<name>/status} that posts the conditions at {@code at}. */
+    /**
+     * The strategic merge patch of {@code nodes/<name>/status} that posts the conditions at {@code at}, with the
+     * capacity and allocatable resources that MachineInfo sets on every update.
+     */
     private static PatchRequest patch(Node node, List<NodeConditions.Reported> reported, Instant at) {
         ObjectNode patch = Json.MAPPER.createObjectNode();
-        patch.putObject("status").set("conditions", Json.tree(NodeConditions.at(reported,
+        ObjectNode status = patch.putObject("status");
+        status.set("capacity", Json.tree(InitialNode.resources()));
+        status.set("allocatable", Json.tree(InitialNode.resources()));
+        status.set("conditions", Json.tree(NodeConditions.at(reported,
                 node.getStatus() == null ? null : node.getStatus().getConditions(), at)));
         return new PatchRequest(ResourceType.NODES.plural(), "", node.getMetadata().getName(), "status",
                 PatchRequest.STRATEGIC, patch);

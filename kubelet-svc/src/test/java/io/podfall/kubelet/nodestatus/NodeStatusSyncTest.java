@@ -154,6 +154,18 @@ class NodeStatusSyncTest {
     }
 
     @Test
+    void aNodeRegisteredWithoutCapacityGetsTheKubeletsMaxPodsWithTheNextPostAtOnce() {
+        Node older = new NodeBuilder(stored).editStatus().withCapacity(null).withAllocatable(null).endStatus().build();
+
+        Event post = post(handle(api.fact(EventTypes.OBJECT_CREATED, ResourceType.NODES, older)));
+
+        JsonNode status = post.data(PatchRequest.class).patch().path("status");
+        assertEquals("110", status.path("capacity").path("pods").asText());
+        assertEquals("110", status.path("allocatable").path("pods").asText());
+        assertEquals("True", condition(post, "Ready").path("status").asText());
+    }
+
+    @Test
     void anUnchangedStatusIsReportedEveryFiveMinutesEachReportARequestOfItsOwnKeyedByItsDueTime() {
         Event created = api.fact(EventTypes.OBJECT_CREATED, ResourceType.NODES, stored);
         Timer due = handle(created).timers().get(0);
