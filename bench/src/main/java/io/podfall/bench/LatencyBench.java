@@ -25,7 +25,7 @@ import java.util.concurrent.TimeoutException;
  * P1, single-pod latency: pods whose process exits at once on SIGTERM, deleted one after another with the
  * default grace period, each timed from the DELETE to the DELETED watch event through the four services over
  * Kafka, and taken apart hop by hop ({@link Hops}). Pods are created in batches of at most 100 ahead of their
- * deletions, since the one node's pod CIDR holds 253 IPs.
+ * deletions, since the one node takes 110 (the kubelet's --max-pods).
  */
 final class LatencyBench {
     static final String NAMESPACE = "default";

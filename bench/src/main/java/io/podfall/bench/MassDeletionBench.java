@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.podfall.cli.log.EventFile;
 import io.podfall.cli.scenario.ApiClient;
+import io.podfall.kubelet.nodestatus.InitialNode;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
@@ -39,8 +40,8 @@ import java.util.concurrent.TimeoutException;
  */
 final class MassDeletionBench {
     static final String NAME = "bench";
-    /** A node's pod CIDR (a /24) holds this many pod IPs (runtime-svc's IpPool). */
-    static final int IPS_PER_NODE = 253;
+    /** The pods a node takes (the kubelet's --max-pods): the scheduler leaves any more Pending. */
+    static final int PODS_PER_NODE = InitialNode.MAX_PODS;
     private static final String NAMESPACE = "default";
 
     private final RunOptions run;
@@ -59,9 +60,10 @@ final class MassDeletionBench {
      */
     MassDeletionBench(RunOptions run, String workload, int replicas, int nodes, double timeScale, long checkLogUpTo,
                       long ceilingRecords, int pings) {
-        if ((replicas + nodes - 1) / nodes > IPS_PER_NODE) {
-            throw new IllegalArgumentException(replicas + " replicas over " + nodes + " nodes is more than a node's "
-                    + IPS_PER_NODE + " pod IPs (its /24): give at least " + (replicas + IPS_PER_NODE - 1) / IPS_PER_NODE + " nodes");
+        if ((replicas + nodes - 1) / nodes > PODS_PER_NODE) {
+            throw new IllegalArgumentException(replicas + " replicas over " + nodes + " nodes is more than the "
+                    + PODS_PER_NODE + " pods a node takes (the kubelet's --max-pods): give at least "
+                    + (replicas + PODS_PER_NODE - 1) / PODS_PER_NODE + " nodes");
         }
         this.run = run;
         this.workload = workload;
