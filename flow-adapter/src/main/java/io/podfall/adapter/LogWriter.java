@@ -25,9 +25,15 @@ import java.util.concurrent.CompletionStage;
 public class LogWriter {
     private static final Logger LOG = Logger.getLogger(LogWriter.class);
 
+    /**
+     * Unbounded: an effect decided must be appended, however many one decision holds (a garbage collector deleting
+     * the 100,000 pods of a ReplicaSet in one pass). A bounded buffer threw on overflow halfway through such a
+     * decision, after the core had changed its state, and the rest was never appended. What it holds is bounded by
+     * the decisions in flight; the producer's own buffer.memory still paces the sends.
+     */
     @Inject
     @Channel("podfall-out")
-    @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 65536)
+    @OnOverflow(OnOverflow.Strategy.UNBOUNDED_BUFFER)
     Emitter<byte[]> out;
 
     /** Completes exceptionally with {@link EventTooLargeException}, appending nothing, when the data is too large. */

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Test;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -37,8 +39,16 @@ class LogProcessorTest {
                 }, r.value())).toList();
     }
 
+    /** The log until {@code done} holds; each record decoded once (one test appends 150,000 events). */
     static List<Event> logUntil(Predicate<List<Event>> done) {
-        return events(BrokerResource.readUntil(BrokerResource.TOPIC, records -> done.test(events(records))));
+        List<Event> log = new ArrayList<>();
+        int[] decoded = {0};
+        BrokerResource.readUntil(BrokerResource.TOPIC, records -> {
+            log.addAll(events(records.subList(decoded[0], records.size())));
+            decoded[0] = records.size();
+            return done.test(log);
+        });
+        return log;
     }
 
     static Predicate<List<Event>> hasEffectOf(String causeId, String type) {
@@ -52,6 +62,29 @@ class LogProcessorTest {
                 && BrokerResource.PING_ANSWERED.id().equals(e.causationId())).count(), "appended before the restart: kept once");
         assertEquals(1, log.stream().filter(e -> e.is(PingCore.PONG)
                 && BrokerResource.PING_UNANSWERED.id().equals(e.causationId())).count(), "decided but never appended: appended now");
+    }
+
+    /**
+     * A decision larger than the producer takes at once (a garbage collector deleting the 100,000 pods of a
+     * ReplicaSet in one pass) is appended whole: the emitter once overflowed at 65,536 and dropped the rest.
+     */
+    @Test
+    void aDecisionOfMoreEventsThanTheProducerTakesAtOnceIsAppendedWhole() {
+        int pongs = 150_000;
+        Event ping = Event.request("many-pongs", "/test-client", PingCore.PING, "namespaces/test/things/many", Instant.now(),
+                null, Map.of("ringAfterMillis", -1, "pongs", pongs));
+        BrokerResource.send(ping);
+
+        byte[] cause = ping.id().getBytes(StandardCharsets.UTF_8);
+        long[] counted = {0, 0}; // records looked at, answers among them
+        BrokerResource.readUntil(BrokerResource.TOPIC, records -> {
+            for (; counted[0] < records.size(); counted[0]++) {
+                Header h = records.get((int) counted[0]).headers().lastHeader(EventCodec.H_CAUSATIONID);
+                counted[1] += h != null && Arrays.equals(cause, h.value()) ? 1 : 0;
+            }
+            return counted[1] >= pongs;
+        });
+        assertEquals(pongs, counted[1]);
     }
 
     @Test

@@ -12,16 +12,16 @@ import java.time.Instant;
 import java.util.Map;
 
 /**
- * A core for testing the adapter: answers every {@code test.Ping} with a {@code test.Pong}, and when the ping
- * asks for it, sets a timer that emits {@code test.Rang}.
+ * A core for testing the adapter: answers every {@code test.Ping} with a {@code test.Pong} (or as many as the ping
+ * asks for, in one decision), and when the ping asks for it, sets a timer that emits {@code test.Rang}.
  */
 final class PingCore implements Core<PingCore.Count> {
     static final String PING = "test.Ping";
     static final String PONG = "test.Pong";
     static final String RANG = "test.Rang";
 
-    /** A ping's data: when to ring, if at all. */
-    record Ping(Long ringAfterMillis) {
+    /** A ping's data: when to ring, if at all; how many pongs to answer with (one when absent). */
+    record Ping(Long ringAfterMillis, Integer pongs) {
     }
 
     static final class Count {
@@ -39,8 +39,12 @@ final class PingCore implements Core<PingCore.Count> {
             return Effects.NONE;
         }
         state.pings++;
-        var fx = Effects.of(event, now).emit("/test", PONG, event.subject(), Map.of("pings", state.pings));
-        Long after = event.data(Ping.class).ringAfterMillis();
+        Ping ping = event.data(Ping.class);
+        var fx = Effects.of(event, now);
+        for (int i = 0; i < (ping.pongs() == null ? 1 : ping.pongs()); i++) {
+            fx.emit("/test", PONG, event.subject(), Map.of("pings", state.pings));
+        }
+        Long after = ping.ringAfterMillis();
         if (after != null && after >= 0) {
             fx.timer("ring/" + event.id(), now.plusMillis(after));
         }
