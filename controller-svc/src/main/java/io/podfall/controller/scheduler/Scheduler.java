@@ -122,10 +122,6 @@ public final class Scheduler implements Controller<SchedulerState> {
         return true;
     }
 
-    /**
-     * Reads the few fields the cache keeps from the fact's tree: every pod change passes here, and a whole
-     * {@code Pod} conversion per change was the scheduler's largest cost in a mass deletion.
-     */
     /** {@code status.allocatable.pods}, or no limit when the node reports none. */
     private static int allocatablePods(Node node) {
         Quantity pods = node.getStatus() == null || node.getStatus().getAllocatable() == null ? null
@@ -133,6 +129,10 @@ public final class Scheduler implements Controller<SchedulerState> {
         return pods == null ? Integer.MAX_VALUE : Quantity.getAmountInBytes(pods).intValue();
     }
 
+    /**
+     * Reads the few fields the cache keeps from the fact's tree: every pod change passes here, and a whole
+     * {@code Pod} conversion per change was the scheduler's largest cost in a mass deletion.
+     */
     private boolean podChanged(SchedulerState state, JsonNode pod, boolean removed) {
         JsonNode meta = pod.path("metadata");
         String uid = meta.path("uid").textValue();
@@ -182,7 +182,7 @@ public final class Scheduler implements Controller<SchedulerState> {
     }
 
     private static void reportUnschedulable(SchedulerState state, CachedPod pod, Effects.Builder effects) {
-        String message = unschedulableMessage(state, pod);
+        String message = unschedulableMessage(state.nodes(), pod);
         ObjectNode patch = Json.MAPPER.createObjectNode();
         patch.putObject("status").putArray("conditions").addObject().put("type", "PodScheduled")
                 .put("status", "False").put("reason", "Unschedulable").put("message", message)
@@ -196,15 +196,15 @@ public final class Scheduler implements Controller<SchedulerState> {
      * Why no node fits, as the scheduler's FitError says it: how many nodes each reason ruled out, reasons in
      * alphabetical order.
      */
-    static String unschedulableMessage(SchedulerState state, CachedPod pod) {
-        List<CachedNode> nodes = state.nodes();
+    static String unschedulableMessage(List<CachedNode> nodes, CachedPod pod) {
         if (nodes.isEmpty()) {
             return "no nodes available to schedule pods";
         }
         Map<String, Integer> reasons = new TreeMap<>();
         for (CachedNode node : nodes) {
             // the first filter a node fails names it, in the default profile's filter order: NodeUnschedulable,
-            // TaintToleration, NodeResourcesFit (pkg/scheduler/apis/config/v1/default_plugins.go)
+            // TaintToleration, NodeResourcesFit (pkg/scheduler/apis/config/v1/default_plugins.go); a node that
+            // passes the first two is full, or the pod would have been placed there
             String reason = !node.schedulable() ? "node(s) were not ready or unschedulable"
                     : !node.fits(pod) ? "node(s) had untolerated taint " + TaintToleration.describe(
                             TaintToleration.untolerated(node.taints(), pod.tolerations()).orElseThrow())
