@@ -74,9 +74,13 @@ public final class InitialNode {
      * an older kubelet, or edited, does not: the kubelet's next status post sets them, as MachineInfo would).
      */
     public static boolean reportsResources(Node node) {
-        Map<String, Quantity> resources = resources();
-        return node.getStatus() != null
-                && resources.equals(node.getStatus().getCapacity()) && resources.equals(node.getStatus().getAllocatable());
+        return node.getStatus() != null && holds(node.getStatus().getCapacity()) && holds(node.getStatus().getAllocatable());
+    }
+
+    /** Whether {@code reported} has each of {@link #resources()}: other resources someone added stay theirs. */
+    private static boolean holds(Map<String, Quantity> reported) {
+        return reported != null && resources().entrySet().stream()
+                .allMatch(r -> r.getValue().equals(reported.get(r.getKey())));
     }
 
     /**

@@ -3,6 +3,7 @@ package io.podfall.kubelet.nodestatus;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.podfall.kubelet.testing.ApiFacts;
@@ -163,6 +164,14 @@ class NodeStatusSyncTest {
         assertEquals("110", status.path("capacity").path("pods").asText());
         assertEquals("110", status.path("allocatable").path("pods").asText());
         assertEquals("True", condition(post, "Ready").path("status").asText());
+    }
+
+    @Test
+    void aNodeThatAlsoReportsOtherResourcesIsNotPostedAgain() {
+        Node more = new NodeBuilder(stored).editStatus().addToCapacity("cpu", new Quantity("4"))
+                .addToAllocatable("cpu", new Quantity("3900m")).endStatus().build();
+
+        assertTrue(handle(api.fact(EventTypes.OBJECT_CREATED, ResourceType.NODES, more)).events().isEmpty());
     }
 
     @Test
