@@ -58,16 +58,17 @@ public final class Bench {
         @Mixin
         RunOptions run;
 
-        @Option(names = "--deletions", defaultValue = "1000", description = "how many (default: ${DEFAULT-VALUE})")
+        @Option(names = "--deletions", defaultValue = "1000", description = "how many are measured (default: ${DEFAULT-VALUE})")
         int deletions;
 
-        @Option(names = "--warmup", defaultValue = "-1",
-                description = "the first deletions not counted (default: a tenth of them)")
+        @Option(names = "--warmup", defaultValue = LatencyBench.DEFAULT_WARMUP,
+                description = "deletions before those, while the services' JIT compilers warm up: reported apart, "
+                        + "not held to the target (default: ${DEFAULT-VALUE})")
         int warmup;
 
         @Override
         public Integer call() {
-            return print(run, List.of(new LatencyBench(run, deletions, warmup < 0 ? deletions / 10 : warmup).run()));
+            return print(run, List.of(new LatencyBench(run, deletions, warmup).run()));
         }
     }
 
@@ -217,7 +218,7 @@ public final class Bench {
         public Integer call() {
             List<Supplier<List<Report>>> workloads = List.of(
                     () -> List.of(StartupBench.run(run, 3)),
-                    () -> List.of(new LatencyBench(run, deletions, deletions / 10).run()),
+                    () -> List.of(new LatencyBench(run, deletions, Integer.parseInt(LatencyBench.DEFAULT_WARMUP)).run()),
                     () -> new MassDeletionBench(run, "p2", replicas, nodes, timeScale, 1_000_000, -1, 1000).run(),
                     () -> List.of(ReplaySpeed.run(MassDeletionBench.logFile(run, "p2"), 3, Duration.ofMillis(100))),
                     () -> new MassDeletionBench(run, "p4", p4Replicas, p4Nodes, timeScale, 1_000_000, 0, 0).run());
