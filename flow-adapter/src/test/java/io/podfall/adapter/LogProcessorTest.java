@@ -88,6 +88,22 @@ class LogProcessorTest {
     }
 
     @Test
+    void eventsOfATypeTheCoreDoesNotReadNeverReachIt() {
+        Instant now = Instant.now();
+        Event first = BrokerResource.ping("heard-1", now, -1);
+        Event unread = Event.request("unheard", "/test", PingCore.PONG, "namespaces/test/things/x", now, null,
+                Map.of("pings", 0));
+        Event second = BrokerResource.ping("heard-2", now, -1);
+        BrokerResource.send(first, unread, second);
+
+        List<Event> log = logUntil(hasEffectOf(second.id(), PingCore.PONG));
+        Function<Event, Integer> handed = ping -> log.stream().filter(e -> e.is(PingCore.PONG)
+                && ping.id().equals(e.causationId())).findFirst().orElseThrow().data().path("handed").asInt();
+        assertEquals(1, handed.apply(second) - handed.apply(first),
+                "only the second ping reached the core after the first: neither the pong between them nor the first's answer");
+    }
+
+    @Test
     void anUnreadableRecordGoesToTheDeadLetterTopicWithItsReasonAndTheServiceGoesOn() {
         BrokerResource.sendRaw(BrokerResource.TOPIC, "{not an event".getBytes(StandardCharsets.UTF_8));
         Event after = BrokerResource.ping("after-poison", Instant.now(), -1);

@@ -13,7 +13,8 @@ import java.util.Map;
 
 /**
  * A core for testing the adapter: answers every {@code test.Ping} with a {@code test.Pong} (or as many as the ping
- * asks for, in one decision), and when the ping asks for it, sets a timer that emits {@code test.Rang}.
+ * asks for, in one decision), and when the ping asks for it, sets a timer that emits {@code test.Rang}. It reads
+ * pings only, and each pong says how many events it was handed so far.
  */
 final class PingCore implements Core<PingCore.Count> {
     static final String PING = "test.Ping";
@@ -26,6 +27,7 @@ final class PingCore implements Core<PingCore.Count> {
 
     static final class Count {
         int pings;
+        int handed;
     }
 
     @Override
@@ -35,6 +37,7 @@ final class PingCore implements Core<PingCore.Count> {
 
     @Override
     public Effects handle(Count state, Event event, Instant now) {
+        state.handed++;
         if (!event.is(PING)) {
             return Effects.NONE;
         }
@@ -42,13 +45,18 @@ final class PingCore implements Core<PingCore.Count> {
         Ping ping = event.data(Ping.class);
         var fx = Effects.of(event, now);
         for (int i = 0; i < (ping.pongs() == null ? 1 : ping.pongs()); i++) {
-            fx.emit("/test", PONG, event.subject(), Map.of("pings", state.pings));
+            fx.emit("/test", PONG, event.subject(), Map.of("pings", state.pings, "handed", state.handed));
         }
         Long after = ping.ringAfterMillis();
         if (after != null && after >= 0) {
             fx.timer("ring/" + event.id(), now.plusMillis(after));
         }
         return fx.build();
+    }
+
+    @Override
+    public boolean reads(String type) {
+        return type.equals(PING);
     }
 
     @Override

@@ -295,6 +295,9 @@ public final class Engine {
         }
 
         List<Event> handle(Event event, Instant now) {
+            if (!core.reads(event.type())) {
+                return List.of(); // as the service's adapter: neither decoded nor handed to the core
+            }
             try {
                 return applied(core.handle(state, event, now));
             } catch (RuntimeException e) {

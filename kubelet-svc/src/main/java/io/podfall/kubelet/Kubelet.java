@@ -7,19 +7,23 @@ import io.podfall.model.core.Core;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
 import io.podfall.model.event.Event;
+import io.podfall.model.event.EventCatalogue;
 
 import java.time.Instant;
+import java.util.Set;
 
 /**
  * The kubelet of one or many simulated nodes (pkg/kubelet/kubelet.go Kubelet): its pod workers, which run the pods,
  * beside the node's own upkeep, its status ({@link NodeStatusSync}) and its Lease ({@link NodeLeaseController}). Each
- * part keeps a state of its own and sees every event; the pod workers decide first, and the node's parts emit after
+ * part keeps a state of its own and sees every event the kubelet reads; the pod workers decide first, and the node's parts emit after
  * them on the same builder, so the effects of one cause never share an id though they share the source
  * {@code /kubelet/<node>}. Timer keys tell the parts apart ({@code prestop/}, {@code housekeeping/},
  * {@code eviction/} are the pod workers'; {@code nodestatus/}, {@code nodelease/} the node's); each part ignores the
  * others' keys.
  */
 public final class Kubelet implements Core<KubeletState> {
+    /** The components whose facts reach a kubelet: the API server it watches, the runtime and plugins it calls. */
+    private static final Set<String> HEARS_FROM = Set.of("apiserver", "runtime", "csi");
     private final PodWorkers podWorkers;
     private final NodeStatusSync nodeStatus;
     private final NodeLeaseController nodeLease;
@@ -45,6 +49,15 @@ public final class Kubelet implements Core<KubeletState> {
         nodeStatus.handle(state.nodeStatus(), event, out);
         nodeLease.handle(state.nodeLease(), event, out);
         return out.build();
+    }
+
+    /**
+     * Facts of the API server (its watch and its answers), of the container runtime (CRI replies) and of the CSI
+     * plugins: what a kubelet hears. It reads no requests, its own to others included, and none of its own facts.
+     */
+    @Override
+    public boolean reads(String type) {
+        return !EventCatalogue.isRequest(type) && HEARS_FROM.contains(EventCatalogue.owner(type));
     }
 
     @Override

@@ -4,12 +4,14 @@ import io.podfall.model.core.Core;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
 import io.podfall.model.event.Event;
+import io.podfall.model.event.EventCatalogue;
 import io.podfall.runtime.cri.ContainerRuntime;
 import io.podfall.runtime.cri.RuntimeState;
 import io.podfall.runtime.csi.CsiNodePlugin;
 import io.podfall.runtime.csi.CsiState;
 
 import java.time.Instant;
+import java.util.Set;
 
 /**
  * What runs on every node beside the kubelet and answers its calls: the container runtime (CRI, with CNI inside
@@ -24,6 +26,8 @@ public final class NodeServices implements Core<NodeServices.State> {
     }
 
     private static final String CSI_TYPE_PREFIX = "csi.";
+    /** The vocabularies of the calls they answer. */
+    private static final Set<String> ANSWERS = Set.of("runtime", "csi");
 
     private final ContainerRuntime runtime;
     private final CsiNodePlugin csi;
@@ -43,6 +47,12 @@ public final class NodeServices implements Core<NodeServices.State> {
         return event.type().startsWith(CSI_TYPE_PREFIX)
                 ? csi.handle(state.csi(), event, now)
                 : runtime.handle(state.runtime(), event, now);
+    }
+
+    /** The CRI and CSI calls made to them; their own facts are their effects, and nothing else reaches them. */
+    @Override
+    public boolean reads(String type) {
+        return EventCatalogue.isRequest(type) && ANSWERS.contains(EventCatalogue.owner(type));
     }
 
     @Override

@@ -140,6 +140,12 @@ public final class Registry implements Core<RegistryState> {
         return out.build();
     }
 
+    /** Requests only: the registry's own facts are its effects, and it hears nothing of the nodes. */
+    @Override
+    public boolean reads(String type) {
+        return REQUESTS.contains(type);
+    }
+
     /** The registry sets no timers: a grace period runs out at the kubelet, which then sends the final delete. */
     @Override
     public Effects fire(RegistryState state, Timer timer, Instant now) {

@@ -23,6 +23,17 @@ public interface Core<S> {
     /** Handles one event from the log. Events the core has no interest in return {@link Effects#NONE}. */
     Effects handle(S state, Event event, Instant now);
 
+    /**
+     * Whether events of {@code type} can change the state or call for effects. A service's adapter neither
+     * decodes the data of any other event nor hands it to {@link #handle}: every service reads the whole log, most
+     * of it other components' conversations, and a runtime, say, hears only the CRI and CSI calls made to it, as a
+     * real one does. So {@link #handle} must return {@link Effects#NONE} for a type read as false (replay, in
+     * process, gives every core every event). Default: every type.
+     */
+    default boolean reads(String type) {
+        return true;
+    }
+
     /** A timer the core set is due ({@code now} is at or after {@code timer.at()}). */
     Effects fire(S state, Timer timer, Instant now);
 }

@@ -44,15 +44,25 @@ public final class EventCatalogue {
             throw new UnreadableEventException(UnreadableEventException.Kind.UNKNOWN_TYPE,
                     "unknown event type " + event.type() + " (not in the catalogue of " + EventCodec.DATA_SCHEMA + ")");
         }
-        String owner = component(event.type(), '.');
+        String owner = owner(event.type());
         String sender = component(event.source().startsWith("/") ? event.source().substring(1) : "", '/');
-        boolean request = event.type().endsWith("Requested") && ASKED_BY.containsKey(owner);
+        boolean request = isRequest(event.type());
         if (request ? !ASKED_BY.get(owner).contains(sender) : !sender.equals(owner)) {
             throw new UnreadableEventException(UnreadableEventException.Kind.WRONG_SOURCE,
                     event.type() + " may not come from " + event.source() + " (" + (request
                             ? "a request to the " + owner + " is not sent by that source"
                             : "only the " + owner + " appends it") + ")");
         }
+    }
+
+    /** The component whose vocabulary {@code type} is in: {@code runtime} of {@code runtime.ContainerExited}. */
+    public static String owner(String type) {
+        return component(type, '.');
+    }
+
+    /** Whether {@code type} asks its owner for something (a request) rather than saying what happened (a fact). */
+    public static boolean isRequest(String type) {
+        return type.endsWith("Requested") && ASKED_BY.containsKey(owner(type));
     }
 
     /** The text before the first {@code separator}: {@code kubelet} of {@code kubelet/node-1}. */

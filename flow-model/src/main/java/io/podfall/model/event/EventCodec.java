@@ -1,6 +1,7 @@
 package io.podfall.model.event;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import io.podfall.model.Json;
 
 import java.nio.charset.StandardCharsets;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * CloudEvents 1.0 Kafka protocol binding, binary content mode: attributes as {@code ce_*} headers, the data as
@@ -73,6 +75,16 @@ public final class EventCodec {
      * @throws UnreadableEventException with the reason, for the dead-letter topic
      */
     public static Event decode(Function<String, byte[]> header, byte[] value) {
+        return decode(header, value, type -> true);
+    }
+
+    /**
+     * Reads a record, parsing its data only if {@code parsesData} holds for its type: an event whose data the reader
+     * has no use for is checked as any other but for the data being JSON, and carries a {@link MissingNode}.
+     *
+     * @throws UnreadableEventException with the reason, for the dead-letter topic
+     */
+    public static Event decode(Function<String, byte[]> header, byte[] value, Predicate<String> parsesData) {
         String specversion = text(header, H_SPECVERSION);
         if (specversion == null) {
             throw new UnreadableEventException("not a CloudEvent in binary mode: no " + H_SPECVERSION + " header");
@@ -101,9 +113,10 @@ public final class EventCodec {
             throw new UnreadableEventException(UnreadableEventException.Kind.OVERSIZED,
                     "data of " + value.length + " bytes is over the limit of " + MAX_DATA_BYTES);
         }
+        String type = required(header, H_TYPE);
         JsonNode data;
         try {
-            data = Json.read(value);
+            data = parsesData.test(type) ? Json.read(value) : MissingNode.getInstance();
         } catch (RuntimeException ex) {
             throw new UnreadableEventException("data is not JSON: " + ex.getMessage());
         }
@@ -113,7 +126,7 @@ public final class EventCodec {
             traceparent = TraceContext.traceparent(TraceContext.traceIdFrom(id), id);
         }
         String correlationId = text(header, H_CORRELATIONID);
-        return new Event(id, required(header, H_SOURCE), required(header, H_TYPE), text(header, H_SUBJECT), time,
+        return new Event(id, required(header, H_SOURCE), type, text(header, H_SUBJECT), time,
                 correlationId == null ? id : correlationId, text(header, H_CAUSATIONID), traceparent, data);
     }
 

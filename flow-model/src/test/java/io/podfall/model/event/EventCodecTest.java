@@ -101,6 +101,23 @@ class EventCodecTest {
     }
 
     @Test
+    void theDataOfATypeTheReaderHasNoUseForIsNotParsedButTheRestIsChecked() {
+        Map<String, byte[]> h = headersOf(request);
+        Event skipped = EventCodec.decode(h::get, "not json".getBytes(), type -> false);
+        assertTrue(skipped.data().isMissingNode());
+        assertEquals(request.id(), skipped.id());
+        assertEquals(T0, skipped.time());
+        assertTrue(assertThrows(UnreadableEventException.class, () -> EventCodec.decode(h::get, "not json".getBytes(),
+                EventTypes.DELETION_REQUESTED::equals)).getMessage().contains("not JSON"));
+        var noSpec = new HashMap<>(h);
+        noSpec.remove("ce_specversion");
+        assertThrows(UnreadableEventException.class, () -> EventCodec.decode(noSpec::get, "{}".getBytes(), type -> false));
+        byte[] big = new byte[EventCodec.MAX_DATA_BYTES + 1];
+        assertEquals(UnreadableEventException.Kind.OVERSIZED, assertThrows(UnreadableEventException.class,
+                () -> EventCodec.decode(h::get, big, type -> false)).kind());
+    }
+
+    @Test
     void dataThatDoesNotReadAsItsPayloadIsBadData() {
         record Grace(long seconds) {
         }
