@@ -140,6 +140,19 @@ final class BenchSuite implements AutoCloseable {
         return out;
     }
 
+    /** The CPU time each service and the broker has used so far (user and system, as the kernel counts it). */
+    Map<String, Duration> cpu() {
+        Map<String, Duration> out = new LinkedHashMap<>();
+        suite.services().forEach(s -> out.put(s.name(), cpuOf(s.pid())));
+        suite.ownBroker().ifPresent(b -> out.put("broker", cpuOf(b.pid())));
+        return out;
+    }
+
+    private static Duration cpuOf(long pid) {
+        return ProcessHandle.of(pid).flatMap(p -> p.info().totalCpuDuration())
+                .orElseThrow(() -> new IllegalStateException("no CPU time for process " + pid));
+    }
+
     private static void fullGc(long pid) {
         try {
             Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),

@@ -203,6 +203,7 @@ final class MassDeletionBench {
 
         String rv = api.get(deployments + "/" + NAME).body().path("metadata").path("resourceVersion").asText();
         CompletableFuture<Long> gone = new CompletableFuture<>();
+        Map<String, Duration> cpuBefore;
         long sent;
         long watched;
         try (WatchStream watch = new WatchStream(suite.http(), suite.server(),
@@ -211,6 +212,7 @@ final class MassDeletionBench {
                         gone.complete(c.receivedMicros());
                     }
                 })) {
+            cpuBefore = suite.cpu();
             sent = Clock.micros();
             tracker.windowStartMillis = sent / 1000;
             ApiClient.Response deleted = api.delete(deployments + "/" + NAME,
@@ -220,6 +222,7 @@ final class MassDeletionBench {
             }
             watched = awaitGone(suite, gone, tracker, watch);
         }
+        Map<String, Duration> cpuAfter = suite.cpu();
         double seconds = (watched - sent) / 1e6;
         Progress.say("%s: the Deployment is gone %.1f s after its DELETE", workload, seconds);
         // housekeeping removes the sandboxes just after the pods, and the reader writes the whole log: both may lag
@@ -254,6 +257,7 @@ final class MassDeletionBench {
                     .put("creationSeconds", creationSeconds).put("suiteStartSeconds", suite.startSeconds)
                     .put("log", log.toString());
         }
+        cpu(report, cpuBefore, cpuAfter, seconds, window[0], machine.cpus());
         memory(report, held, after);
         report.table("setup (not timed as part of the deletion)", "suite start", "replicas created and ready", "log recorded")
                 .row(String.format("%.1f s", suite.startSeconds), String.format("%.1f s", creationSeconds), log);
@@ -274,6 +278,27 @@ final class MassDeletionBench {
             reports.add(ceiling(machine, suite, tracker, window[0], eventsPerSecond, report));
         }
         return reports;
+    }
+
+    /**
+     * Where the machine's CPU went while the deletion ran, process by process: the live suite is CPU-bound, so this
+     * says which part to make cheaper, more steadily than the wall time does on a shared machine.
+     */
+    private static void cpu(Report report, Map<String, Duration> before, Map<String, Duration> after, double seconds,
+                            long events, int cpus) {
+        Report.Table t = report.table("CPU from the request until the Deployment was gone (each process's user and "
+                + "system time)", "process", "CPU", "of the machine", "per event of the window");
+        var json = report.figures().putObject("cpuSeconds");
+        double total = 0;
+        for (var e : after.entrySet()) {
+            double used = (e.getValue().toNanos() - before.get(e.getKey()).toNanos()) / 1e9;
+            total += used;
+            t.row(e.getKey(), String.format("%.1f s", used), Report.pct(used / (seconds * cpus)),
+                    String.format("%.0f µs", used * 1e6 / Math.max(events, 1)));
+            json.put(e.getKey(), used);
+        }
+        t.row("whole suite", String.format("%.1f s", total), Report.pct(total / (seconds * cpus)),
+                String.format("%.0f µs", total * 1e6 / Math.max(events, 1)));
     }
 
     private void memory(Report report, Map<String, BenchSuite.Memory> held, Map<String, BenchSuite.Memory> after) {
