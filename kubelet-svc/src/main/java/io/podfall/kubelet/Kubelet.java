@@ -15,9 +15,9 @@ import java.util.Set;
 /**
  * The kubelet of one or many simulated nodes (pkg/kubelet/kubelet.go Kubelet): its pod workers, which run the pods,
  * beside the node's own upkeep, its status ({@link NodeStatusSync}) and its Lease ({@link NodeLeaseController}). Each
- * part keeps a state of its own and sees every event the kubelet reads; the pod workers decide first, and the node's parts emit after
- * them on the same builder, so the effects of one cause never share an id though they share the source
- * {@code /kubelet/<node>}. Timer keys tell the parts apart ({@code prestop/}, {@code housekeeping/},
+ * part keeps a state of its own and sees every event the kubelet reads; the pod workers decide first, and the
+ * node's parts emit after them on the same builder, so the effects of one cause never share an id though they share
+ * the source {@code /kubelet/<node>}. Timer keys tell the parts apart ({@code prestop/}, {@code housekeeping/},
  * {@code eviction/} are the pod workers'; {@code nodestatus/}, {@code nodelease/} the node's); each part ignores the
  * others' keys.
  */

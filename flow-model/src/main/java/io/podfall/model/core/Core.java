@@ -27,8 +27,8 @@ public interface Core<S> {
      * Whether events of {@code type} can change the state or call for effects. A service's adapter neither
      * decodes the data of any other event nor hands it to {@link #handle}: every service reads the whole log, most
      * of it other components' conversations, and a runtime, say, hears only the CRI and CSI calls made to it, as a
-     * real one does. So {@link #handle} must return {@link Effects#NONE} for a type read as false (replay, in
-     * process, gives every core every event). Default: every type.
+     * real one does. Replay hands a core the same. {@link #handle} still returns {@link Effects#NONE} for a type
+     * read as false, so a caller that hands it everything gets the same decisions. Default: every type.
      */
     default boolean reads(String type) {
         return true;
