@@ -90,7 +90,7 @@ public record Outcome(int code, JsonNode body) {
         ResourceType type = ResourceType.byPlural(req.resource());
         Selectors selectors = Selectors.parse(type, req.fieldSelector(), req.labelSelector());
         Map<String, JsonNode> byName = new TreeMap<>();
-        state.list(type, req.namespace()).stream().map(Json::tree).filter(selectors::matches)
+        state.trees(type, req.namespace()).stream().filter(selectors::matches)
                 .forEach(o -> byName.put(o.path("metadata").path("name").asText(), o));
         for (Event fact : facts) {
             JsonNode object = ObjectChange.of(fact).object();
@@ -120,8 +120,8 @@ public record Outcome(int code, JsonNode body) {
             namespace = data.path("namespace").asText();
             name = data.path("name").asText();
         }
-        return state.get(type, namespace, name)
-                .map(o -> new Outcome(200, Json.tree(o)))
+        return state.tree(type, namespace, name)
+                .map(o -> new Outcome(200, o))
                 .orElseGet(() -> {
                     Status status = StatusError.notFound(type, name).status();
                     return new Outcome(status.getCode(), Json.tree(status));

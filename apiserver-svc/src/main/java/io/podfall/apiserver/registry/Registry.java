@@ -38,6 +38,7 @@ import io.podfall.model.k8s.ResourceType;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -105,6 +106,8 @@ public final class Registry implements Core<RegistryState> {
             EventTypes.STATUS_UPDATE_REQUESTED, EventTypes.DELETION_REQUESTED, EventTypes.COLLECTION_DELETION_REQUESTED,
             EventTypes.UPDATE_REQUESTED, EventTypes.PATCH_REQUESTED, EventTypes.EVICTION_REQUESTED);
     private static final String STATUS = Kinds.STATUS;
+    private static final Comparator<JsonNode> SAME_VALUE = (a, b) -> a.isNumber() && b.isNumber()
+            ? a.decimalValue().compareTo(b.decimalValue()) : a.equals(b) ? 0 : 1;
     /** What podfall lets a pod update change; upstream's list also has a few spec fields podfall does not run. */
     private static final String POD_UPDATABLE_FIELDS = "`metadata.labels`,`metadata.annotations`,`metadata.finalizers`,"
             + "`metadata.ownerReferences` (and `status` through pods/status)";
@@ -208,7 +211,7 @@ public final class Registry implements Core<RegistryState> {
         if (!errors.isEmpty()) {
             throw StatusError.invalid(type, meta.getName() == null ? "" : meta.getName(), errors);
         }
-        if (state.get(type, meta.getNamespace(), meta.getName()).isPresent()) {
+        if (state.contains(type, meta.getNamespace(), meta.getName())) {
             throw StatusError.alreadyExists(type, meta.getName());
         }
         write(state, out, EventTypes.OBJECT_CREATED, type, object);
@@ -275,7 +278,7 @@ public final class Registry implements Core<RegistryState> {
             throw StatusError.conflict("pods/binding", req.name(), "pod " + req.name() + " is already assigned to node "
                     + StatusError.quote(pod.getSpec().getNodeName()));
         }
-        Pod bound = copy(state, pod);
+        Pod bound = state.copy(ResourceType.PODS, pod);
         bound.getSpec().setNodeName(req.nodeName());
         PodStatus status = bound.getStatus() == null ? new PodStatus() : bound.getStatus();
         bound.setStatus(status);
@@ -292,7 +295,7 @@ public final class Registry implements Core<RegistryState> {
     private void updateStatus(RegistryState state, StatusUpdateRequest req, Effects.Builder out) {
         Pod pod = existingPod(state, req.namespace(), req.name());
         checkUid(ResourceType.PODS, pod, req.uid());
-        Pod updated = copy(state, pod);
+        Pod updated = state.copy(ResourceType.PODS, pod);
         updated.setStatus(req.status());
         writeIfChanged(state, out, EventTypes.POD_STATUS_UPDATED, ResourceType.PODS, pod, updated);
     }
@@ -329,11 +332,11 @@ public final class Registry implements Core<RegistryState> {
         }
         String patchType = req.patchType() == null ? "" : req.patchType();
         if (Kinds.SCALE.equals(subresource)) {
-            JsonNode scale = Patches.apply(patchType, Map.of(), WorkloadStrategy.scale(Json.tree(current)), req.patch());
+            JsonNode scale = Patches.apply(patchType, Map.of(), WorkloadStrategy.scale(state.tree(type, current)), req.patch());
             store(state, type, current, WorkloadStrategy.scaled(type, current, scale, req.name()), req.namespace(), req.name(), null, out);
             return;
         }
-        JsonNode patched = Patches.apply(patchType, type, Json.tree(current), req.patch());
+        JsonNode patched = Patches.apply(patchType, type, state.tree(type, current), req.patch());
         store(state, type, current, decode(type, withStoredParts(state, type, current, patched, subresource)), req.namespace(), req.name(),
                 subresource, out);
     }
@@ -369,7 +372,7 @@ public final class Registry implements Core<RegistryState> {
             }
         }
         ObjectNode out = body.deepCopy();
-        JsonNode stored = state.tree(current);
+        JsonNode stored = state.tree(type, current);
         List<String> kept = STATUS.equals(subresource) ? List.of("spec")
                 : type == ResourceType.NAMESPACES && !Kinds.FINALIZE.equals(subresource) ? List.of("spec", STATUS) : List.of(STATUS);
         for (String field : kept) {
@@ -519,7 +522,7 @@ public final class Registry implements Core<RegistryState> {
         meta.setDeletionTimestamp(current.getMetadata().getDeletionTimestamp());
         meta.setDeletionGracePeriodSeconds(current.getMetadata().getDeletionGracePeriodSeconds());
         munged.setStatus(current.getStatus());
-        if (state.tree(current).equals(Json.tree(munged))) {
+        if (same(state.tree(ResourceType.PODS, current), Json.tree(munged))) {
             return List.of();
         }
         String field = Objects.equals(Json.tree(current.getSpec()), Json.tree(munged.getSpec())) ? "metadata" : "spec";
@@ -556,7 +559,8 @@ public final class Registry implements Core<RegistryState> {
         }
         DeleteOptions options = checkedOptions(req.options());
         Selectors selectors = Selectors.parse(type, req.fieldSelector(), req.labelSelector());
-        List<HasMetadata> matched = state.list(type, namespace).stream().filter(o -> selectors.matches(state.tree(o))).toList();
+        List<HasMetadata> matched = state.trees(type, namespace).stream().filter(selectors::matches)
+                .<HasMetadata>map(o -> Json.convert(o, type.javaType())).toList();
         for (HasMetadata object : matched) {
             try {
                 deleteObject(state, type, object, options, out);
@@ -582,7 +586,7 @@ public final class Registry implements Core<RegistryState> {
         Pod pod = existingPod(state, req.namespace(), req.name());
         // getLatestPod: the preconditions are checked against the pod before the condition is written.
         checkPreconditions(ResourceType.PODS, pod, options);
-        Pod evicted = copy(state, pod);
+        Pod evicted = state.copy(ResourceType.PODS, pod);
         PodStatus status = evicted.getStatus() == null ? new PodStatus() : evicted.getStatus();
         evicted.setStatus(status);
         status.setConditions(PodStrategy.withCondition(status.getConditions(), new PodConditionBuilder().withType(PodStrategy.DISRUPTION_TARGET)
@@ -649,7 +653,7 @@ public final class Registry implements Core<RegistryState> {
             }
         }
         if (meta.getDeletionTimestamp() == null) {
-            Namespace next = copy(state, current);
+            Namespace next = state.copy(ResourceType.NAMESPACES, current);
             NamespaceStrategy.markTerminating(next, options, timestamp(out.causeTime()));
             write(state, out, EventTypes.OBJECT_MARKED_TERMINATING, ResourceType.NAMESPACES, next);
         } else if (NamespaceStrategy.isFinalized(current)) {
@@ -663,7 +667,7 @@ public final class Registry implements Core<RegistryState> {
         // delete.go: negative values are treated as 1s on the delete path.
         Long requested = options.getGracePeriodSeconds() != null && options.getGracePeriodSeconds() < 0 ? Long.valueOf(1) : options.getGracePeriodSeconds();
 
-        HasMetadata next = copy(state, current);
+        HasMetadata next = state.copy(type, current);
         ObjectMeta meta = next.getMetadata();
         boolean wasTerminating = meta.getDeletionTimestamp() != null;
         boolean graceful;
@@ -705,7 +709,7 @@ public final class Registry implements Core<RegistryState> {
         // terminating pod's last shortening (the kubelet's final delete with grace 0) into the removal, whose
         // data carries that last state, so watchers see one fact: the pod is gone.
         ObjectNode json = (ObjectNode) Json.tree(next);
-        if (!state.tree(current).equals(json) && (!remove || (graceful && !wasTerminating))) {
+        if (!same(state.tree(type, current), json) && (!remove || (graceful && !wasTerminating))) {
             write(state, out, EventTypes.OBJECT_MARKED_TERMINATING, type, next, json);
         }
         if (remove) {
@@ -821,11 +825,19 @@ public final class Registry implements Core<RegistryState> {
     private static boolean writeIfChanged(RegistryState state, Effects.Builder out, String type, ResourceType resource,
                                           HasMetadata current, HasMetadata next) {
         ObjectNode json = (ObjectNode) Json.tree(next);
-        if (state.tree(current).equals(json)) {
+        if (same(state.tree(resource, current), json)) {
             return false;
         }
         write(state, out, type, resource, next, json);
         return true;
+    }
+
+    /**
+     * Whether two objects' JSON is the same, as etcd compares an update with what it holds: numbers by value, since
+     * JSON read back from the store holds a small number as an int where a fabric8 object's tree holds a long.
+     */
+    static boolean same(JsonNode stored, JsonNode next) {
+        return stored.equals(SAME_VALUE, next);
     }
 
     private static void setResourceVersion(ObjectNode json, String version) {
@@ -885,11 +897,6 @@ public final class Registry implements Core<RegistryState> {
         return (T) Json.convert(Json.tree(object), object.getClass());
     }
 
-    /** A copy of a stored object, read from the JSON kept of it. */
-    @SuppressWarnings("unchecked")
-    private static <T extends HasMetadata> T copy(RegistryState state, T object) {
-        return (T) Json.convert(state.tree(object), object.getClass());
-    }
 
     /** metav1.Time: RFC 3339 in whole seconds, as the API server serializes it. */
     static String timestamp(Instant instant) {

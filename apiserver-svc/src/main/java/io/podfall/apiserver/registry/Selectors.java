@@ -59,6 +59,11 @@ public record Selectors(List<Requirement> fields, List<Requirement> labels) {
         return new Selectors(fields, requirements(labelSelector, true));
     }
 
+    /** Whether there is no requirement: every object matches. */
+    public boolean selectsAll() {
+        return fields.isEmpty() && labels.isEmpty();
+    }
+
     /** Whether an object (as JSON) satisfies every requirement. */
     public boolean matches(JsonNode object) {
         for (Requirement r : fields) {

@@ -29,7 +29,7 @@ public final class SystemNamespaces {
 
     /** The creation requests of the system namespaces the registry does not hold. */
     public static List<Event> missing(RegistryState state, Instant now) {
-        return NAMES.stream().filter(name -> state.get(ResourceType.NAMESPACES, "", name).isEmpty())
+        return NAMES.stream().filter(name -> !state.contains(ResourceType.NAMESPACES, "", name))
                 .map(name -> {
                     ObjectNode namespace = Json.MAPPER.createObjectNode().put("apiVersion", "v1").put("kind", "Namespace");
                     namespace.putObject("metadata").put("name", name);
@@ -45,6 +45,6 @@ public final class SystemNamespaces {
      * create in {@code default}: the API server is ready only then, as upstream's readiness waits for its bootstrap.
      */
     public static boolean ready(RegistryState state) {
-        return NamespaceLifecycle.IMMORTAL.stream().allMatch(name -> state.get(ResourceType.NAMESPACES, "", name).isPresent());
+        return NamespaceLifecycle.IMMORTAL.stream().allMatch(name -> state.contains(ResourceType.NAMESPACES, "", name));
     }
 }

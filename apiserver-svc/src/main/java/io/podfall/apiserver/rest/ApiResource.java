@@ -13,7 +13,6 @@ import io.podfall.apiserver.registry.StatusError;
 import io.podfall.apiserver.registry.WorkloadStrategy;
 import io.podfall.apiserver.rest.ApiPaths.Document;
 import io.podfall.apiserver.rest.ApiPaths.Resource;
-import io.podfall.model.Json;
 import io.podfall.model.apiserver.CollectionDeletionRequest;
 import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.DeletionRequest;
@@ -243,7 +242,7 @@ public class ApiResource {
      * {@code /status} shows the whole object, as upstream; {@code /scale} the workload's Scale.
      */
     private Response get(Resource r, String accept, String includeObject) {
-        JsonNode object = processor.read(RegistryState.class, s -> s.get(r.type(), r.namespace(), r.name()).map(Json::tree))
+        JsonNode object = processor.read(RegistryState.class, s -> s.tree(r.type(), r.namespace(), r.name()))
                 .orElseThrow(() -> StatusError.notFound(r.type(), r.name()));
         if (Kinds.SCALE.equals(r.subresource())) {
             return Responses.json(200, WorkloadStrategy.scale(object));
@@ -267,7 +266,7 @@ public class ApiResource {
         Optional<Tables.Format> table = tableFormat(accept, includeObject);
         ObjectNode list = processor.read(RegistryState.class, s -> {
             String resourceVersion = Long.toString(s.resourceVersion());
-            List<JsonNode> items = s.list(type, r.namespace()).stream().map(Json::tree).filter(selectors::matches).toList();
+            List<JsonNode> items = s.trees(type, r.namespace()).stream().filter(selectors::matches).toList();
             return table.isPresent() ? Tables.table(type, items, resourceVersion, clock.now(), table.get())
                     : Kinds.list(type, resourceVersion, items);
         });

@@ -2,6 +2,8 @@ package io.podfall.apiserver.rest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.podfall.apiserver.registry.Selectors;
+import io.podfall.model.Json;
 import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
@@ -15,12 +17,13 @@ import java.util.function.Function;
  * cacher/watch_cache.go} {@code watchCacheEvent}): the object after the change ({@code object}; for a removal its
  * last state, carrying the resourceVersion of the removal as the registry writes it) and the object before it
  * ({@code previous}, null for a creation), so that a watcher with a selector can see an object enter or leave
- * its selection.
+ * its selection. The object before is kept serialized, as {@link WatchHistory} keeps every object's current
+ * content, and read back only for a watcher whose selector needs it.
  *
  * @param type ADDED, MODIFIED or DELETED
  */
 record WatchEvent(String type, ResourceType resource, String namespace, String name, long resourceVersion,
-                  JsonNode object, JsonNode previous) {
+                  JsonNode object, byte[] previous) {
     static final String ADDED = "ADDED";
     static final String MODIFIED = "MODIFIED";
     static final String DELETED = "DELETED";
@@ -29,7 +32,7 @@ record WatchEvent(String type, ResourceType resource, String namespace, String n
      * The watch event of an API server fact, or empty for any other event on the log; {@code currentByKey} gives
      * the object as stored before the fact.
      */
-    static Optional<WatchEvent> of(Event fact, Function<String, JsonNode> currentByKey) {
+    static Optional<WatchEvent> of(Event fact, Function<String, byte[]> currentByKey) {
         String type = switch (fact.type()) {
             case EventTypes.OBJECT_CREATED -> ADDED;
             case EventTypes.POD_BOUND, EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_UPDATED, EventTypes.OBJECT_MARKED_TERMINATING ->
@@ -44,7 +47,7 @@ record WatchEvent(String type, ResourceType resource, String namespace, String n
         JsonNode meta = change.object().path("metadata");
         String namespace = meta.path("namespace").asText("");
         String name = meta.path("name").asText();
-        JsonNode previous = type.equals(ADDED) ? null : currentByKey.apply(key(change.resourceType(), namespace, name));
+        byte[] previous = type.equals(ADDED) ? null : currentByKey.apply(key(change.resourceType(), namespace, name));
         return Optional.of(new WatchEvent(type, change.resourceType(), namespace, name,
                 Long.parseLong(meta.path("resourceVersion").asText()), change.object(), previous));
     }
@@ -68,15 +71,16 @@ record WatchEvent(String type, ResourceType resource, String namespace, String n
         if (!filter.covers(resource, namespace)) {
             return Optional.empty();
         }
-        boolean nowPasses = !type.equals(DELETED) && filter.selectors().matches(object);
-        JsonNode before = type.equals(DELETED) ? object : previous;
-        boolean beforePassed = before != null && filter.selectors().matches(before);
+        Selectors selectors = filter.selectors();
+        boolean nowPasses = !type.equals(DELETED) && selectors.matches(object);
+        boolean beforePassed = type.equals(DELETED) ? selectors.matches(object)
+                : previous != null && (selectors.selectsAll() || selectors.matches(Json.read(previous)));
         if (nowPasses && !beforePassed) {
             return Optional.of(with(ADDED, object));
         } else if (nowPasses) {
             return Optional.of(with(MODIFIED, object));
         } else if (beforePassed) {
-            ObjectNode last = before.deepCopy();
+            ObjectNode last = type.equals(DELETED) ? object.deepCopy() : (ObjectNode) Json.read(previous);
             ((ObjectNode) last.path("metadata")).put("resourceVersion", Long.toString(resourceVersion));
             return Optional.of(with(DELETED, last));
         }

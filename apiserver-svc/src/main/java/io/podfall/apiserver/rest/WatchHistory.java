@@ -1,7 +1,7 @@
 package io.podfall.apiserver.rest;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.apiserver.registry.StatusError;
+import io.podfall.model.Json;
 import io.podfall.model.event.Event;
 
 import java.util.ArrayDeque;
@@ -15,7 +15,8 @@ import java.util.Optional;
  * The recent changes a watch can start from, like the watch cache's ring of events
  * ({@code staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go}): the last {@code capacity} watch
  * events in resourceVersion order, plus the current content of every stored object (so a change knows the
- * object it replaces). Built from the registry's facts in log order, so it is rebuilt with the registry when the
+ * object it replaces), serialized: the ring is bounded, but this holds every object, and a tree of a pod is some
+ * 12 KB of heap where its JSON is 1.6 KB. Built from the registry's facts in log order, so it is rebuilt with the registry when the
  * service reads the log again on start.
  *
  * <p>A watch from resourceVersion {@code rv} gets every retained event after {@code rv}. Every write of the
@@ -30,7 +31,7 @@ final class WatchHistory {
     private final int capacity;
     private final ArrayDeque<WatchEvent> events = new ArrayDeque<>();
     /** The current content of every stored object, by {@link WatchEvent#key()}. */
-    private final Map<String, JsonNode> current = new HashMap<>();
+    private final Map<String, byte[]> current = new HashMap<>();
     /** The resourceVersion of the newest event dropped from the ring; 0 while none has been. */
     private long compactedThrough;
 
@@ -45,7 +46,7 @@ final class WatchHistory {
             if (e.type().equals(WatchEvent.DELETED)) {
                 current.remove(e.key());
             } else {
-                current.put(e.key(), e.object());
+                current.put(e.key(), Json.bytes(e.object()));
             }
             events.addLast(e);
             if (events.size() > capacity) {

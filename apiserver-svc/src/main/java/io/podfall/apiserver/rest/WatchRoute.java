@@ -7,7 +7,6 @@ import io.podfall.adapter.SimulatedClock;
 import io.podfall.apiserver.registry.RegistryState;
 import io.podfall.apiserver.registry.Selectors;
 import io.podfall.apiserver.registry.StatusError;
-import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
@@ -116,7 +115,7 @@ public class WatchRoute {
     static Start begin(RegistryState state, long resourceVersion, WatchFilter filter, WatchHub hub, WatchHub.Watcher watcher) {
         List<WatchEvent> events = new ArrayList<>();
         if (resourceVersion == 0) {
-            state.list(filter.resource(), filter.namespace()).stream().map(Json::tree).filter(filter::matches)
+            state.trees(filter.resource(), filter.namespace()).stream().filter(filter::matches)
                     .sorted(Comparator.comparingLong(WatchRoute::resourceVersionOf))
                     .forEach(o -> events.add(added(filter.resource(), o)));
             hub.subscribe(state.resourceVersion(), watcher);

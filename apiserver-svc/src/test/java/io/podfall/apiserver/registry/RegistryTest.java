@@ -198,7 +198,7 @@ class RegistryTest extends RegistryFixture {
         assertEquals("pods", status.getDetails().getKind());
         assertEquals("", status.getDetails().getGroup());
         assertEquals("web-1", status.getDetails().getName());
-        assertSame(before, stored("web-1"));
+        assertEquals(before, stored("web-1"), "the stored pod is unchanged");
         assertEquals(1, writes(), "a rejection is no write");
     }
 
@@ -460,10 +460,10 @@ class RegistryTest extends RegistryFixture {
                 Effects effects = delete("web-1", options, T0.plusSeconds(1));
 
                 assertSame(Effects.NONE, effects);
-                assertSame(terminating, stored("web-1"));
+                assertEquals(terminating, stored("web-1"));
                 Outcome outcome = Outcome.of(state, lastRequest, effects).orElseThrow();
                 assertEquals(200, outcome.code());
-                assertEquals(Json.tree(terminating), outcome.body());
+                assertEquals(Json.string(terminating), Json.string(outcome.body()), "the pod as stored");
             }
         }
 
