@@ -21,6 +21,7 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Ids;
 import io.podfall.model.event.Subjects;
+import io.podfall.model.k8s.Projection;
 import io.podfall.model.k8s.ResourceType;
 import io.podfall.model.kubelet.GracePeriodShortened;
 import io.podfall.model.kubelet.OrphanedPod;
@@ -154,6 +155,12 @@ import java.util.Optional;
  * names the switch in its {@code compat} field.
  */
 public final class PodWorkers implements Core<PodWorkersState> {
+    /**
+     * What the informer cache keeps of a pod: all of its metadata and spec, and of its status only the phase and the
+     * conditions (a condition it does not own stays on the status it writes, {@link PodStatuses}); the container
+     * statuses and IPs the API server holds are what this kubelet wrote, and it never reads them back.
+     */
+    static final Projection CACHED_POD = Projection.of("apiVersion", "kind", "metadata", "spec", "status.phase", "status.conditions");
     /** The default of pod.spec.terminationGracePeriodSeconds (pkg/apis/core/v1/defaults.go). */
     static final long DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30;
     /**
@@ -510,7 +517,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
             return null;
         }
         String node = change.object().path("spec").path("nodeName").textValue();
-        return node != null && nodeNames.contains(node) ? change.object(Pod.class) : null;
+        return node != null && nodeNames.contains(node) ? Json.convert(CACHED_POD.apply(change.object()), Pod.class) : null;
     }
 
     /**
