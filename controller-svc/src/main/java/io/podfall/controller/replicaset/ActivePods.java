@@ -1,8 +1,5 @@
 package io.podfall.controller.replicaset;
 
-import io.fabric8.kubernetes.api.model.ContainerStatus;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodCondition;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -28,18 +25,17 @@ public final class ActivePods {
      * A pod counts toward its ReplicaSet unless it finished or is being deleted: a terminating pod is replaced at
      * once, while it still runs out its grace period.
      */
-    public static boolean isActive(Pod pod) {
-        String phase = phase(pod);
-        return !"Succeeded".equals(phase) && !"Failed".equals(phase) && pod.getMetadata().getDeletionTimestamp() == null;
+    public static boolean isActive(CachedPod pod) {
+        return !"Succeeded".equals(pod.phase()) && !"Failed".equals(pod.phase()) && !pod.terminating();
     }
 
     /** Its Ready condition is True (the kubelet writes it once every container runs). */
-    public static boolean isReady(Pod pod) {
-        return readyCondition(pod).isPresent();
+    public static boolean isReady(CachedPod pod) {
+        return pod.ready();
     }
 
     /** Ready for longer than {@code minReadySeconds} (strictly, as upstream), or ready at all when that is 0. */
-    public static boolean isAvailable(Pod pod, int minReadySeconds, Instant now) {
+    public static boolean isAvailable(CachedPod pod, int minReadySeconds, Instant now) {
         if (!isReady(pod)) {
             return false;
         }
@@ -47,9 +43,8 @@ public final class ActivePods {
     }
 
     /** The instant after which a ready pod counts as available; empty if it is not ready or never says since when. */
-    public static Optional<Instant> availableAfter(Pod pod, int minReadySeconds) {
-        return readyCondition(pod).map(c -> MetaTimes.parse(c.getLastTransitionTime()))
-                .map(since -> since.plusSeconds(minReadySeconds));
+    public static Optional<Instant> availableAfter(CachedPod pod, int minReadySeconds) {
+        return pod.ready() ? Optional.ofNullable(pod.readySince()).map(since -> since.plusSeconds(minReadySeconds)) : Optional.empty();
     }
 
     /**
@@ -62,57 +57,27 @@ public final class ActivePods {
      *
      * @param ranks the rank of each pod, by uid
      */
-    public static Comparator<Pod> deletionOrder(Map<String, Integer> ranks, Instant now) {
-        return Comparator.<Pod>comparingInt(p -> isAssigned(p) ? 1 : 0)
-                .thenComparingInt(p -> PHASE_ORDINAL.getOrDefault(Objects.requireNonNullElse(phase(p), ""), 0))
-                .thenComparingInt(p -> isReady(p) ? 1 : 0)
-                .thenComparingInt(ActivePods::deletionCost)
-                .thenComparing(p -> ranks.getOrDefault(p.getMetadata().getUid(), 0), Comparator.reverseOrder())
-                .thenComparingLong(p -> isReady(p) ? age(readyCondition(p).map(PodCondition::getLastTransitionTime).orElse(null), now) : 0)
-                .thenComparing(ActivePods::maxContainerRestarts, Comparator.reverseOrder())
-                .thenComparingLong(p -> age(p.getMetadata().getCreationTimestamp(), now))
-                .thenComparing(p -> p.getMetadata().getUid());
+    public static Comparator<CachedPod> deletionOrder(Map<String, Integer> ranks, Instant now) {
+        return Comparator.<CachedPod>comparingInt(p -> p.nodeName().isEmpty() ? 0 : 1)
+                .thenComparingInt(p -> PHASE_ORDINAL.getOrDefault(Objects.requireNonNullElse(p.phase(), ""), 0))
+                .thenComparingInt(p -> p.ready() ? 1 : 0)
+                .thenComparingInt(CachedPod::deletionCost)
+                .thenComparing(p -> ranks.getOrDefault(p.uid(), 0), Comparator.reverseOrder())
+                .thenComparingLong(p -> p.ready() ? age(p.readySince(), now) : 0)
+                .thenComparing(CachedPod::restarts, Comparator.reverseOrder())
+                .thenComparingLong(p -> age(p.created(), now))
+                .thenComparing(CachedPod::uid);
     }
 
     /**
-     * How old a timestamp is, as {@code logarithmicRankDiff} ranks it: the zero time first ({@code afterOrZero}),
+     * How old a time is, as {@code logarithmicRankDiff} ranks it: the zero time first ({@code afterOrZero}),
      * then the floor of log2 of the age in nanoseconds (-1 for a time not in the past).
      */
-    private static long age(String time, Instant now) {
-        Instant t = MetaTimes.parse(time);
+    private static long age(Instant t, Instant now) {
         if (t == null) {
             return Long.MIN_VALUE;
         }
         long nanos = Duration.between(t, now).toNanos();
         return nanos > 0 ? 63 - Long.numberOfLeadingZeros(nanos) : -1;
-    }
-
-    private static boolean isAssigned(Pod pod) {
-        return pod.getSpec() != null && pod.getSpec().getNodeName() != null && !pod.getSpec().getNodeName().isEmpty();
-    }
-
-    private static int deletionCost(Pod pod) {
-        Map<String, String> annotations = pod.getMetadata().getAnnotations();
-        String cost = annotations == null ? null : annotations.get(POD_DELETION_COST);
-        try {
-            return cost == null ? 0 : Integer.parseInt(cost);
-        } catch (NumberFormatException e) {
-            return 0;
-        }
-    }
-
-    private static int maxContainerRestarts(Pod pod) {
-        return pod.getStatus() == null ? 0 : pod.getStatus().getContainerStatuses().stream()
-                .map(ContainerStatus::getRestartCount).filter(Objects::nonNull).mapToInt(Integer::intValue)
-                .max().orElse(0);
-    }
-
-    private static Optional<PodCondition> readyCondition(Pod pod) {
-        return pod.getStatus() == null ? Optional.empty() : pod.getStatus().getConditions().stream()
-                .filter(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus())).findFirst();
-    }
-
-    private static String phase(Pod pod) {
-        return pod.getStatus() == null ? null : pod.getStatus().getPhase();
     }
 }

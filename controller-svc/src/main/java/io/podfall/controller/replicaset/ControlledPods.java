@@ -1,12 +1,9 @@
 package io.podfall.controller.replicaset;
 
-import io.fabric8.kubernetes.api.model.Pod;
-
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 
@@ -20,7 +17,7 @@ import java.util.TreeMap;
  */
 final class ControlledPods {
     /** The pods, by uid (the order in which a ReplicaSet's pods are listed). */
-    private final TreeMap<String, Pod> byUid = new TreeMap<>();
+    private final TreeMap<String, CachedPod> byUid = new TreeMap<>();
     /** Active pods ({@link ActivePods#isActive}). */
     private int active;
     /** Active pods that are Ready. */
@@ -40,7 +37,7 @@ final class ControlledPods {
     }
 
     /** The active pods, in uid order. */
-    List<Pod> active() {
+    List<CachedPod> active() {
         return byUid.values().stream().filter(ActivePods::isActive).toList();
     }
 
@@ -75,20 +72,20 @@ final class ControlledPods {
                 .map(since -> since.plusSeconds(minReadySeconds));
     }
 
-    void put(Pod pod) {
-        remove(pod.getMetadata().getUid());
-        byUid.put(pod.getMetadata().getUid(), pod);
+    void put(CachedPod pod) {
+        remove(pod.uid());
+        byUid.put(pod.uid(), pod);
         count(pod, 1);
     }
 
     void remove(String uid) {
-        Pod gone = byUid.remove(uid);
+        CachedPod gone = byUid.remove(uid);
         if (gone != null) {
             count(gone, -1);
         }
     }
 
-    private void count(Pod pod, int delta) {
+    private void count(CachedPod pod, int delta) {
         if (!ActivePods.isActive(pod)) {
             return;
         }
@@ -103,9 +100,7 @@ final class ControlledPods {
         }
     }
 
-    private boolean countsFullyLabeled(Pod pod) {
-        return labelsCounted != null && ActivePods.isActive(pod)
-                && Objects.requireNonNullElse(pod.getMetadata().getLabels(), Map.<String, String>of())
-                .entrySet().containsAll(labelsCounted.entrySet());
+    private boolean countsFullyLabeled(CachedPod pod) {
+        return labelsCounted != null && ActivePods.isActive(pod) && pod.labels().entrySet().containsAll(labelsCounted.entrySet());
     }
 }

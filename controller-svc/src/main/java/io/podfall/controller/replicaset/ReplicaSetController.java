@@ -115,7 +115,7 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
         });
         boolean removed = event.is(EventTypes.OBJECT_REMOVED);
         if (news.get().resourceType() == ResourceType.PODS) {
-            podChanged(state, news.get().object(Pod.class), removed, toSync);
+            podChanged(state, CachedPod.of(news.get().object()), removed, toSync);
         } else {
             ReplicaSet rs = news.get().object(ReplicaSet.class);
             String key = key(rs.getMetadata());
@@ -136,19 +136,18 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
     }
 
     /** Caches the pod, and collects the ReplicaSets it concerns: its controller before and after, and whoever deletes it. */
-    private static void podChanged(ReplicaSetState state, Pod pod, boolean removed, Set<String> toSync) {
-        String uid = pod.getMetadata().getUid();
-        state.pod(uid).flatMap(before -> ControllerRefs.controllerUid(before, ResourceType.REPLICASETS))
-                .flatMap(state::keyOf).ifPresent(toSync::add);
+    private static void podChanged(ReplicaSetState state, CachedPod pod, boolean removed, Set<String> toSync) {
+        String uid = pod.uid();
+        state.pod(uid).map(CachedPod::controllerUid).flatMap(state::keyOf).ifPresent(toSync::add);
         if (removed) {
             state.removePod(uid);
         } else {
             state.putPod(pod);
         }
-        if (removed || pod.getMetadata().getDeletionTimestamp() != null) {
+        if (removed || pod.terminating()) {
             toSync.addAll(state.requests().expectations().deletionObserved(uid));
         }
-        ControllerRefs.controllerUid(pod, ResourceType.REPLICASETS).flatMap(state::keyOf).ifPresent(toSync::add);
+        Optional.ofNullable(pod.controllerUid()).flatMap(state::keyOf).ifPresent(toSync::add);
     }
 
     private static void sync(ReplicaSetState state, String key, Effects.Builder effects) {
@@ -178,11 +177,11 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
                 state.requests().expect(key, Kind.CREATION, null, effects);
             }
         } else if (diff > 0) {
-            for (Pod victim : podsToDelete(state, rs, pods.active(), Math.min(diff, BURST_REPLICAS), effects.now())) {
-                String name = victim.getMetadata().getName();
+            for (CachedPod victim : podsToDelete(state, rs, pods.active(), Math.min(diff, BURST_REPLICAS), effects.now())) {
+                String name = victim.name();
                 effects.emit(SOURCE, EventTypes.DELETION_REQUESTED, Subjects.of(namespace, ResourceType.PODS.plural(), name),
                         new DeletionRequest(ResourceType.PODS.plural(), namespace, name, null));
-                state.requests().expect(key, Kind.DELETION, victim.getMetadata().getUid(), effects);
+                state.requests().expect(key, Kind.DELETION, victim.uid(), effects);
             }
         }
     }
@@ -212,16 +211,17 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
      * ({@code getPodsRankedByRelatedPodsOnSameNode}; upstream finds them by the siblings' selectors, podfall by their
      * controller references).
      */
-    private static List<Pod> podsToDelete(ReplicaSetState state, ReplicaSet rs, List<Pod> active, int count, Instant now) {
-        List<Pod> related = ControllerRefs.controllerOf(rs)
+    private static List<CachedPod> podsToDelete(ReplicaSetState state, ReplicaSet rs, List<CachedPod> active, int count,
+                                                Instant now) {
+        List<CachedPod> related = ControllerRefs.controllerOf(rs)
                 .map(owner -> state.replicaSetsControlledBy(rs.getMetadata().getNamespace(), owner.getUid()).stream()
                         .flatMap(sibling -> state.podsControlledBy(sibling.getMetadata().getUid()).active().stream())
                         .toList())
                 .orElse(active);
         Map<String, Integer> podsOnNode = new HashMap<>();
-        related.forEach(p -> podsOnNode.merge(nodeName(p), 1, Integer::sum));
+        related.forEach(p -> podsOnNode.merge(p.nodeName(), 1, Integer::sum));
         Map<String, Integer> ranks = new HashMap<>();
-        active.forEach(p -> ranks.put(p.getMetadata().getUid(), podsOnNode.getOrDefault(nodeName(p), 0)));
+        active.forEach(p -> ranks.put(p.uid(), podsOnNode.getOrDefault(p.nodeName(), 0)));
         return active.stream().sorted(ActivePods.deletionOrder(ranks, now)).limit(count).toList();
     }
 
@@ -286,9 +286,5 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
 
     private static int replicas(ReplicaSet rs) {
         return Objects.requireNonNullElse(rs.getSpec().getReplicas(), 1);
-    }
-
-    private static String nodeName(Pod pod) {
-        return pod.getSpec() == null ? "" : Objects.requireNonNullElse(pod.getSpec().getNodeName(), "");
     }
 }

@@ -1,8 +1,6 @@
 package io.podfall.controller.replicaset;
 
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
-import io.podfall.model.k8s.ResourceType;
 
 import java.time.Instant;
 import java.util.HashMap;
@@ -23,7 +21,7 @@ public final class ReplicaSetState {
     /** The key of each cached ReplicaSet, by uid (pods name their controller by uid). */
     private final Map<String, String> keysByUid = new HashMap<>();
     /** Every pod controlled by a ReplicaSet (known or not), by uid; a pod controlled by nothing is never adopted. */
-    private final Map<String, Pod> pods = new HashMap<>();
+    private final Map<String, CachedPod> pods = new HashMap<>();
     /** The pods each ReplicaSet uid controls, with the tallies of its status. */
     private final Map<String, ControlledPods> podsByController = new HashMap<>();
     /** What a ReplicaSet that controls no pod controls; never changed. */
@@ -57,7 +55,7 @@ public final class ReplicaSetState {
                 .toList();
     }
 
-    public Optional<Pod> pod(String uid) {
+    public Optional<CachedPod> pod(String uid) {
         return Optional.ofNullable(pods.get(uid));
     }
 
@@ -90,23 +88,21 @@ public final class ReplicaSetState {
     }
 
     /** Caches the pod under its controlling ReplicaSet, or forgets it if a ReplicaSet no longer controls it. */
-    void putPod(Pod pod) {
-        String uid = pod.getMetadata().getUid();
-        removePod(uid);
-        ControllerRefs.controllerUid(pod, ResourceType.REPLICASETS).ifPresent(controller -> {
-            pods.put(uid, pod);
-            podsByController.computeIfAbsent(controller, c -> new ControlledPods()).put(pod);
-        });
+    void putPod(CachedPod pod) {
+        removePod(pod.uid());
+        if (pod.controllerUid() != null) {
+            pods.put(pod.uid(), pod);
+            podsByController.computeIfAbsent(pod.controllerUid(), c -> new ControlledPods()).put(pod);
+        }
     }
 
     void removePod(String uid) {
-        Pod gone = pods.remove(uid);
+        CachedPod gone = pods.remove(uid);
         if (gone != null) {
-            String controller = ControllerRefs.controllerUid(gone, ResourceType.REPLICASETS).orElseThrow();
-            ControlledPods siblings = podsByController.get(controller);
+            ControlledPods siblings = podsByController.get(gone.controllerUid());
             siblings.remove(uid);
             if (siblings.isEmpty()) {
-                podsByController.remove(controller);
+                podsByController.remove(gone.controllerUid());
             }
         }
     }

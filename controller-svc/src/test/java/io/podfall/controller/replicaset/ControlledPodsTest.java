@@ -1,6 +1,5 @@
 package io.podfall.controller.replicaset;
 
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.podfall.controller.testing.ReplicaPods;
 import org.junit.jupiter.api.Test;
@@ -28,28 +27,28 @@ class ControlledPodsTest {
 
     private final ReplicaSetState state = new ReplicaSetState();
     /** What the state should hold of WEB's pods, by uid. */
-    private final Map<String, Pod> expected = new TreeMap<>();
+    private final Map<String, CachedPod> expected = new TreeMap<>();
 
-    private void put(Pod pod) {
+    private void put(CachedPod pod) {
         state.putPod(pod);
-        expected.put(pod.getMetadata().getUid(), pod);
+        expected.put(pod.uid(), pod);
         assertTalliesOfWeb();
     }
 
-    private void remove(Pod pod) {
-        state.removePod(pod.getMetadata().getUid());
-        expected.remove(pod.getMetadata().getUid());
+    private void remove(CachedPod pod) {
+        state.removePod(pod.uid());
+        expected.remove(pod.uid());
         assertTalliesOfWeb();
     }
 
     /** Every tally against the same figure computed from the pods one by one, at times around their readiness. */
     private void assertTalliesOfWeb() {
         ControlledPods pods = state.podsControlledBy("uid-web");
-        List<Pod> active = expected.values().stream().filter(ActivePods::isActive).toList();
+        List<CachedPod> active = expected.values().stream().filter(ActivePods::isActive).toList();
         assertEquals(names(active), names(pods.active()), "the active pods, in uid order");
         assertEquals(active.size(), pods.activeCount());
         assertEquals(active.stream().filter(ActivePods::isReady).count(), pods.readyCount());
-        assertEquals(active.stream().filter(p -> p.getMetadata().getLabels().entrySet().containsAll(TEMPLATE.entrySet())).count(),
+        assertEquals(active.stream().filter(p -> p.labels().entrySet().containsAll(TEMPLATE.entrySet())).count(),
                 pods.fullyLabeled(TEMPLATE));
         for (int second = 0; second <= 12; second++) {
             Instant now = T0.plusSeconds(second);
@@ -63,45 +62,45 @@ class ControlledPodsTest {
         }
     }
 
-    private static List<String> names(List<Pod> pods) {
-        return pods.stream().map(p -> p.getMetadata().getName()).toList();
+    private static List<String> names(List<CachedPod> pods) {
+        return pods.stream().map(CachedPod::name).toList();
     }
 
     @Test
     void talliesFollowEveryChangeOfAPod() {
-        put(ReplicaPods.aPodOf(WEB, "a").build());
-        put(ReplicaPods.aPodOf(WEB, "b").ready(T0.plusSeconds(1)).build());
-        put(ReplicaPods.aPodOf(WEB, "c").ready(T0.plusSeconds(3)).labelled("extra", "x").build());
-        put(ReplicaPods.aPodOf(WEB, "a").ready(T0.plusSeconds(1)).build());
-        put(ReplicaPods.aPodOf(WEB, "b").ready(T0.plusSeconds(1)).terminating(T0.plusSeconds(4)).build());
-        put(ReplicaPods.aPodOf(WEB, "d").inPhase("Failed").build());
-        remove(ReplicaPods.aPodOf(WEB, "a").build());
-        remove(ReplicaPods.aPodOf(WEB, "b").build());
-        put(ReplicaPods.aPodOf(WEB, "a").ready(T0.plusSeconds(6)).build());
+        put(ReplicaPods.aPodOf(WEB, "a").cached());
+        put(ReplicaPods.aPodOf(WEB, "b").ready(T0.plusSeconds(1)).cached());
+        put(ReplicaPods.aPodOf(WEB, "c").ready(T0.plusSeconds(3)).labelled("extra", "x").cached());
+        put(ReplicaPods.aPodOf(WEB, "a").ready(T0.plusSeconds(1)).cached());
+        put(ReplicaPods.aPodOf(WEB, "b").ready(T0.plusSeconds(1)).terminating(T0.plusSeconds(4)).cached());
+        put(ReplicaPods.aPodOf(WEB, "d").inPhase("Failed").cached());
+        remove(ReplicaPods.aPodOf(WEB, "a").cached());
+        remove(ReplicaPods.aPodOf(WEB, "b").cached());
+        put(ReplicaPods.aPodOf(WEB, "a").ready(T0.plusSeconds(6)).cached());
     }
 
     @Test
     void fullyLabeledIsCountedAgainstTheTemplateAsItIsNow() {
-        put(ReplicaPods.aPodOf(WEB, "a").labelled("tier", "front").build());
-        put(ReplicaPods.aPodOf(WEB, "b").build());
+        put(ReplicaPods.aPodOf(WEB, "a").labelled("tier", "front").cached());
+        put(ReplicaPods.aPodOf(WEB, "b").cached());
         Map<String, String> wider = new LinkedHashMap<>(TEMPLATE);
         wider.put("tier", "front");
         assertEquals(1, state.podsControlledBy("uid-web").fullyLabeled(wider));
-        put(ReplicaPods.aPodOf(WEB, "c").labelled("tier", "front").build());
+        put(ReplicaPods.aPodOf(WEB, "c").labelled("tier", "front").cached());
         assertEquals(2, state.podsControlledBy("uid-web").fullyLabeled(wider));
         assertEquals(3, state.podsControlledBy("uid-web").fullyLabeled(TEMPLATE));
     }
 
     @Test
     void aPodWhoseControllerChangesLeavesTheTalliesOfTheFormer() {
-        put(ReplicaPods.aPodOf(WEB, "a").ready(T0).build());
-        put(ReplicaPods.aPodOf(WEB, "b").ready(T0).build());
-        Pod moved = ReplicaPods.aPodOf(API, "a").ready(T0).build();
+        put(ReplicaPods.aPodOf(WEB, "a").ready(T0).cached());
+        put(ReplicaPods.aPodOf(WEB, "b").ready(T0).cached());
+        CachedPod moved = ReplicaPods.aPodOf(API, "a").ready(T0).cached();
         state.putPod(moved);
-        expected.remove(moved.getMetadata().getUid());
+        expected.remove(moved.uid());
         assertTalliesOfWeb();
         assertEquals(1, state.podsControlledBy("uid-api").readyCount());
-        state.removePod(moved.getMetadata().getUid());
+        state.removePod(moved.uid());
         assertEquals(0, state.podsControlledBy("uid-api").activeCount());
     }
 }

@@ -3,6 +3,8 @@ package io.podfall.controller.testing;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.podfall.controller.replicaset.CachedPod;
+import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
 
 import java.time.Instant;
@@ -74,5 +76,10 @@ public final class ReplicaPods {
 
     public Pod build() {
         return b.build();
+    }
+
+    /** The pod as the ReplicaSet controller caches it, read off its JSON. */
+    public CachedPod cached() {
+        return CachedPod.of(Json.tree(build()));
     }
 }
