@@ -2,12 +2,11 @@ package io.podfall.controller.deployment;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatus;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.podfall.controller.Controller;
-import io.podfall.controller.replicaset.ControllerRefs;
+import io.podfall.controller.replicaset.CachedPod;
 import io.podfall.controller.replicaset.Expectations.Kind;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.CreationRequest;
@@ -100,7 +99,7 @@ public final class DeploymentController implements Controller<DeploymentState> {
                 }
                 state.controllerKey(rs).ifPresent(toSync::add);
             }
-            default -> podChanged(state, news.get().object(Pod.class), removed, toSync);
+            default -> podChanged(state, CachedPod.of(news.get().object()), removed, toSync);
         }
         toSync.forEach(k -> sync(state, k, effects));
     }
@@ -112,15 +111,15 @@ public final class DeploymentController implements Controller<DeploymentState> {
     }
 
     /** A pod of a ReplicaSet: only a Recreate rollout waits on pods (upstream's deletePod). */
-    private static void podChanged(DeploymentState state, Pod pod, boolean removed, Set<String> toSync) {
-        String uid = pod.getMetadata().getUid();
+    private static void podChanged(DeploymentState state, CachedPod pod, boolean removed, Set<String> toSync) {
+        String uid = pod.uid();
         Optional<String> before = state.pod(uid).map(DeploymentState.PodOfReplicaSet::replicaSetUid);
         if (removed) {
             state.removePod(uid);
         } else {
             state.putPod(pod);
         }
-        Stream.concat(before.stream(), ControllerRefs.controllerUid(pod, ResourceType.REPLICASETS).stream())
+        Stream.concat(before.stream(), Stream.ofNullable(pod.controllerUid()))
                 .flatMap(rs -> state.controllerKeyOfReplicaSet(rs).stream())
                 .filter(key -> state.deployment(key).map(d -> !DeploymentUtil.isRollingUpdate(d)).orElse(false))
                 .forEach(toSync::add);

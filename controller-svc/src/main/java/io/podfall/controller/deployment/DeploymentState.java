@@ -1,8 +1,8 @@
 package io.podfall.controller.deployment;
 
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.podfall.controller.replicaset.CachedPod;
 import io.podfall.controller.replicaset.ControllerRefs;
 import io.podfall.controller.replicaset.RequestsInFlight;
 import io.podfall.model.k8s.ResourceType;
@@ -114,15 +114,13 @@ public final class DeploymentState {
         });
     }
 
-    void putPod(Pod pod) {
-        String uid = pod.getMetadata().getUid();
-        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-        removePod(uid);
-        ControllerRefs.controllerUid(pod, ResourceType.REPLICASETS).ifPresent(rs -> {
-            PodOfReplicaSet cached = new PodOfReplicaSet(rs, "Succeeded".equals(phase) || "Failed".equals(phase));
-            pods.put(uid, cached);
+    void putPod(CachedPod pod) {
+        removePod(pod.uid());
+        if (pod.controllerUid() != null) {
+            PodOfReplicaSet cached = new PodOfReplicaSet(pod.controllerUid(), "Succeeded".equals(pod.phase()) || "Failed".equals(pod.phase()));
+            pods.put(pod.uid(), cached);
             countUnfinished(cached, 1);
-        });
+        }
     }
 
     void removePod(String uid) {

@@ -11,7 +11,8 @@ import java.util.Map;
  * What the ReplicaSet controller's cache keeps of a pod: what it counts ({@link ControlledPods}), ranks
  * ({@link ActivePods#deletionOrder}) and names pods by, read straight off the API server's JSON. Upstream's
  * informer keeps the whole pod; as a fabric8 object a running pod takes 6.3 KB of heap, this 0.4 to 0.7 KB (JOL),
- * and converting every pod change to fabric8 was most of what this controller spent on a fact.
+ * and converting every pod change to fabric8 was most of what this controller spent on a fact. The Deployment
+ * controller reads a pod's ReplicaSet and phase from it too.
  *
  * @param controllerUid the uid of the ReplicaSet that controls it ({@code ownerReferences[controller=true]}), or null
  * @param nodeName      "" while unscheduled
