@@ -2,12 +2,7 @@ package io.podfall.controller.endpoint;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.IntOrString;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodIP;
-import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
@@ -40,6 +35,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeFormatterBuilder;
 import java.time.temporal.ChronoField;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -154,7 +150,7 @@ public final class EndpointsController implements Controller<EndpointsController
                 sync(state, key, event.time(), effects);
             }
         } else if (resource.equals(PODS)) {
-            podChanged(state, namespace, key.name(), removed ? null : cachedPod(change.object(Pod.class)), event.time(), effects);
+            podChanged(state, namespace, key.name(), removed ? null : cachedPod(change.object()), event.time(), effects);
         } else {
             endpointsChanged(state, key, removed, change.object(), event, effects);
         }
@@ -341,26 +337,41 @@ public final class EndpointsController implements Controller<EndpointsController
         return new CachedService.Port(port.getName(), protocol(port.getProtocol()), number, name, port.getAppProtocol());
     }
 
-    private static CachedPod cachedPod(Pod pod) {
-        PodStatus status = pod.getStatus() == null ? new PodStatus() : pod.getStatus();
-        List<String> ips = status.getPodIPs() == null || status.getPodIPs().isEmpty()
-                ? (status.getPodIP() == null || status.getPodIP().isEmpty() ? List.of() : List.of(status.getPodIP()))
-                : status.getPodIPs().stream().map(PodIP::getIp).filter(Objects::nonNull).toList();
-        boolean ready = status.getConditions() != null && status.getConditions().stream()
-                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    /** The few fields of a pod the controller keeps, read off the fact's JSON: converting the whole pod cost more. */
+    private static CachedPod cachedPod(JsonNode pod) {
+        JsonNode meta = pod.path("metadata");
+        JsonNode status = pod.path("status");
+        List<String> ips = new ArrayList<>();
+        status.path("podIPs").forEach(ip -> {
+            if (ip.hasNonNull("ip")) {
+                ips.add(ip.get("ip").asText());
+            }
+        });
+        String podIP = status.path("podIP").asText("");
+        if (status.path("podIPs").isEmpty() && !podIP.isEmpty()) {
+            ips.add(podIP);
+        }
+        boolean ready = false;
+        for (JsonNode c : status.path("conditions")) {
+            ready |= "Ready".equals(c.path("type").asText()) && "True".equals(c.path("status").asText());
+        }
         List<NamedPort> namedPorts = new ArrayList<>();
-        for (Container container : pod.getSpec().getContainers()) {
-            for (ContainerPort port : container.getPorts()) {
-                if (port.getName() != null && !port.getName().isEmpty() && port.getContainerPort() != null) {
-                    namedPorts.add(new NamedPort(port.getName(), protocol(port.getProtocol()), port.getContainerPort()));
+        for (JsonNode container : pod.path("spec").path("containers")) {
+            for (JsonNode port : container.path("ports")) {
+                if (!port.path("name").asText("").isEmpty() && port.path("containerPort").isNumber()) {
+                    namedPorts.add(new NamedPort(port.get("name").asText(), protocol(port.path("protocol").textValue()),
+                            port.get("containerPort").asInt()));
                 }
             }
         }
-        String nodeName = pod.getSpec().getNodeName() == null || pod.getSpec().getNodeName().isEmpty() ? null : pod.getSpec().getNodeName();
-        return new CachedPod(pod.getMetadata().getUid(), pod.getMetadata().getNamespace(), pod.getMetadata().getName(),
-                labels(pod.getMetadata().getLabels()), ips, nodeName,
-                "Succeeded".equals(status.getPhase()) || "Failed".equals(status.getPhase()), ready,
-                pod.getMetadata().getDeletionTimestamp() != null, List.copyOf(namedPorts));
+        String nodeName = pod.path("spec").path("nodeName").asText("");
+        String phase = status.path("phase").asText("");
+        Map<String, String> labels = new HashMap<>();
+        meta.path("labels").fields().forEachRemaining(l -> labels.put(l.getKey(), l.getValue().asText()));
+        return new CachedPod(meta.path("uid").asText(), meta.path("namespace").asText(), meta.path("name").asText(),
+                Map.copyOf(labels), List.copyOf(ips), nodeName.isEmpty() ? null : nodeName,
+                "Succeeded".equals(phase) || "Failed".equals(phase), ready,
+                meta.hasNonNull("deletionTimestamp"), List.copyOf(namedPorts));
     }
 
     /** SetDefaults_ContainerPort and SetDefaults_Service: a port without a protocol is TCP. */
