@@ -58,8 +58,13 @@ final class Names {
 
     /** A name for {@code generateName}, derived from the request (cores draw no random numbers). */
     static String generate(String base, String requestId) {
+        return generate(base, requestId, 0);
+    }
+
+    /** The name of a later attempt after a conflict ({@link Registry}'s retry), derived from the request too. */
+    static String generate(String base, String requestId, int attempt) {
         String prefix = base.length() > MAX_GENERATE_NAME_BASE ? base.substring(0, MAX_GENERATE_NAME_BASE) : base;
-        String seed = Ids.derived("generateName", requestId).replace("-", "");
+        String seed = Ids.derived("generateName", attempt == 0 ? requestId : requestId + "#" + attempt).replace("-", "");
         StringBuilder suffix = new StringBuilder();
         for (int i = 0; i < GENERATED_LENGTH; i++) {
             suffix.append(GENERATED_ALPHABET.charAt(Integer.parseInt(seed.substring(2 * i, 2 * i + 2), 16) % GENERATED_ALPHABET.length()));

@@ -147,6 +147,39 @@ class RegistryTest extends RegistryFixture {
     }
 
     @Test
+    void aGeneratedNameAlreadyTakenIsGeneratedAgain() {
+        // The next request is the test's third: its first two attempts give names already taken.
+        create(aPod(Names.generate("web-", "request-3")).build());
+        create(aPod(Names.generate("web-", "request-3", 1)).build());
+        Pod pod = aPod("x").build();
+        pod.getMetadata().setName(null);
+        pod.getMetadata().setGenerateName("web-");
+
+        Effects created = create(pod);
+
+        assertEquals("request-3", lastRequest.id());
+        assertEquals(List.of(EventTypes.OBJECT_CREATED), types(created));
+        assertEquals(Names.generate("web-", "request-3", 2), pod(created, 0).getMetadata().getName());
+    }
+
+    @Test
+    void aGeneratedNameTakenAtEveryAttemptIsAlreadyExists() {
+        for (int attempt = 0; attempt < Registry.GENERATE_NAME_ATTEMPTS; attempt++) {
+            create(aPod(Names.generate("web-", "request-9", attempt)).build());
+        }
+        Pod pod = aPod("x").build();
+        pod.getMetadata().setName(null);
+        pod.getMetadata().setGenerateName("web-");
+
+        Status status = rejection(create(pod));
+
+        assertEquals("request-9", lastRequest.id());
+        assertEquals(409, status.getCode());
+        assertEquals("AlreadyExists", status.getReason());
+        assertEquals(Registry.GENERATE_NAME_ATTEMPTS, objects());
+    }
+
+    @Test
     void aPodWithoutContainersIsInvalid() {
         Pod pod = aPod("web-1").build();
         pod.getSpec().setContainers(List.of());
