@@ -27,11 +27,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
@@ -80,12 +80,10 @@ public class LogProcessor {
     /** Effects decided while rebuilding, not yet seen on the log, by event id, in decision order. */
     private final Map<String, Event> heldBack = new LinkedHashMap<>();
     private final List<CompletableFuture<Void>> heldBackWritten = new ArrayList<>();
-    private final ScheduledExecutorService alarm = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "podfall-timers");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledThreadPoolExecutor alarm = newAlarm();
     private ScheduledFuture<?> nextAlarm;
+    /** When {@link #nextAlarm} rings: the earliest timer's time when it was set. */
+    private Instant nextAlarmAt;
     private Instant lastNow = Instant.EPOCH;
     private boolean live;
 
@@ -266,18 +264,34 @@ public class LogProcessor {
         caughtUp.fireAsync(new CaughtUp());
     }
 
+    /**
+     * Sets the alarm for the earliest timer, after every decision: unless it already rings then. Cancelled and set
+     * again after every event, the alarms piled up in the executor's queue until their times (15,000 in the
+     * controller manager holding 5,000 pods).
+     */
     private void rearm() {
+        Instant next = timers.next().map(Timer::at).orElse(null);
+        if (Objects.equals(next, nextAlarmAt)) {
+            return;
+        }
         if (nextAlarm != null) {
             nextAlarm.cancel(false);
-            nextAlarm = null;
         }
-        timers.next().ifPresent(t -> nextAlarm = alarm.schedule(this::ring,
-                clock.wallDelayUntil(t.at()).toNanos(), TimeUnit.NANOSECONDS));
+        nextAlarm = next == null ? null : alarm.schedule(this::ring, clock.wallDelayUntil(next).toNanos(), TimeUnit.NANOSECONDS);
+        nextAlarmAt = next;
+    }
+
+    /** Alarms waiting in the executor's queue: one at most. */
+    int alarmsQueued() {
+        return alarm.getQueue().size();
     }
 
     private void ring() {
         lock.lock();
         try {
+            // This alarm has rung, early or not: the next decision sets one again if a timer is still waiting.
+            nextAlarm = null;
+            nextAlarmAt = null;
             advanceTo(clock.now());
             rearm();
         } catch (RuntimeException e) {
@@ -290,6 +304,17 @@ public class LogProcessor {
     @PreDestroy
     void stop() {
         alarm.shutdownNow();
+    }
+
+    private static ScheduledThreadPoolExecutor newAlarm() {
+        ScheduledThreadPoolExecutor alarm = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "podfall-timers");
+            t.setDaemon(true);
+            return t;
+        });
+        // A cancelled alarm leaves the queue at once, not when its time comes.
+        alarm.setRemoveOnCancelPolicy(true);
+        return alarm;
     }
 
     private static byte[] lastHeader(Headers headers, String name) {

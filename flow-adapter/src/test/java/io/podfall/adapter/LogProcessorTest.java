@@ -138,6 +138,8 @@ class LogProcessorTest {
 
     @Inject
     MeterRegistry metrics;
+    @Inject
+    LogProcessor processor;
 
     private double deadLetters(String reason) {
         var counter = metrics.find(LogProcessor.DEAD_LETTERS).tag("reason", reason).counter();
@@ -150,6 +152,22 @@ class LogProcessorTest {
                 .map(r -> new String(r.headers().lastHeader("dead-letter-reason").value(), StandardCharsets.UTF_8))
                 .filter(match).toList();
         return reasons.apply(BrokerResource.readUntil(BrokerResource.TOPIC + ".dlq", r -> !reasons.apply(r).isEmpty()));
+    }
+
+    @Test
+    void eventsWhileATimerWaitsLeaveOneAlarmQueued() {
+        Event waiting = BrokerResource.ping("far-timer", Instant.now(), Duration.ofMinutes(10).toMillis());
+        BrokerResource.send(waiting);
+        List<Event> pings = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            // Each with a timer of its own, later than the first: the earliest stays the same.
+            pings.add(BrokerResource.ping("later-timer-" + i, Instant.now(), Duration.ofMinutes(20 + i).toMillis()));
+        }
+        BrokerResource.send(pings.toArray(Event[]::new));
+
+        Event last = pings.get(pings.size() - 1);
+        logUntil(hasEffectOf(last.id(), PingCore.PONG));
+        assertEquals(1, processor.alarmsQueued(), "one alarm, for the earliest timer");
     }
 
     @Test
