@@ -18,7 +18,8 @@ import java.util.Map;
  *
  * <p>Fields are named by dotted paths ({@code "status.containerStatuses.restartCount"}); a path through an array
  * applies the rest of it to each element, so the elements keep their places. A path naming an object or array keeps
- * it whole. Fields the object lacks stay absent.
+ * it whole: the projection shares it with the object, so it is read only, as a fact's tree is. Fields the object
+ * lacks stay absent.
  */
 public final class Projection {
     /** The fields kept under each name; an empty map keeps the field whole. */
@@ -43,10 +44,10 @@ public final class Projection {
         }
     }
 
-    /** A new tree with only the projected fields of {@code object}; {@code object} is not changed. */
+    /** A tree with only the projected fields of {@code object}, which is not changed; what is kept whole is shared. */
     public JsonNode apply(JsonNode object) {
         if (fields.isEmpty()) {
-            return object.deepCopy();
+            return object;
         }
         if (object instanceof ArrayNode array) {
             ArrayNode out = Json.MAPPER.createArrayNode();
@@ -54,7 +55,7 @@ public final class Projection {
             return out;
         }
         if (!(object instanceof ObjectNode source)) {
-            return object.deepCopy();
+            return object;
         }
         ObjectNode out = Json.MAPPER.createObjectNode();
         fields.forEach((name, projection) -> {
