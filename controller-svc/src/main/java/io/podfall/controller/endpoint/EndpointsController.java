@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
 import io.podfall.controller.Controller;
+import io.podfall.controller.PodUtil;
 import io.podfall.controller.endpoint.EndpointSubsets.Address;
 import io.podfall.controller.endpoint.EndpointSubsets.Endpoint;
 import io.podfall.controller.endpoint.EndpointSubsets.Port;
@@ -35,7 +36,6 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeFormatterBuilder;
 import java.time.temporal.ChronoField;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -175,7 +175,7 @@ public final class EndpointsController implements Controller<EndpointsController
         boolean ours = state.answered(key, event.causationId()).isPresent();
         JsonNode metadata = object.path("metadata");
         state.putEndpoints(key, removed ? null : new StoredEndpoints(metadata.path("resourceVersion").asText(),
-                new EndpointsContent(metadata.path("labels").isObject() ? labels(Json.convert(metadata.path("labels"), Map.class)) : Map.of(),
+                new EndpointsContent(PodUtil.labels(object),
                         EndpointSubsets.read(object.path("subsets")))));
         if (removed && !ours) {
             sync(state, key, event.time(), effects);
@@ -351,10 +351,6 @@ public final class EndpointsController implements Controller<EndpointsController
         if (status.path("podIPs").isEmpty() && !podIP.isEmpty()) {
             ips.add(podIP);
         }
-        boolean ready = false;
-        for (JsonNode c : status.path("conditions")) {
-            ready |= "Ready".equals(c.path("type").asText()) && "True".equals(c.path("status").asText());
-        }
         List<NamedPort> namedPorts = new ArrayList<>();
         for (JsonNode container : pod.path("spec").path("containers")) {
             for (JsonNode port : container.path("ports")) {
@@ -366,11 +362,9 @@ public final class EndpointsController implements Controller<EndpointsController
         }
         String nodeName = pod.path("spec").path("nodeName").asText("");
         String phase = status.path("phase").asText("");
-        Map<String, String> labels = new HashMap<>();
-        meta.path("labels").fields().forEachRemaining(l -> labels.put(l.getKey(), l.getValue().asText()));
         return new CachedPod(meta.path("uid").asText(), meta.path("namespace").asText(), meta.path("name").asText(),
-                Map.copyOf(labels), List.copyOf(ips), nodeName.isEmpty() ? null : nodeName,
-                "Succeeded".equals(phase) || "Failed".equals(phase), ready,
+                PodUtil.labels(pod), List.copyOf(ips), nodeName.isEmpty() ? null : nodeName,
+                "Succeeded".equals(phase) || "Failed".equals(phase), PodUtil.readyCondition(pod) != null,
                 meta.hasNonNull("deletionTimestamp"), List.copyOf(namedPorts));
     }
 

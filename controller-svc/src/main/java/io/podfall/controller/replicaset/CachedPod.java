@@ -1,10 +1,10 @@
 package io.podfall.controller.replicaset;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.podfall.controller.PodUtil;
 import io.podfall.model.k8s.ResourceType;
 
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -31,24 +31,16 @@ public record CachedPod(String uid, String name, String controllerUid, Map<Strin
     public static CachedPod of(JsonNode pod) {
         JsonNode meta = pod.path("metadata");
         JsonNode status = pod.path("status");
-        JsonNode readyCondition = null;
-        for (JsonNode c : status.path("conditions")) {
-            if ("Ready".equals(c.path("type").asText()) && "True".equals(c.path("status").asText())) {
-                readyCondition = c;
-                break;
-            }
-        }
+        JsonNode readyCondition = PodUtil.readyCondition(pod);
         int restarts = 0;
         for (JsonNode c : status.path("containerStatuses")) {
             restarts = Math.max(restarts, c.path("restartCount").asInt(0));
         }
-        Map<String, String> labels = new LinkedHashMap<>();
-        meta.path("labels").fields().forEachRemaining(l -> labels.put(l.getKey(), l.getValue().asText()));
         // A ReplicaSet's uid, a node's name and a phase are shared by many pods: one string each, not one a pod.
         String phase = status.path("phase").textValue();
         String controller = controllerUid(meta);
         return new CachedPod(meta.path("uid").asText(), meta.path("name").asText(), controller == null ? null : controller.intern(),
-                Map.copyOf(labels), pod.path("spec").path("nodeName").asText("").intern(), phase == null ? null : phase.intern(),
+                PodUtil.labels(pod), pod.path("spec").path("nodeName").asText("").intern(), phase == null ? null : phase.intern(),
                 !meta.path("deletionTimestamp").isMissingNode() && !meta.path("deletionTimestamp").isNull(),
                 readyCondition != null,
                 readyCondition == null ? null : MetaTimes.parse(readyCondition.path("lastTransitionTime").textValue()),

@@ -1,0 +1,32 @@
+package io.podfall.controller;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * What the controllers read off an object's JSON, as upstream's {@code pkg/api/v1/pod/util.go} ({@code podutil}) is
+ * what they share about pods: the caches that keep a record of a pod read it straight off the fact's tree.
+ */
+public final class PodUtil {
+    private PodUtil() {
+    }
+
+    /** The pod's Ready condition if it is True ({@code IsPodReady}), else null. */
+    public static JsonNode readyCondition(JsonNode pod) {
+        for (JsonNode c : pod.path("status").path("conditions")) {
+            if ("Ready".equals(c.path("type").asText()) && "True".equals(c.path("status").asText())) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /** An object's {@code metadata.labels}, empty if it has none. */
+    public static Map<String, String> labels(JsonNode object) {
+        Map<String, String> labels = new HashMap<>();
+        object.path("metadata").path("labels").fields().forEachRemaining(l -> labels.put(l.getKey(), l.getValue().asText()));
+        return Map.copyOf(labels);
+    }
+}
