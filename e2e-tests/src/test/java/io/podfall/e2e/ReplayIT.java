@@ -57,7 +57,8 @@ class ReplayIT {
     }
 
     @Test
-    void aGracefulAndAKilledDeletionRecordedOverKafkaReplayInProcessWithoutDivergence(Suite suite) {
+    void aGracefulAndAKilledDeletionRecordedOverKafkaReplayInProcessWithoutDivergence(Suite suite)
+            throws InterruptedException {
         List<String> names = List.of("replay-graceful", "replay-killed");
         pods.createRunning(pod(names.get(0), Map.of("podfall.io/exit-delay-seconds", "0.5")));
         pods.createRunning(pod(names.get(1), Map.of("podfall.io/on-sigterm", "ignore")));

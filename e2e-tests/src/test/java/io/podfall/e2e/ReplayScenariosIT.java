@@ -260,7 +260,7 @@ class ReplayScenariosIT {
     }
 
     /** Exports the topic and replays the scenario begun at {@code start} from its first request at or after {@code from}. */
-    private void replay(Instant start, Instant from, String name) {
+    private void replay(Instant start, Instant from, String name) throws InterruptedException {
         replay(ScenarioReplay.topic(suite, TOPIC, dir), start, from, name);
     }
 

@@ -4,6 +4,7 @@ import io.podfall.cli.Podfall;
 import io.podfall.cli.launch.Suite;
 import io.podfall.cli.log.EventFile;
 import io.podfall.model.event.Event;
+import io.podfall.model.event.EventCatalogue;
 import io.podfall.replay.Input;
 import io.podfall.replay.Recording;
 import io.podfall.replay.Replay;
@@ -50,16 +51,38 @@ final class ScenarioReplay {
     }
 
     /** The shared suite's whole topic, exported with {@code podfall export}. */
-    static List<Event> topic(Suite suite, Path dir) {
+    static List<Event> topic(Suite suite, Path dir) throws InterruptedException {
         return topic(suite, SuiteExtension.TOPIC, dir);
     }
 
-    /** A suite's whole topic {@code name}, exported with {@code podfall export}. */
-    static List<Event> topic(Suite suite, String name, Path dir) {
+    /**
+     * A suite's whole topic {@code name}, exported with {@code podfall export} once no request of its last second
+     * waits for its answer (up to a second more). The periodic work goes on while a test exports: a Lease renewal
+     * appended just before the export, its answer just after, is a request the replay answers and the recording
+     * does not (an EXTRA seen once in CI).
+     */
+    static List<Event> topic(Suite suite, String name, Path dir) throws InterruptedException {
+        List<Event> events = export(suite, name, dir);
+        for (int tries = 0; tries < 10 && awaitsAnswer(events); tries++) {
+            Thread.sleep(100);
+            events = export(suite, name, dir);
+        }
+        return events;
+    }
+
+    private static List<Event> export(Suite suite, String name, Path dir) {
         Path topic = dir.resolve("topic-" + System.nanoTime() + ".jsonl");
         assertEquals(0, Podfall.commandLine().execute("export", "--bootstrap", suite.bootstrapServers(),
                 "--topic", name, "--output", topic.toString()));
         return EventFile.read(topic).events();
+    }
+
+    /** Whether a request of the log's last second has no event caused by it yet. */
+    private static boolean awaitsAnswer(List<Event> events) {
+        Instant lastSecond = Replay.end(events).minusSeconds(1);
+        Set<String> answered = events.stream().map(Event::causationId).collect(Collectors.toSet());
+        return events.stream().anyMatch(e -> EventCatalogue.isRequest(e.type()) && !e.time().isBefore(lastSecond)
+                && !answered.contains(e.id()));
     }
 
     /** The time of the first client request that {@code ours} selects: where a scenario (or its replay) starts. */
