@@ -107,10 +107,15 @@ public final class Bench {
         @Option(names = "--pings", defaultValue = "1000", description = "the ceiling's records one at a time (default: ${DEFAULT-VALUE})")
         int pings;
 
+        @Option(names = "--warmup", defaultValue = "-1",
+                description = "replicas of a Deployment created and deleted alike first, while the services' JIT compilers "
+                        + "warm up; reported apart (default: as many as --replicas; 0: the deletion runs on a fresh suite)")
+        int warmup;
+
         @Override
         public Integer call() {
             return print(run, new MassDeletionBench(run, "p2", replicas, nodes, mass.timeScale, mass.checkLogUpTo,
-                    ceilingRecords, pings).run());
+                    ceilingRecords, pings, warmup).run());
         }
     }
 
@@ -130,7 +135,7 @@ public final class Bench {
 
         @Override
         public Integer call() {
-            return print(run, new MassDeletionBench(run, "p4", replicas, nodes, mass.timeScale, mass.checkLogUpTo, 0, 0).run());
+            return print(run, new MassDeletionBench(run, "p4", replicas, nodes, mass.timeScale, mass.checkLogUpTo, 0, 0, 0).run());
         }
     }
 
@@ -219,9 +224,9 @@ public final class Bench {
             List<Supplier<List<Report>>> workloads = List.of(
                     () -> List.of(StartupBench.run(run, 3)),
                     () -> List.of(new LatencyBench(run, deletions, Integer.parseInt(LatencyBench.DEFAULT_WARMUP)).run()),
-                    () -> new MassDeletionBench(run, "p2", replicas, nodes, timeScale, 1_000_000, -1, 1000).run(),
+                    () -> new MassDeletionBench(run, "p2", replicas, nodes, timeScale, 1_000_000, -1, 1000, -1).run(),
                     () -> List.of(ReplaySpeed.run(MassDeletionBench.logFile(run, "p2"), 3, Duration.ofMillis(100))),
-                    () -> new MassDeletionBench(run, "p4", p4Replicas, p4Nodes, timeScale, 1_000_000, 0, 0).run());
+                    () -> new MassDeletionBench(run, "p4", p4Replicas, p4Nodes, timeScale, 1_000_000, 0, 0, 0).run());
             List<Report> all = new ArrayList<>();
             for (Supplier<List<Report>> w : workloads) {
                 List<Report> reports = w.get();

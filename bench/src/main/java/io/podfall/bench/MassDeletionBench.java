@@ -29,6 +29,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * P2 (mass deletion) and P4 (memory), one run: a Deployment of R replicas over N simulated nodes, each pod's
@@ -43,6 +45,7 @@ final class MassDeletionBench {
     /** The pods a node takes (the kubelet's --max-pods): the scheduler leaves any more Pending. */
     static final int PODS_PER_NODE = InitialNode.MAX_PODS;
     private static final String NAMESPACE = "default";
+    private static final String DEPLOYMENTS = "/apis/apps/v1/namespaces/" + NAMESPACE + "/deployments";
 
     private final RunOptions run;
     private final String workload;
@@ -52,14 +55,17 @@ final class MassDeletionBench {
     private final long checkLogUpTo;
     private final long ceilingRecords;
     private final int pings;
+    private final int warmup;
 
     /**
      * @param checkLogUpTo the largest log (events) {@code podfall check} reads back; it holds the whole log in memory
      * @param ceilingRecords records for the Kafka ceiling after the deletion, on the same broker (0: none; -1: as many
      *                       as the deletion appended)
+     * @param warmup replicas of the Deployment {@link #warmUp} creates and deletes first (0: none; -1: as many as
+     *               {@code replicas})
      */
     MassDeletionBench(RunOptions run, String workload, int replicas, int nodes, double timeScale, long checkLogUpTo,
-                      long ceilingRecords, int pings) {
+                      long ceilingRecords, int pings, int warmup) {
         if ((replicas + nodes - 1) / nodes > PODS_PER_NODE) {
             throw new IllegalArgumentException(replicas + " replicas over " + nodes + " nodes is more than the "
                     + PODS_PER_NODE + " pods a node takes (the kubelet's --max-pods): give at least "
@@ -73,6 +79,7 @@ final class MassDeletionBench {
         this.checkLogUpTo = checkLogUpTo;
         this.ceilingRecords = ceilingRecords;
         this.pings = pings;
+        this.warmup = warmup < 0 ? replicas : warmup;
     }
 
     /**
@@ -188,42 +195,22 @@ final class MassDeletionBench {
     }
 
     private List<Report> measure(Machine machine, BenchSuite suite, TopicTap tap, Tracker tracker, Path log) {
-        ApiClient api = suite.api();
-        String deployments = "/apis/apps/v1/namespaces/" + NAMESPACE + "/deployments";
+        WarmUp warm = warmup == 0 ? null : warmUp(suite);
         long created = System.nanoTime();
-        ApiClient.Response r = api.post(deployments, deployment());
-        if (r.code() != 201) {
-            throw new IllegalStateException("create the Deployment: " + r.code() + " " + r.body());
-        }
-        awaitReady(suite, deployments + "/" + NAME);
+        create(suite, NAME, replicas);
         double creationSeconds = (System.nanoTime() - created) / 1e9;
         Progress.say("%s: %,d replicas ready in %.1f s", workload, replicas, creationSeconds);
         Map<String, BenchSuite.Memory> held = suite.memory();
         long logBefore = BrokerLog.bytes(suite.bootstrap(), BenchSuite.TOPIC);
 
-        String rv = api.get(deployments + "/" + NAME).body().path("metadata").path("resourceVersion").asText();
-        CompletableFuture<Long> gone = new CompletableFuture<>();
-        Map<String, Duration> cpuBefore;
-        long sent;
-        long watched;
-        try (WatchStream watch = new WatchStream(suite.http(), suite.server(),
-                deployments + "?fieldSelector=metadata.name%3D" + NAME + "&resourceVersion=" + rv, c -> {
-                    if ("DELETED".equals(c.type())) {
-                        gone.complete(c.receivedMicros());
-                    }
-                })) {
-            cpuBefore = suite.cpu();
-            sent = Clock.micros();
-            tracker.windowStartMillis = sent / 1000;
-            ApiClient.Response deleted = api.delete(deployments + "/" + NAME,
-                    new DeleteOptionsBuilder().withPropagationPolicy("Foreground").build());
-            if (deleted.code() != 200) {
-                throw new IllegalStateException("delete the Deployment: " + deleted.code() + " " + deleted.body());
-            }
-            watched = awaitGone(suite, gone, tracker, watch);
-        }
+        AtomicReference<Map<String, Duration>> cpuBefore = new AtomicReference<>();
+        Timed timed = delete(suite, NAME, replicas, () -> {
+            cpuBefore.set(suite.cpu());
+            tracker.windowStartMillis = Clock.micros() / 1000;
+        }, () -> String.format("%,d of %,d pods removed", tracker.podsRemoved(), replicas));
+        long watched = timed.watchedMicros();
         Map<String, Duration> cpuAfter = suite.cpu();
-        double seconds = (watched - sent) / 1e6;
+        double seconds = timed.seconds();
         Progress.say("%s: the Deployment is gone %.1f s after its DELETE", workload, seconds);
         // housekeeping removes the sandboxes just after the pods, and the reader writes the whole log: both may lag
         long[] runtimeHeld = suite.awaitRuntimeEmpty(Duration.ofSeconds(60).plusMillis(2L * replicas));
@@ -233,8 +220,10 @@ final class MassDeletionBench {
 
         Report report = new Report(workload.equals("p4") ? "P4 memory" : "P2 mass deletion", String.format(
                 "A Deployment of %,d replicas over %,d nodes, deleted with --cascade=foreground and the default grace "
-                        + "period (30 s; each process exits at once on SIGTERM); time-scale %s.",
-                replicas, nodes, Report.num(timeScale)), machine);
+                        + "period (30 s; each process exits at once on SIGTERM); time-scale %s; %s.",
+                replicas, nodes, Report.num(timeScale), warm == null ? "on a fresh suite"
+                        : String.format("after a warm-up Deployment of %,d replicas created and deleted alike on the same suite",
+                        warm.replicas())), machine);
         long[] window = tracker.windowUpTo(watched / 1000);
         double podsPerSecond = replicas / seconds;
         double eventsPerSecond = window[0] / seconds;
@@ -257,10 +246,18 @@ final class MassDeletionBench {
                     .put("creationSeconds", creationSeconds).put("suiteStartSeconds", suite.startSeconds)
                     .put("log", log.toString());
         }
-        cpu(report, cpuBefore, cpuAfter, seconds, window[0], machine.cpus());
+        cpu(report, cpuBefore.get(), cpuAfter, seconds, window[0], machine.cpus());
         memory(report, held, after);
         report.table("setup (not timed as part of the deletion)", "suite start", "replicas created and ready", "log recorded")
                 .row(String.format("%.1f s", suite.startSeconds), String.format("%.1f s", creationSeconds), log);
+        if (warm != null) {
+            report.table("warm-up (the JIT compilers at work; not measured)", "replicas", "created and ready",
+                            "request → Deployment gone", "pods removed/s")
+                    .row(String.format("%,d", warm.replicas()), String.format("%.1f s", warm.creationSeconds()),
+                            String.format("%.2f s", warm.deletionSeconds()), Report.num(warm.replicas() / warm.deletionSeconds()));
+            report.figures().putObject("warmup").put("replicas", warm.replicas())
+                    .put("creationSeconds", warm.creationSeconds()).put("deletionSeconds", warm.deletionSeconds());
+        }
 
         if (workload.equals("p4")) {
             long suiteHeld = held.values().stream().mapToLong(BenchSuite.Memory::rss).sum();
@@ -270,7 +267,7 @@ final class MassDeletionBench {
             report.target("≥ 2,000 pods/s on 2 cores (this machine: " + machine.cpus() + ")", Report.num(podsPerSecond),
                     podsPerSecond >= 2000);
         }
-        checks(report, api, tracker, runtimeHeld, log);
+        checks(report, suite.api(), tracker, runtimeHeld, log);
         tap.check(report);
 
         List<Report> reports = new ArrayList<>(List.of(report));
@@ -325,10 +322,11 @@ final class MassDeletionBench {
     }
 
     private void checks(Report report, ApiClient api, Tracker tracker, long[] runtimeHeld, Path log) {
-        int podsLeft = api.get("/api/v1/namespaces/" + NAMESPACE + "/pods?labelSelector=app%3D" + NAME).body().path("items").size();
-        int setsLeft = api.get("/apis/apps/v1/namespaces/" + NAMESPACE + "/replicasets?labelSelector=app%3D" + NAME)
+        // the whole namespace: the warm-up's Deployment too
+        int podsLeft = api.get("/api/v1/namespaces/" + NAMESPACE + "/pods").body().path("items").size();
+        int setsLeft = api.get("/apis/apps/v1/namespaces/" + NAMESPACE + "/replicasets")
                 .body().path("items").size();
-        int deployment = api.get("/apis/apps/v1/namespaces/" + NAMESPACE + "/deployments/" + NAME).code();
+        int deployment = api.get(DEPLOYMENTS + "/" + NAME).code();
         report.check("every pod gone", podsLeft == 0 && setsLeft == 0 && deployment == 404,
                 podsLeft + " pods and " + setsLeft + " ReplicaSets listed, the Deployment answers " + deployment);
         long removed;
@@ -374,51 +372,104 @@ final class MassDeletionBench {
         return report;
     }
 
-    private Deployment deployment() {
-        Map<String, String> labels = Map.of("app", NAME);
-        return new DeploymentBuilder().withNewMetadata().withName(NAME).withNamespace(NAMESPACE).withLabels(labels).endMetadata()
-                .withNewSpec().withReplicas(replicas).withNewSelector().withMatchLabels(labels).endSelector()
-                .withNewTemplate().withNewMetadata().withLabels(labels).endMetadata()
-                .withNewSpec().addNewContainer().withName("app").withImage("nginx:1.27").endContainer().endSpec()
-                .endTemplate().endSpec().build();
+    /** A Deployment's DELETE sent and its DELETED watch event, in µs of {@link Clock}. */
+    private record Timed(long sentMicros, long watchedMicros) {
+        double seconds() {
+            return (watchedMicros - sentMicros) / 1e6;
+        }
     }
 
-    private void awaitReady(BenchSuite suite, String path) {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(120).plusMillis(100L * replicas));
+    /** The warm-up Deployment's creation and deletion. */
+    private record WarmUp(int replicas, double creationSeconds, double deletionSeconds) {
+    }
+
+    /**
+     * Creates and deletes another Deployment the same way first, and waits for the runtime to be empty again: over
+     * a fresh suite's first deletion of 10,000 pods the services' JIT compilers took 40 to 50 % of their CPU (JFR's
+     * ThreadCPULoad), and still 33 to 43 % after a warm-up of 2,000, a cost each process pays once, not what a
+     * deletion costs a running cluster.
+     */
+    private WarmUp warmUp(BenchSuite suite) {
+        String name = NAME + "-warmup";
+        long created = System.nanoTime();
+        create(suite, name, warmup);
+        double creationSeconds = (System.nanoTime() - created) / 1e9;
+        Timed timed = delete(suite, name, warmup, () -> { }, () -> "warm-up: waiting for " + name + " to be gone");
+        suite.awaitRuntimeEmpty(Duration.ofSeconds(60).plusMillis(2L * warmup));
+        Progress.say("%s: warm-up: %,d replicas created and ready in %.1f s, deleted in %.1f s", workload, warmup,
+                creationSeconds, timed.seconds());
+        return new WarmUp(warmup, creationSeconds, timed.seconds());
+    }
+
+    /** Creates the Deployment {@code name} of {@code count} replicas and waits until all are ready. */
+    private void create(BenchSuite suite, String name, int count) {
+        ApiClient.Response r = suite.api().post(DEPLOYMENTS, deployment(name, count));
+        if (r.code() != 201) {
+            throw new IllegalStateException("create the Deployment " + name + ": " + r.code() + " " + r.body());
+        }
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(120).plusMillis(100L * count));
         while (true) {
             suite.checkAlive();
-            JsonNode status = suite.api().get(path).body().path("status");
+            JsonNode status = suite.api().get(DEPLOYMENTS + "/" + name).body().path("status");
             int ready = status.path("readyReplicas").asInt();
-            if (ready == replicas && status.path("replicas").asInt() == replicas) {
+            if (ready == count && status.path("replicas").asInt() == count) {
                 return;
             }
             if (Instant.now().isAfter(deadline)) {
-                throw new IllegalStateException("only " + ready + " of " + replicas + " replicas ready by " + deadline);
+                throw new IllegalStateException("only " + ready + " of " + count + " replicas of " + name + " ready by " + deadline);
             }
-            Progress.line("%s: %,d of %,d replicas ready", workload, ready, replicas);
+            Progress.line("%s: %,d of %,d replicas of %s ready", workload, ready, count, name);
             Sleep.millis(500);
         }
     }
 
-    private long awaitGone(BenchSuite suite, CompletableFuture<Long> gone, Tracker tracker, WatchStream watch) {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(120).plusMillis(100L * replicas));
-        while (true) {
-            try {
-                return gone.get(1, TimeUnit.SECONDS);
-            } catch (TimeoutException e) {
-                watch.check();
-                suite.checkAlive();
-                if (Instant.now().isAfter(deadline)) {
-                    throw new IllegalStateException("the Deployment was not gone by " + deadline + "; "
-                            + tracker.podsRemoved() + " pods removed");
+    /**
+     * {@code kubectl delete deployment NAME --cascade=foreground}, timed from the request to the Deployment's
+     * DELETED watch event; {@code justBefore} runs just before the request is sent.
+     */
+    private Timed delete(BenchSuite suite, String name, int count, Runnable justBefore, Supplier<String> progress) {
+        String rv = suite.api().get(DEPLOYMENTS + "/" + name).body().path("metadata").path("resourceVersion").asText();
+        CompletableFuture<Long> gone = new CompletableFuture<>();
+        try (WatchStream watch = new WatchStream(suite.http(), suite.server(),
+                DEPLOYMENTS + "?fieldSelector=metadata.name%3D" + name + "&resourceVersion=" + rv, c -> {
+                    if ("DELETED".equals(c.type())) {
+                        gone.complete(c.receivedMicros());
+                    }
+                })) {
+            justBefore.run();
+            long sent = Clock.micros();
+            ApiClient.Response deleted = suite.api().delete(DEPLOYMENTS + "/" + name,
+                    new DeleteOptionsBuilder().withPropagationPolicy("Foreground").build());
+            if (deleted.code() != 200) {
+                throw new IllegalStateException("delete the Deployment " + name + ": " + deleted.code() + " " + deleted.body());
+            }
+            Instant deadline = Instant.now().plus(Duration.ofSeconds(120).plusMillis(100L * count));
+            while (true) {
+                try {
+                    return new Timed(sent, gone.get(1, TimeUnit.SECONDS));
+                } catch (TimeoutException e) {
+                    watch.check();
+                    suite.checkAlive();
+                    if (Instant.now().isAfter(deadline)) {
+                        throw new IllegalStateException("the Deployment " + name + " was not gone by " + deadline + ": " + progress.get());
+                    }
+                    Progress.line("%s: %s", workload, progress.get());
+                } catch (ExecutionException e) {
+                    throw new IllegalStateException(e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
                 }
-                Progress.line("%s: %,d of %,d pods removed", workload, tracker.podsRemoved(), replicas);
-            } catch (ExecutionException e) {
-                throw new IllegalStateException(e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
             }
         }
+    }
+
+    private static Deployment deployment(String name, int replicas) {
+        Map<String, String> labels = Map.of("app", name);
+        return new DeploymentBuilder().withNewMetadata().withName(name).withNamespace(NAMESPACE).withLabels(labels).endMetadata()
+                .withNewSpec().withReplicas(replicas).withNewSelector().withMatchLabels(labels).endSelector()
+                .withNewTemplate().withNewMetadata().withLabels(labels).endMetadata()
+                .withNewSpec().addNewContainer().withName("app").withImage("nginx:1.27").endContainer().endSpec()
+                .endTemplate().endSpec().build();
     }
 }
