@@ -811,7 +811,7 @@ public final class Registry implements Core<RegistryState> {
         object.getMetadata().setResourceVersion(Long.toString(state.nextResourceVersion()));
         JsonNode json = Json.tree(object);
         state.put(resource, object, json);
-        emit(out, type, resource, object, json.deepCopy());
+        emit(out, type, resource, object, json);
     }
 
     /**
@@ -825,7 +825,7 @@ public final class Registry implements Core<RegistryState> {
         object.getMetadata().setResourceVersion(version);
         setResourceVersion(json, version);
         state.put(resource, object, json);
-        emit(out, type, resource, object, json.deepCopy());
+        emit(out, type, resource, object, json);
     }
 
     /**
