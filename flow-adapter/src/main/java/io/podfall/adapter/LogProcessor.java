@@ -135,7 +135,7 @@ public class LogProcessor {
     /** The record's event, checked against the contract, or why it is unreadable. */
     private Object decode(KafkaRecord<String, byte[]> record) {
         try {
-            Event event = EventCodec.decode(name -> lastHeader(record.getHeaders(), name), record.getPayload(), core::reads);
+            Event event = EventCodec.decode(name -> lastHeader(record.getHeaders(), name), record.getPayload());
             contract.check(event);
             return event;
         } catch (UnreadableEventException e) {

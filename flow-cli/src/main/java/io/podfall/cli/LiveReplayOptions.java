@@ -256,7 +256,7 @@ final class LiveReplayOptions {
             List<Event> batch = new ArrayList<>();
             for (Duration now = Duration.between(start, wall); next < inputs.size()
                     && LiveReplay.due(Duration.between(first, inputs.get(next).time()), n).compareTo(now) <= 0; next++) {
-                batch.add(LiveReplay.retimed(inputs.get(next), stamp));
+                batch.add(inputs.get(next).at(stamp));
             }
             writer.append(batch);
             appended.addAll(batch);

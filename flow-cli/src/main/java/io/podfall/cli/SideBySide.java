@@ -98,8 +98,7 @@ final class SideBySide {
             String first = flows.get(0).request().id();
             Set<String> ids = new HashSet<>();
             flows.forEach(f -> f.events().forEach(e -> ids.add(e.id())));
-            return rows(log.stream().filter(e -> ids.contains(e.id())).map(e -> new Event(e.id(), e.source(), e.type(),
-                    e.subject(), e.time(), first, e.causationId(), e.traceparent(), e.data())).toList(), first);
+            return rows(log.stream().filter(e -> ids.contains(e.id())).map(e -> e.inFlow(first)).toList(), first);
         }
 
         List<Row> flow(String correlationId) {

@@ -2,6 +2,8 @@ package io.podfall.replay;
 
 import io.podfall.model.event.Event;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -136,9 +138,13 @@ public final class Divergences {
         return n == 0 ? "" : "and " + n + " event" + (n == 1 ? "" : "s") + " it caused";
     }
 
-    /** {@code 5.002s}: how the reports write a simulated duration. */
+    /**
+     * {@code 5.002s}: how the reports write a simulated duration, to the millisecond, half up. Exact decimals, not
+     * {@code String.format}: a replay at a tolerance under the live hops' writes one per TIMING divergence, and there
+     * are hundreds of thousands.
+     */
     public static String seconds(Duration d) {
-        return String.format(java.util.Locale.ROOT, "%.3fs", d.toNanos() / 1e9);
+        return BigDecimal.valueOf(d.toNanos(), 9).setScale(3, RoundingMode.HALF_UP).toPlainString() + "s";
     }
 
     /**

@@ -55,17 +55,11 @@ public final class LiveReplay {
         return speed == 0 ? Duration.ZERO : Duration.ofNanos(Math.round(recordedOffset.toNanos() / speed));
     }
 
-    /** The same event, id and all, at another time: an input as appended, with the target's time. */
-    public static Event retimed(Event input, Instant time) {
-        return new Event(input.id(), input.source(), input.type(), input.subject(), time, input.correlationId(),
-                input.causationId(), input.traceparent(), input.data());
-    }
-
     /**
      * When the flows the inputs begin should be over on the target's clock, if they go as recorded: each flow's
      * recorded length after its request, from the time its request was appended.
      *
-     * @param appended the inputs as appended ({@link #retimed}), by the ids they kept
+     * @param appended the inputs as appended ({@link Event#at}: ids kept, the target's times), by the ids they kept
      */
     public static Instant expectedEnd(List<Event> recording, List<Event> appended) {
         Map<String, Instant> recordedStart = new HashMap<>();
@@ -113,7 +107,7 @@ public final class LiveReplay {
         List<Event> replayed = new ArrayList<>();
         for (Event e : target) {
             if (flows.contains(e.correlationId())) {
-                replayed.add(retimed(e, e.time().plus(shift.getOrDefault(e.correlationId(), Duration.ZERO))));
+                replayed.add(e.at(e.time().plus(shift.getOrDefault(e.correlationId(), Duration.ZERO))));
             }
         }
         Recording asInputs = new Recording(List.of(), inputs.stream().<Input>map(Input.Request::new).toList(), List.copyOf(notes));

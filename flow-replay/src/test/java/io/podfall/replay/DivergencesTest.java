@@ -33,6 +33,15 @@ class DivergencesTest {
     }
 
     @Test
+    void aSimulatedDurationIsWrittenToTheMillisecondHalfUp() {
+        assertEquals("5.002s", Divergences.seconds(Duration.ofNanos(5_001_500_000L)));
+        assertEquals("5.001s", Divergences.seconds(Duration.ofNanos(5_001_499_999L)));
+        assertEquals("0.000s", Divergences.seconds(Duration.ZERO));
+        assertEquals("-0.251s", Divergences.seconds(Duration.ofNanos(-250_500_000L)));
+        assertEquals("3600.000s", Divergences.seconds(Duration.ofHours(1)));
+    }
+
+    @Test
     void theSameFlowWithOtherIdsAndHopsOfAFewMillisecondsLessDoesNotDiverge() {
         List<Event> replayed = List.of(
                 ev("r", null, "/apiserver", DELETION_REQUESTED, 0),

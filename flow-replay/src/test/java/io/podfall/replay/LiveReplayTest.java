@@ -107,7 +107,7 @@ class LiveReplayTest {
     /** The inputs as appended at {@code speed}, the first at {@link #FIRST}. */
     private static List<Event> appended(List<Event> inputs, double speed) {
         Instant first = inputs.get(0).time();
-        return inputs.stream().map(e -> LiveReplay.retimed(e, FIRST.plus(LiveReplay.due(Duration.between(first, e.time()), speed))))
+        return inputs.stream().map(e -> e.at(FIRST.plus(LiveReplay.due(Duration.between(first, e.time()), speed))))
                 .toList();
     }
 

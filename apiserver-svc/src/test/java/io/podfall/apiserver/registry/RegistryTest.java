@@ -669,7 +669,7 @@ class RegistryTest extends RegistryFixture {
         Outcome outcome = Outcome.of(state, lastRequest, effects).orElseThrow();
 
         assertEquals(201, outcome.code());
-        assertEquals(Json.tree(stored("web-1")), outcome.body());
+        assertEquals(Json.read(Json.bytes(stored("web-1"))), outcome.body(), "the object as the fact wrote it");
     }
 
     @Test

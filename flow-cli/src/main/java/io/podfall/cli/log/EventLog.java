@@ -165,7 +165,7 @@ public final class EventLog implements AutoCloseable {
         Event e = EventCodec.decode(name -> {
             Header h = r.headers().lastHeader(name);
             return h == null ? null : h.value();
-        }, r.value());
+        }, r.value()).withJsonData();
         EventCatalogue.check(e);
         return e;
     }

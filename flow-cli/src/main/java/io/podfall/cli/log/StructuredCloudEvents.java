@@ -1,13 +1,17 @@
 package io.podfall.cli.log;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podfall.model.Json;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventCodec;
 import io.podfall.model.event.TraceContext;
 import io.podfall.model.event.UnreadableEventException;
 
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 
@@ -21,37 +25,53 @@ public final class StructuredCloudEvents {
     private StructuredCloudEvents() {
     }
 
-    public static ObjectNode encode(Event e) {
-        ObjectNode o = Json.MAPPER.createObjectNode();
-        o.put("specversion", EventCodec.SPEC_VERSION);
-        o.put("id", e.id());
-        o.put("source", e.source());
-        o.put("type", e.type());
-        if (e.subject() != null) {
-            o.put("subject", e.subject());
+    /** One line of a JSON Lines file: the attributes, then the data's JSON text as the event holds it. */
+    public static String line(Event e) {
+        StringWriter out = new StringWriter(256 + e.dataJson().length);
+        try (JsonGenerator g = Json.MAPPER.createGenerator(out)) {
+            g.writeStartObject();
+            g.writeStringField("specversion", EventCodec.SPEC_VERSION);
+            g.writeStringField("id", e.id());
+            g.writeStringField("source", e.source());
+            g.writeStringField("type", e.type());
+            if (e.subject() != null) {
+                g.writeStringField("subject", e.subject());
+            }
+            g.writeStringField("time", e.time().toString());
+            g.writeStringField("datacontenttype", EventCodec.CONTENT_TYPE);
+            g.writeStringField("dataschema", EventCodec.DATA_SCHEMA);
+            g.writeStringField("correlationid", e.correlationId());
+            if (e.causationId() != null) {
+                g.writeStringField("causationid", e.causationId());
+            }
+            g.writeStringField("traceparent", e.traceparent());
+            g.writeFieldName("data");
+            if (isOneLine(e.dataJson())) {
+                g.writeRawValue(new String(e.dataJson(), StandardCharsets.UTF_8));
+            } else {
+                g.writeTree(e.data()); // another writer's data, laid out on several lines: one line, as JSON Lines need
+            }
+            g.writeEndObject();
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
         }
-        o.put("time", e.time().toString());
-        o.put("datacontenttype", EventCodec.CONTENT_TYPE);
-        o.put("dataschema", EventCodec.DATA_SCHEMA);
-        o.put("correlationid", e.correlationId());
-        if (e.causationId() != null) {
-            o.put("causationid", e.causationId());
-        }
-        o.put("traceparent", e.traceparent());
-        o.set("data", e.data());
-        return o;
+        return out.toString();
     }
 
-    /** One line of a JSON Lines file. */
-    public static String line(Event e) {
-        return Json.string(encode(e));
+    private static boolean isOneLine(byte[] json) {
+        for (byte b : json) {
+            if (b == '\n' || b == '\r') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** @throws UnreadableEventException with the reason */
     public static Event decode(String json) {
         JsonNode o;
         try {
-            o = Json.read(json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            o = Json.read(json.getBytes(StandardCharsets.UTF_8));
         } catch (RuntimeException ex) {
             throw new UnreadableEventException("not JSON: " + ex.getMessage());
         }
@@ -94,8 +114,8 @@ public final class StructuredCloudEvents {
             traceparent = TraceContext.traceparent(TraceContext.traceIdFrom(id), id);
         }
         String correlationId = text(o, "correlationid");
-        return new Event(id, required(o, "source"), required(o, "type"), text(o, "subject"), time,
-                correlationId == null ? id : correlationId, text(o, "causationid"), traceparent, data);
+        return Event.ofJson(id, required(o, "source"), required(o, "type"), text(o, "subject"), time,
+                correlationId == null ? id : correlationId, text(o, "causationid"), traceparent, Json.bytes(data));
     }
 
     private static String text(JsonNode o, String name) {

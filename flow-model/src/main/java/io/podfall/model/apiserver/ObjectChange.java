@@ -11,27 +11,41 @@ import io.podfall.model.k8s.ResourceType;
  * {@code apiserver.Object*} and {@code apiserver.Pod*} fact. Watchers fold these into their caches.
  */
 public record ObjectChange(String resource, JsonNode object) {
+    /**
+     * The last fact read on this thread, and its change. A fact reaches every watcher of a core in turn (seven in the
+     * controller manager), and in the replay engine every core in turn, on one thread: it is read once for all of them.
+     */
+    private static final ThreadLocal<Read> LAST_READ = new ThreadLocal<>();
+
+    private record Read(Event fact, ObjectChange change) {
+    }
 
     public static ObjectChange of(ResourceType type, HasMetadata object) {
         return new ObjectChange(type.plural(), io.podfall.model.Json.tree(object));
     }
 
     /**
-     * The change a fact carries, its object the fact's own tree rather than a copy. Every watcher of every service
-     * reads every fact, so {@code event.data(ObjectChange.class)}, which rebuilds the whole object tree, was most of
-     * what a watcher spent on a fact. The tree is shared: a reader must not change it.
+     * The change a fact carries. The same fact read again on the same thread gives the same change, read once: its
+     * tree is shared, a reader must not change it.
      *
      * @throws UnreadableEventException ({@link UnreadableEventException.Kind#BAD_DATA}) when the data has no
      *                                  resource name or no object
      */
     public static ObjectChange of(Event fact) {
-        JsonNode resource = fact.data().get("resource");
-        JsonNode object = fact.data().get("object");
+        Read last = LAST_READ.get();
+        if (last != null && last.fact() == fact) {
+            return last.change();
+        }
+        JsonNode data = fact.data();
+        JsonNode resource = data.get("resource");
+        JsonNode object = data.get("object");
         if (resource == null || !resource.isTextual() || object == null || !object.isObject()) {
             throw new UnreadableEventException(UnreadableEventException.Kind.BAD_DATA,
                     "data of " + fact.type() + " does not match its schema: it needs a resource name and an object");
         }
-        return new ObjectChange(resource.asText(), object);
+        ObjectChange change = new ObjectChange(resource.asText(), object);
+        LAST_READ.set(new Read(fact, change));
+        return change;
     }
 
     public ResourceType resourceType() {

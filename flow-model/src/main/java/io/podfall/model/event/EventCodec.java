@@ -1,8 +1,5 @@
 package io.podfall.model.event;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.MissingNode;
-import io.podfall.model.Json;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -11,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
-import java.util.function.Predicate;
 
 /**
  * CloudEvents 1.0 Kafka protocol binding, binary content mode: attributes as {@code ce_*} headers, the data as
@@ -65,26 +61,20 @@ public final class EventCodec {
         return h;
     }
 
+    /** The data's JSON text, as the event holds it: not a copy, not to be changed. */
     public static byte[] value(Event e) {
-        return Json.bytes(e.data());
+        return e.dataJson();
     }
 
     /**
-     * Reads a record. {@code header} returns the last value of a header or null.
+     * Reads a record. {@code header} returns the last value of a header or null. The value is kept as the event's
+     * data, unparsed: most readers read an event's data only for a few types, straight into their payload type, and
+     * data that is not JSON is found then ({@link Event#data(Class)}), with the same reason and the same way to the
+     * dead-letter topic.
      *
      * @throws UnreadableEventException with the reason, for the dead-letter topic
      */
     public static Event decode(Function<String, byte[]> header, byte[] value) {
-        return decode(header, value, type -> true);
-    }
-
-    /**
-     * Reads a record, parsing its data only if {@code parsesData} holds for its type: an event whose data the reader
-     * has no use for is checked as any other but for the data being JSON, and carries a {@link MissingNode}.
-     *
-     * @throws UnreadableEventException with the reason, for the dead-letter topic
-     */
-    public static Event decode(Function<String, byte[]> header, byte[] value, Predicate<String> parsesData) {
         String specversion = text(header, H_SPECVERSION);
         if (specversion == null) {
             throw new UnreadableEventException("not a CloudEvent in binary mode: no " + H_SPECVERSION + " header");
@@ -114,20 +104,14 @@ public final class EventCodec {
                     "data of " + value.length + " bytes is over the limit of " + MAX_DATA_BYTES);
         }
         String type = required(header, H_TYPE);
-        JsonNode data;
-        try {
-            data = parsesData.test(type) ? Json.read(value) : MissingNode.getInstance();
-        } catch (RuntimeException ex) {
-            throw new UnreadableEventException("data is not JSON: " + ex.getMessage());
-        }
         String id = required(header, H_ID);
         String traceparent = text(header, H_TRACEPARENT);
         if (traceparent == null || TraceContext.traceIdOf(traceparent).isEmpty()) {
             traceparent = TraceContext.traceparent(TraceContext.traceIdFrom(id), id);
         }
         String correlationId = text(header, H_CORRELATIONID);
-        return new Event(id, required(header, H_SOURCE), type, text(header, H_SUBJECT), time,
-                correlationId == null ? id : correlationId, text(header, H_CAUSATIONID), traceparent, data);
+        return Event.ofJson(id, required(header, H_SOURCE), type, text(header, H_SUBJECT), time,
+                correlationId == null ? id : correlationId, text(header, H_CAUSATIONID), traceparent, value);
     }
 
     private static void put(List<Map.Entry<String, byte[]>> h, String name, String value) {

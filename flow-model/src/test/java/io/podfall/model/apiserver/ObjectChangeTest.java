@@ -25,14 +25,15 @@ class ObjectChangeTest {
     }
 
     @Test
-    void readsTheFactsOwnObjectTreeWithoutCopyingIt() {
+    void readsTheObjectAndItsResourceName() {
         Pod pod = aPod("web-1").build();
         Event fact = fact(ObjectChange.of(ResourceType.PODS, pod));
 
         ObjectChange change = ObjectChange.of(fact);
 
         assertEquals("pods", change.resource());
-        assertSame(fact.data().get("object"), change.object());
+        assertEquals(fact.data().get("object"), change.object());
+        assertSame(change, ObjectChange.of(fact), "read once for every watcher it reaches in turn");
         assertEquals(pod, change.object(Pod.class));
         assertEquals(fact.data(ObjectChange.class), change, "the same change the general reader gives");
     }
