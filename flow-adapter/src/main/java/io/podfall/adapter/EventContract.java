@@ -1,6 +1,5 @@
 package io.podfall.adapter;
 
-import io.podfall.model.event.Event;
 import io.podfall.model.event.EventCatalogue;
 import io.quarkus.arc.DefaultBean;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -13,8 +12,12 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 public class EventContract {
 
-    /** @throws io.podfall.model.event.UnreadableEventException with the reason, for the dead-letter topic */
-    public void check(Event event) {
-        EventCatalogue.check(event);
+    /**
+     * Whether a record of {@code type} may come from {@code source}.
+     *
+     * @throws io.podfall.model.event.UnreadableEventException with the reason, for the dead-letter topic
+     */
+    public void check(String type, String source) {
+        EventCatalogue.check(type, source);
     }
 }

@@ -119,6 +119,16 @@ public class BrokerResource implements QuarkusTestResourceLifecycleManager {
         }
     }
 
+    /** The event's record with one header of another value, added last: a reader takes the last. */
+    static void sendWithHeader(Event e, String header, String value) {
+        try (var producer = producer()) {
+            var record = new ProducerRecord<>(TOPIC, e.partitionKey(), EventCodec.value(e));
+            EventCodec.headers(e).forEach(h -> record.headers().add(h.getKey(), h.getValue()));
+            record.headers().add(header, value.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            producer.send(record);
+        }
+    }
+
     static void sendRaw(String topic, byte[] value) {
         try (var producer = producer()) {
             producer.send(new ProducerRecord<>(topic, "test", value));

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.model.Json;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventCodec;
+import io.podfall.model.event.Rfc3339;
 import io.podfall.model.event.TraceContext;
 import io.podfall.model.event.UnreadableEventException;
 
@@ -100,7 +101,7 @@ public final class StructuredCloudEvents {
         }
         Instant time;
         try {
-            time = Instant.parse(required(o, "time"));
+            time = Rfc3339.parse(required(o, "time"));
         } catch (DateTimeParseException ex) {
             throw new UnreadableEventException("time is not an RFC 3339 timestamp: " + text(o, "time"));
         }

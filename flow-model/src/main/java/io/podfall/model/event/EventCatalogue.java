@@ -40,16 +40,21 @@ public final class EventCatalogue {
      *                                  {@link UnreadableEventException.Kind#WRONG_SOURCE}, with the reason
      */
     public static void check(Event event) {
-        if (!TYPES.contains(event.type())) {
+        check(event.type(), event.source());
+    }
+
+    /** {@link #check(Event)} of the attributes it reads: an event's type and source. */
+    public static void check(String type, String source) {
+        if (!TYPES.contains(type)) {
             throw new UnreadableEventException(UnreadableEventException.Kind.UNKNOWN_TYPE,
-                    "unknown event type " + event.type() + " (not in the catalogue of " + EventCodec.DATA_SCHEMA + ")");
+                    "unknown event type " + type + " (not in the catalogue of " + EventCodec.DATA_SCHEMA + ")");
         }
-        String owner = owner(event.type());
-        String sender = component(event.source().startsWith("/") ? event.source().substring(1) : "", '/');
-        boolean request = isRequest(event.type());
+        String owner = owner(type);
+        String sender = component(source.startsWith("/") ? source.substring(1) : "", '/');
+        boolean request = isRequest(type);
         if (request ? !ASKED_BY.get(owner).contains(sender) : !sender.equals(owner)) {
             throw new UnreadableEventException(UnreadableEventException.Kind.WRONG_SOURCE,
-                    event.type() + " may not come from " + event.source() + " (" + (request
+                    type + " may not come from " + source + " (" + (request
                             ? "a request to the " + owner + " is not sent by that source"
                             : "only the " + owner + " appends it") + ")");
         }

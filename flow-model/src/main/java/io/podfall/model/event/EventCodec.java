@@ -75,6 +75,17 @@ public final class EventCodec {
      * @throws UnreadableEventException with the reason, for the dead-letter topic
      */
     public static Event decode(Function<String, byte[]> header, byte[] value) {
+        return decode(header, value, envelope(header, value));
+    }
+
+    /**
+     * What a reader checks of every record, whatever it does with it: a CloudEvent of this contract in binary mode,
+     * with data of a size a reader holds, a type and a source. A service reads the rest ({@link #decode(Function,
+     * byte[], Envelope)}) only of a record it has a use for: most of the log is other components' conversations.
+     *
+     * @throws UnreadableEventException with the reason, for the dead-letter topic
+     */
+    public static Envelope envelope(Function<String, byte[]> header, byte[] value) {
         String specversion = text(header, H_SPECVERSION);
         if (specversion == null) {
             throw new UnreadableEventException("not a CloudEvent in binary mode: no " + H_SPECVERSION + " header");
@@ -90,12 +101,6 @@ public final class EventCodec {
         if (contentType != null && !contentType.startsWith(CONTENT_TYPE)) {
             throw new UnreadableEventException("unsupported content-type " + contentType);
         }
-        Instant time;
-        try {
-            time = Instant.parse(required(header, H_TIME));
-        } catch (DateTimeParseException ex) {
-            throw new UnreadableEventException("ce_time is not an RFC 3339 timestamp: " + text(header, H_TIME));
-        }
         if (value == null || value.length == 0) {
             throw new UnreadableEventException("no data");
         }
@@ -103,15 +108,33 @@ public final class EventCodec {
             throw new UnreadableEventException(UnreadableEventException.Kind.OVERSIZED,
                     "data of " + value.length + " bytes is over the limit of " + MAX_DATA_BYTES);
         }
-        String type = required(header, H_TYPE);
+        return new Envelope(required(header, H_TYPE), required(header, H_SOURCE));
+    }
+
+    /**
+     * The event of a record whose {@link #envelope} has been checked: its other attributes read and checked.
+     *
+     * @throws UnreadableEventException with the reason, for the dead-letter topic
+     */
+    public static Event decode(Function<String, byte[]> header, byte[] value, Envelope envelope) {
+        Instant time;
+        try {
+            time = Rfc3339.parse(required(header, H_TIME));
+        } catch (DateTimeParseException ex) {
+            throw new UnreadableEventException("ce_time is not an RFC 3339 timestamp: " + text(header, H_TIME));
+        }
         String id = required(header, H_ID);
         String traceparent = text(header, H_TRACEPARENT);
         if (traceparent == null || TraceContext.traceIdOf(traceparent).isEmpty()) {
             traceparent = TraceContext.traceparent(TraceContext.traceIdFrom(id), id);
         }
         String correlationId = text(header, H_CORRELATIONID);
-        return Event.ofJson(id, required(header, H_SOURCE), type, text(header, H_SUBJECT), time,
+        return Event.ofJson(id, envelope.source(), envelope.type(), text(header, H_SUBJECT), time,
                 correlationId == null ? id : correlationId, text(header, H_CAUSATIONID), traceparent, value);
+    }
+
+    /** The attributes every reader checks of every record: what it is, and who appended it. */
+    public record Envelope(String type, String source) {
     }
 
     private static void put(List<Map.Entry<String, byte[]>> h, String name, String value) {
