@@ -809,9 +809,7 @@ public final class Registry implements Core<RegistryState> {
 
     private static void write(RegistryState state, Effects.Builder out, String type, ResourceType resource, HasMetadata object) {
         object.getMetadata().setResourceVersion(Long.toString(state.nextResourceVersion()));
-        JsonNode json = Json.tree(object);
-        state.put(resource, object, json);
-        emit(out, type, resource, object, json);
+        emitStored(out, type, resource, object, state.put(resource, object, Json.tree(object)));
     }
 
     /**
@@ -824,8 +822,7 @@ public final class Registry implements Core<RegistryState> {
         String version = Long.toString(state.nextResourceVersion());
         object.getMetadata().setResourceVersion(version);
         setResourceVersion(json, version);
-        state.put(resource, object, json);
-        emit(out, type, resource, object, json);
+        emitStored(out, type, resource, object, state.put(resource, object, json));
     }
 
     /**
@@ -857,12 +854,14 @@ public final class Registry implements Core<RegistryState> {
         ((ObjectNode) json.get("metadata")).put("resourceVersion", version);
     }
 
-    /**
-     * The fact of a write: the data an {@link ObjectChange} of {@code json}, the object's JSON, which the fact
-     * takes as it is (a copy the registry keeps nothing of).
-     */
+    /** The fact of a removal: the data an {@link ObjectChange} of {@code json}, the object's last state. */
     private static void emit(Effects.Builder out, String type, ResourceType resource, HasMetadata object, JsonNode json) {
         out.emit(SOURCE, type, subject(resource, object), Json.MAPPER.createObjectNode().put("resource", resource.plural()).set("object", json));
+    }
+
+    /** The fact of a write: the data an {@link ObjectChange} of the object's JSON as stored, not written again. */
+    private static void emitStored(Effects.Builder out, String type, ResourceType resource, HasMetadata object, byte[] stored) {
+        out.emitJson(SOURCE, type, subject(resource, object), ObjectChange.json(resource, stored));
     }
 
     private static Pod existingPod(RegistryState state, String namespace, String name) {

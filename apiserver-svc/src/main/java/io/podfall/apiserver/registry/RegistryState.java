@@ -97,8 +97,8 @@ public final class RegistryState {
         return ++resourceVersion;
     }
 
-    /** Stores {@code object}, whose JSON {@code tree} is, in place of the object of its key. */
-    void put(ResourceType type, HasMetadata object, JsonNode tree) {
+    /** Stores {@code object}, whose JSON {@code tree} is, in place of the object of its key; the JSON as stored. */
+    byte[] put(ResourceType type, HasMetadata object, JsonNode tree) {
         byte[] json = Json.bytes(tree);
         ObjectKey key = key(type, object);
         Stored stored = byKey.get(key);
@@ -109,6 +109,7 @@ public final class RegistryState {
             byKey.put(key, stored);
             objects.put(key, stored);
         }
+        return json;
     }
 
     void remove(ResourceType type, HasMetadata object) {

@@ -6,6 +6,9 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.UnreadableEventException;
 import io.podfall.model.k8s.ResourceType;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
 /**
  * An object as the API server stored it after a change (or, on removal, its last state): the data of every
  * {@code apiserver.Object*} and {@code apiserver.Pod*} fact. Watchers fold these into their caches.
@@ -22,6 +25,18 @@ public record ObjectChange(String resource, JsonNode object) {
 
     public static ObjectChange of(ResourceType type, HasMetadata object) {
         return new ObjectChange(type.plural(), io.podfall.model.Json.tree(object));
+    }
+
+    /**
+     * The JSON of the change of an object whose JSON is {@code object}, put around it rather than written again:
+     * the API server writes each object it stores once, for the store and the fact alike.
+     */
+    public static byte[] json(ResourceType type, byte[] object) {
+        byte[] head = ("{\"resource\":" + io.podfall.model.Json.string(type.plural()) + ",\"object\":").getBytes(StandardCharsets.UTF_8);
+        byte[] json = Arrays.copyOf(head, head.length + object.length + 1);
+        System.arraycopy(object, 0, json, head.length, object.length);
+        json[json.length - 1] = '}';
+        return json;
     }
 
     /**

@@ -50,6 +50,12 @@ public record Effects(List<Event> events, List<Timer> timers, List<String> cance
             return this;
         }
 
+        /** {@link #emit} of data already written as JSON, which the event takes as it is. */
+        public Builder emitJson(String source, String type, String subject, byte[] data) {
+            events.add(Event.causedByJson(cause, idSeed, events.size(), source, type, subject, now, data));
+            return this;
+        }
+
         /**
          * A request that starts a flow of its own rather than continuing the cause's: a heartbeat a timer made due
          * is no consequence of the fact that set the timer. Its id must be derived from what makes it due (the node

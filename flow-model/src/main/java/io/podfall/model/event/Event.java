@@ -86,10 +86,15 @@ public final class Event {
      */
     public static Event causedBy(Cause cause, String idSeed, int seq, String source, String type, String subject,
                                  Instant time, Object data) {
+        return causedByJson(cause, idSeed, seq, source, type, subject, time, Json.bytes(data));
+    }
+
+    /** {@link #causedBy} of data already written as JSON: {@code data}, taken as it is. */
+    public static Event causedByJson(Cause cause, String idSeed, int seq, String source, String type, String subject,
+                                     Instant time, byte[] data) {
         String id = Ids.derived(idSeed, source, seq);
         return new Event(id, source, type, subject, time, cause.correlationId(), cause.id(),
-                TraceContext.traceparent(TraceContext.traceIdOf(cause.traceparent()).orElseThrow(), id),
-                Json.bytes(data));
+                TraceContext.traceparent(TraceContext.traceIdOf(cause.traceparent()).orElseThrow(), id), data);
     }
 
     /** This event at another time, all else (its data's bytes too) the same. */

@@ -39,6 +39,15 @@ class ObjectChangeTest {
     }
 
     @Test
+    void theChangeOfAnObjectWrittenBeforeIsTheChangeWrittenWhole() {
+        Pod pod = aPod("web-1").build();
+        byte[] json = ObjectChange.json(ResourceType.PODS, Json.bytes(pod));
+
+        assertEquals(Json.read(Json.bytes(ObjectChange.of(ResourceType.PODS, pod))), Json.read(json));
+        assertEquals(pod, ObjectChange.of(fact(Json.read(json))).object(Pod.class));
+    }
+
+    @Test
     void dataWithoutAResourceNameOrAnObjectIsBadData() {
         for (String data : new String[]{"{\"object\":{}}", "{\"resource\":\"pods\"}", "{\"resource\":7,\"object\":{}}",
                 "{\"resource\":\"pods\",\"object\":[1]}"}) {
