@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -28,6 +29,10 @@ public final class EventCodec {
      * (413), so no service ever writes a larger event, and a reader refuses one rather than holding it.
      */
     public static final int MAX_DATA_BYTES = 1_000_000;
+
+    private static final byte[] SPEC_VERSION_1 = "1.".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] DATA_SCHEMA_UTF8 = DATA_SCHEMA.getBytes(StandardCharsets.UTF_8);
+    private static final byte[] CONTENT_TYPE_UTF8 = CONTENT_TYPE.getBytes(StandardCharsets.UTF_8);
 
     public static final String H_SPECVERSION = "ce_specversion";
     public static final String H_ID = "ce_id";
@@ -86,20 +91,21 @@ public final class EventCodec {
      * @throws UnreadableEventException with the reason, for the dead-letter topic
      */
     public static Envelope envelope(Function<String, byte[]> header, byte[] value) {
-        String specversion = text(header, H_SPECVERSION);
+        // compared as bytes: made into strings only to say what is wrong with them
+        byte[] specversion = header.apply(H_SPECVERSION);
         if (specversion == null) {
             throw new UnreadableEventException("not a CloudEvent in binary mode: no " + H_SPECVERSION + " header");
         }
-        if (!specversion.startsWith("1.")) {
-            throw new UnreadableEventException("unsupported CloudEvents specversion " + specversion);
+        if (!startsWith(specversion, SPEC_VERSION_1)) {
+            throw new UnreadableEventException("unsupported CloudEvents specversion " + utf8(specversion));
         }
-        String schema = text(header, H_DATASCHEMA);
-        if (schema != null && !schema.equals(DATA_SCHEMA)) {
-            throw new UnreadableEventException("unsupported dataschema " + schema + " (this reader knows " + DATA_SCHEMA + ")");
+        byte[] schema = header.apply(H_DATASCHEMA);
+        if (schema != null && !Arrays.equals(schema, DATA_SCHEMA_UTF8)) {
+            throw new UnreadableEventException("unsupported dataschema " + utf8(schema) + " (this reader knows " + DATA_SCHEMA + ")");
         }
-        String contentType = text(header, H_CONTENT_TYPE);
-        if (contentType != null && !contentType.startsWith(CONTENT_TYPE)) {
-            throw new UnreadableEventException("unsupported content-type " + contentType);
+        byte[] contentType = header.apply(H_CONTENT_TYPE);
+        if (contentType != null && !startsWith(contentType, CONTENT_TYPE_UTF8)) {
+            throw new UnreadableEventException("unsupported content-type " + utf8(contentType));
         }
         if (value == null || value.length == 0) {
             throw new UnreadableEventException("no data");
@@ -145,7 +151,15 @@ public final class EventCodec {
 
     private static String text(Function<String, byte[]> header, String name) {
         byte[] v = header.apply(name);
-        return v == null ? null : new String(v, StandardCharsets.UTF_8);
+        return v == null ? null : utf8(v);
+    }
+
+    private static String utf8(byte[] v) {
+        return new String(v, StandardCharsets.UTF_8);
+    }
+
+    private static boolean startsWith(byte[] v, byte[] prefix) {
+        return v.length >= prefix.length && Arrays.equals(v, 0, prefix.length, prefix, 0, prefix.length);
     }
 
     private static String required(Function<String, byte[]> header, String name) {

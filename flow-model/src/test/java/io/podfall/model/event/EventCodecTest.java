@@ -85,7 +85,19 @@ class EventCodecTest {
         var v2 = new HashMap<>(h);
         v2.put("ce_dataschema", "urn:podfall:events:v2".getBytes());
         assertTrue(assertThrows(UnreadableEventException.class, () -> EventCodec.decode(v2::get, "{}".getBytes()))
-                .getMessage().contains("dataschema"));
+                .getMessage().contains("unsupported dataschema urn:podfall:events:v2"));
+        var v03 = new HashMap<>(h);
+        v03.put("ce_specversion", "0.3".getBytes());
+        assertTrue(assertThrows(UnreadableEventException.class, () -> EventCodec.decode(v03::get, "{}".getBytes()))
+                .getMessage().contains("unsupported CloudEvents specversion 0.3"));
+        var text = new HashMap<>(h);
+        text.put("content-type", "text/plain".getBytes());
+        assertTrue(assertThrows(UnreadableEventException.class, () -> EventCodec.decode(text::get, "{}".getBytes()))
+                .getMessage().contains("unsupported content-type text/plain"));
+        var utf8 = new HashMap<>(h);
+        utf8.put("content-type", "application/json; charset=utf-8".getBytes());
+        utf8.put("ce_specversion", "1.1".getBytes());
+        assertEquals(request.id(), EventCodec.decode(utf8::get, "{}".getBytes()).id(), "a parameter, a later 1.x");
     }
 
     @Test
