@@ -74,30 +74,29 @@ class EventCodecTest {
     @Test
     void recordsThatAreNotEventsAreRejectedWithAReason() {
         Map<String, byte[]> h = headersOf(request);
-        var noSpec = new HashMap<>(h);
-        noSpec.remove("ce_specversion");
-        assertTrue(assertThrows(UnreadableEventException.class, () -> EventCodec.decode(noSpec::get, "{}".getBytes()))
-                .getMessage().contains("ce_specversion"));
-        var noType = new HashMap<>(h);
-        noType.remove("ce_type");
-        assertTrue(assertThrows(UnreadableEventException.class, () -> EventCodec.decode(noType::get, "{}".getBytes()))
-                .getMessage().contains("ce_type"));
-        var v2 = new HashMap<>(h);
-        v2.put("ce_dataschema", "urn:podfall:events:v2".getBytes());
-        assertTrue(assertThrows(UnreadableEventException.class, () -> EventCodec.decode(v2::get, "{}".getBytes()))
-                .getMessage().contains("unsupported dataschema urn:podfall:events:v2"));
-        var v03 = new HashMap<>(h);
-        v03.put("ce_specversion", "0.3".getBytes());
-        assertTrue(assertThrows(UnreadableEventException.class, () -> EventCodec.decode(v03::get, "{}".getBytes()))
-                .getMessage().contains("unsupported CloudEvents specversion 0.3"));
-        var text = new HashMap<>(h);
-        text.put("content-type", "text/plain".getBytes());
-        assertTrue(assertThrows(UnreadableEventException.class, () -> EventCodec.decode(text::get, "{}".getBytes()))
-                .getMessage().contains("unsupported content-type text/plain"));
-        var utf8 = new HashMap<>(h);
-        utf8.put("content-type", "application/json; charset=utf-8".getBytes());
-        utf8.put("ce_specversion", "1.1".getBytes());
-        assertEquals(request.id(), EventCodec.decode(utf8::get, "{}".getBytes()).id(), "a parameter, a later 1.x");
+        assertRejected(with(h, "ce_specversion", null), "ce_specversion");
+        assertRejected(with(h, "ce_type", null), "ce_type");
+        assertRejected(with(h, "ce_dataschema", "urn:podfall:events:v2"), "unsupported dataschema urn:podfall:events:v2");
+        assertRejected(with(h, "ce_specversion", "0.3"), "unsupported CloudEvents specversion 0.3");
+        assertRejected(with(h, "content-type", "text/plain"), "unsupported content-type text/plain");
+        var later = with(with(h, "content-type", "application/json; charset=utf-8"), "ce_specversion", "1.1");
+        assertEquals(request.id(), EventCodec.decode(later::get, "{}".getBytes()).id(), "a parameter, a later 1.x");
+    }
+
+    /** The headers with one of another value, or without it (null). */
+    private static Map<String, byte[]> with(Map<String, byte[]> headers, String name, String value) {
+        var changed = new HashMap<>(headers);
+        if (value == null) {
+            changed.remove(name);
+        } else {
+            changed.put(name, value.getBytes(StandardCharsets.UTF_8));
+        }
+        return changed;
+    }
+
+    private static void assertRejected(Map<String, byte[]> headers, String reason) {
+        var e = assertThrows(UnreadableEventException.class, () -> EventCodec.decode(headers::get, "{}".getBytes()));
+        assertTrue(e.getMessage().contains(reason), e.getMessage());
     }
 
     @Test
