@@ -138,7 +138,8 @@ public class LogProcessor {
     /**
      * The record's event, checked against the contract; or, live, for a type the core does not read, its envelope
      * alone (nothing else of it is used then: time is the clock's, nothing is held back); or why it is unreadable.
-     * Reading every attribute of every record was a fifth of a service's CPU, and most records are of other types.
+     * Reading every attribute of every record was up to a fifth of a service's event loop, and most records are of
+     * other types.
      */
     private Object decode(KafkaRecord<String, byte[]> record) {
         try {
