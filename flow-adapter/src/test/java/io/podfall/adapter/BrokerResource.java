@@ -112,9 +112,7 @@ public class BrokerResource implements QuarkusTestResourceLifecycleManager {
     static void send(Event... events) {
         try (var producer = producer()) {
             for (Event e : events) {
-                var record = new ProducerRecord<>(TOPIC, e.partitionKey(), EventCodec.value(e));
-                EventCodec.headers(e).forEach(h -> record.headers().add(h.getKey(), h.getValue()));
-                producer.send(record);
+                producer.send(record(e));
             }
         }
     }
@@ -122,11 +120,16 @@ public class BrokerResource implements QuarkusTestResourceLifecycleManager {
     /** The event's record with one header of another value, added last: a reader takes the last. */
     static void sendWithHeader(Event e, String header, String value) {
         try (var producer = producer()) {
-            var record = new ProducerRecord<>(TOPIC, e.partitionKey(), EventCodec.value(e));
-            EventCodec.headers(e).forEach(h -> record.headers().add(h.getKey(), h.getValue()));
+            ProducerRecord<String, byte[]> record = record(e);
             record.headers().add(header, value.getBytes(java.nio.charset.StandardCharsets.UTF_8));
             producer.send(record);
         }
+    }
+
+    private static ProducerRecord<String, byte[]> record(Event e) {
+        var record = new ProducerRecord<>(TOPIC, e.partitionKey(), EventCodec.value(e));
+        EventCodec.headers(e).forEach(h -> record.headers().add(h.getKey(), h.getValue()));
+        return record;
     }
 
     static void sendRaw(String topic, byte[] value) {

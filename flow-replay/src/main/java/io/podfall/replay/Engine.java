@@ -1,5 +1,6 @@
 package io.podfall.replay;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.apiserver.registry.Registry;
 import io.podfall.apiserver.registry.RegistryState;
 import io.podfall.apiserver.registry.SystemNamespaces;
@@ -10,6 +11,7 @@ import io.podfall.kubelet.nodelease.NodeLeaseController;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.PodWorkers;
 import io.podfall.kubelet.podworkers.PodWorkersState;
+import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.core.Core;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
@@ -214,7 +216,13 @@ public final class Engine {
      */
     private void observeRevision(Event recorded) {
         if (Registry.SOURCE.equals(recorded.source()) && EventTypes.OBJECT_CHANGES.contains(recorded.type())) {
-            String rv = recorded.data().path("object").path("metadata").path("resourceVersion").asText("");
+            JsonNode object;
+            try {
+                object = ObjectChange.of(recorded).object(); // read already by the watchers that folded it just now
+            } catch (UnreadableEventException notAChange) {
+                object = recorded.data().path("object"); // the cores skip it, but its revision was taken
+            }
+            String rv = object.path("metadata").path("resourceVersion").asText("");
             if (!rv.isEmpty() && rv.chars().allMatch(Character::isDigit)) {
                 apiServer.state.observeRevision(Long.parseLong(rv));
             }
