@@ -64,6 +64,23 @@ public final class Json {
         }
     }
 
+    /** The JSON text of {@code length} bytes from {@code offset} in {@code json}. */
+    public static JsonNode read(byte[] json, int offset, int length) {
+        try {
+            return MAPPER.readTree(json, offset, length);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public static <T> T read(byte[] json, int offset, int length, Class<T> type) {
+        try {
+            return MAPPER.readValue(json, offset, length, type);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     public static <T> T read(byte[] json, Class<T> type) {
         try {
             return MAPPER.readValue(json, type);

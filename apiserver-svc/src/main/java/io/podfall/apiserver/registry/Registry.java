@@ -859,9 +859,9 @@ public final class Registry implements Core<RegistryState> {
         out.emit(SOURCE, type, subject(resource, object), Json.MAPPER.createObjectNode().put("resource", resource.plural()).set("object", json));
     }
 
-    /** The fact of a write: the data an {@link ObjectChange} of the object's JSON as stored, not written again. */
-    private static void emitStored(Effects.Builder out, String type, ResourceType resource, HasMetadata object, byte[] stored) {
-        out.emitJson(SOURCE, type, subject(resource, object), ObjectChange.json(resource, stored));
+    /** The fact of a write: its data the {@link ObjectChange} the store keeps the object's JSON in, not written again. */
+    private static void emitStored(Effects.Builder out, String type, ResourceType resource, HasMetadata object, byte[] change) {
+        out.emitJson(SOURCE, type, subject(resource, object), change);
     }
 
     private static Pod existingPod(RegistryState state, String namespace, String name) {

@@ -3,6 +3,7 @@ package io.podfall.apiserver.registry;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.podfall.model.Json;
+import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.k8s.ResourceType;
 
 import java.util.ArrayList;
@@ -23,7 +24,8 @@ import java.util.TreeMap;
  * <p>Each object is kept as etcd keeps it, serialized: its JSON, some 1.6 KB for a running pod, where a fabric8
  * object takes 6 KB of heap and a Jackson tree 12 KB (at 100,000 pods that is the difference between 0.2 and
  * 1.8 GB). Whatever leaves is decoded anew, so nothing read can change what is stored, and a stored object is
- * only ever replaced.
+ * only ever replaced. The JSON is kept inside that of its write's fact ({@link ObjectChange#json}): the fact's
+ * data, and the watch history's current content of the object, are the same bytes, held once.
  */
 public final class RegistryState {
     /** How many request ids are remembered to recognise a duplicate of a request on the log. */
@@ -48,29 +50,29 @@ public final class RegistryState {
 
     /** The object stored under a key, decoded: the caller's own copy. */
     public Optional<HasMetadata> get(ResourceType type, String namespace, String name) {
-        return Optional.ofNullable(byKey.get(ObjectKey.of(type, namespace, name))).map(s -> Json.read(s.json, type.javaType()));
+        return Optional.ofNullable(byKey.get(ObjectKey.of(type, namespace, name))).map(s -> s.read(type, type.javaType()));
     }
 
     /** The objects of a type, decoded, in key order; {@code namespace} null or empty means all namespaces. */
     public List<HasMetadata> list(ResourceType type, String namespace) {
-        return stored(type, namespace).stream().<HasMetadata>map(json -> Json.read(json, type.javaType())).toList();
+        return stored(type, namespace).stream().<HasMetadata>map(s -> s.read(type, type.javaType())).toList();
     }
 
     /** The JSON of the object stored under a key: the caller's own tree. */
     public Optional<JsonNode> tree(ResourceType type, String namespace, String name) {
-        return Optional.ofNullable(byKey.get(ObjectKey.of(type, namespace, name))).map(s -> Json.read(s.json));
+        return Optional.ofNullable(byKey.get(ObjectKey.of(type, namespace, name))).map(s -> s.tree(type));
     }
 
     /** The JSON of the objects of a type, in key order, as {@link #list}: what the HTTP layer serves, never decoded to fabric8. */
     public List<JsonNode> trees(ResourceType type, String namespace) {
-        return stored(type, namespace).stream().map(Json::read).toList();
+        return stored(type, namespace).stream().map(s -> s.tree(type)).toList();
     }
 
-    private List<byte[]> stored(ResourceType type, String namespace) {
-        List<byte[]> out = new ArrayList<>();
+    private List<Stored> stored(ResourceType type, String namespace) {
+        List<Stored> out = new ArrayList<>();
         objects.forEach((k, v) -> {
             if (k.type() == type && (namespace == null || namespace.isEmpty() || k.namespace().equals(namespace))) {
-                out.add(v.json);
+                out.add(v);
             }
         });
         return out;
@@ -97,19 +99,22 @@ public final class RegistryState {
         return ++resourceVersion;
     }
 
-    /** Stores {@code object}, whose JSON {@code tree} is, in place of the object of its key; the JSON as stored. */
+    /**
+     * Stores {@code object}, whose JSON {@code tree} is, in place of the object of its key; the JSON of the
+     * {@link ObjectChange} of the object as stored, which holds the stored bytes: the write's fact's data.
+     */
     byte[] put(ResourceType type, HasMetadata object, JsonNode tree) {
-        byte[] json = Json.bytes(tree);
+        byte[] change = ObjectChange.json(type, Json.bytes(tree));
         ObjectKey key = key(type, object);
         Stored stored = byKey.get(key);
         if (stored != null) {
-            stored.json = json;
+            stored.change = change;
         } else {
-            stored = new Stored(json);
+            stored = new Stored(change);
             byKey.put(key, stored);
             objects.put(key, stored);
         }
-        return json;
+        return change;
     }
 
     void remove(ResourceType type, HasMetadata object) {
@@ -125,14 +130,14 @@ public final class RegistryState {
      */
     JsonNode tree(ResourceType type, HasMetadata object) {
         Stored stored = byKey.get(key(type, object));
-        return stored != null ? Json.read(stored.json) : Json.tree(object);
+        return stored != null ? stored.tree(type) : Json.tree(object);
     }
 
     /** The object stored under the key of {@code object}, decoded anew: a copy to change and write. */
     @SuppressWarnings("unchecked")
     <T extends HasMetadata> T copy(ResourceType type, T object) {
         Stored stored = byKey.get(key(type, object));
-        return stored != null ? (T) Json.read(stored.json, object.getClass()) : Registry.copy(object);
+        return stored != null ? (T) stored.read(type, object.getClass()) : Registry.copy(object);
     }
 
     private static ObjectKey key(ResourceType type, HasMetadata object) {
@@ -152,12 +157,22 @@ public final class RegistryState {
         return true;
     }
 
-    /** An object's JSON as stored; an update replaces it here. */
+    /** An object's JSON as stored, inside that of its change ({@link ObjectChange#json}); an update replaces it here. */
     private static final class Stored {
-        byte[] json;
+        byte[] change;
 
-        Stored(byte[] json) {
-            this.json = json;
+        Stored(byte[] change) {
+            this.change = change;
+        }
+
+        JsonNode tree(ResourceType type) {
+            int from = ObjectChange.objectOffset(type);
+            return Json.read(change, from, change.length - 1 - from);
+        }
+
+        <T> T read(ResourceType type, Class<T> kind) {
+            int from = ObjectChange.objectOffset(type);
+            return Json.read(change, from, change.length - 1 - from, kind);
         }
     }
 

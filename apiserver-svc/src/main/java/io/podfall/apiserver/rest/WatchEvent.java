@@ -17,8 +17,9 @@ import java.util.function.Function;
  * cacher/watch_cache.go} {@code watchCacheEvent}): the object after the change ({@code object}; for a removal its
  * last state, carrying the resourceVersion of the removal as the registry writes it) and the object before it
  * ({@code previous}, null for a creation), so that a watcher with a selector can see an object enter or leave
- * its selection. The object before is kept serialized, as {@link WatchHistory} keeps every object's current
- * content, and read back only for a watcher whose selector needs it.
+ * its selection. The object before is kept serialized, the data of the fact that stored it, as
+ * {@link WatchHistory} keeps every object's current content, and read back only for a watcher whose selector
+ * needs it.
  *
  * @param type ADDED, MODIFIED or DELETED
  */
@@ -30,7 +31,7 @@ record WatchEvent(String type, ResourceType resource, String namespace, String n
 
     /**
      * The watch event of an API server fact, or empty for any other event on the log; {@code currentByKey} gives
-     * the object as stored before the fact.
+     * the data of the fact that stored the object as it was before this one.
      */
     static Optional<WatchEvent> of(Event fact, Function<String, byte[]> currentByKey) {
         String type = switch (fact.type()) {
@@ -74,17 +75,22 @@ record WatchEvent(String type, ResourceType resource, String namespace, String n
         Selectors selectors = filter.selectors();
         boolean nowPasses = !type.equals(DELETED) && selectors.matches(object);
         boolean beforePassed = type.equals(DELETED) ? selectors.matches(object)
-                : previous != null && (selectors.selectsAll() || selectors.matches(Json.read(previous)));
+                : previous != null && (selectors.selectsAll() || selectors.matches(objectOf(previous)));
         if (nowPasses && !beforePassed) {
             return Optional.of(with(ADDED, object));
         } else if (nowPasses) {
             return Optional.of(with(MODIFIED, object));
         } else if (beforePassed) {
-            ObjectNode last = type.equals(DELETED) ? object.deepCopy() : (ObjectNode) Json.read(previous);
+            ObjectNode last = type.equals(DELETED) ? object.deepCopy() : (ObjectNode) objectOf(previous);
             ((ObjectNode) last.path("metadata")).put("resourceVersion", Long.toString(resourceVersion));
             return Optional.of(with(DELETED, last));
         }
         return Optional.empty();
+    }
+
+    /** The object in the data of a fact that changed it (an {@link ObjectChange}'s JSON), read anew. */
+    static JsonNode objectOf(byte[] change) {
+        return Json.read(change).get("object");
     }
 
     private WatchEvent with(String newType, JsonNode newObject) {

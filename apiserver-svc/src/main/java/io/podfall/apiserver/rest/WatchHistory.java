@@ -1,8 +1,8 @@
 package io.podfall.apiserver.rest;
 
 import io.podfall.apiserver.registry.StatusError;
-import io.podfall.model.Json;
 import io.podfall.model.event.Event;
+import io.podfall.model.k8s.ResourceType;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -15,9 +15,10 @@ import java.util.Optional;
  * The recent changes a watch can start from, like the watch cache's ring of events
  * ({@code staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go}): the last {@code capacity} watch
  * events in resourceVersion order, plus the current content of every stored object (so a change knows the
- * object it replaces), serialized: the ring is bounded, but this holds every object, and a tree of a pod is some
- * 12 KB of heap where its JSON is 1.6 KB. Built from the registry's facts in log order, so it is rebuilt with the registry when the
- * service reads the log again on start.
+ * object it replaces). Both keep the facts' data, serialized, not trees (a tree of a pod is some 12 KB of heap
+ * where its JSON is 1.6 KB): the ring's 10,000 changes take some 30 MB, not 100, and the current content of an
+ * object is the very bytes the registry stores it in, so it costs nothing beside them. Built from the registry's
+ * facts in log order, so it is rebuilt with the registry when the service reads the log again on start.
  *
  * <p>A watch from resourceVersion {@code rv} gets every retained event after {@code rv}. Every write of the
  * registry takes the next resourceVersion and is one fact, so the ring holds every change after the newest one
@@ -29,8 +30,8 @@ import java.util.Optional;
  */
 final class WatchHistory {
     private final int capacity;
-    private final ArrayDeque<WatchEvent> events = new ArrayDeque<>();
-    /** The current content of every stored object, by {@link WatchEvent#key()}. */
+    private final ArrayDeque<Retained> events = new ArrayDeque<>();
+    /** The current content of every stored object, by {@link WatchEvent#key()}: the data of the fact that stored it. */
     private final Map<String, byte[]> current = new HashMap<>();
     /** The resourceVersion of the newest event dropped from the ring; 0 while none has been. */
     private long compactedThrough;
@@ -46,9 +47,9 @@ final class WatchHistory {
             if (e.type().equals(WatchEvent.DELETED)) {
                 current.remove(e.key());
             } else {
-                current.put(e.key(), Json.bytes(e.object()));
+                current.put(e.key(), fact.dataJson());
             }
-            events.addLast(e);
+            events.addLast(new Retained(e, fact.dataJson()));
             if (events.size() > capacity) {
                 compactedThrough = events.removeFirst().resourceVersion();
             }
@@ -66,11 +67,23 @@ final class WatchHistory {
             throw StatusError.expired(resourceVersion, compactedThrough);
         }
         List<WatchEvent> out = new ArrayList<>();
-        for (WatchEvent e : events) {
+        for (Retained e : events) {
             if (e.resourceVersion() > resourceVersion) {
-                out.add(e);
+                out.add(e.event());
             }
         }
         return out;
+    }
+
+    /** A change as the ring keeps it: the data of its fact in place of the object's tree, read back for a watch that starts before it. */
+    private record Retained(String type, ResourceType resource, String namespace, String name, long resourceVersion,
+                            byte[] change, byte[] previous) {
+        Retained(WatchEvent e, byte[] change) {
+            this(e.type(), e.resource(), e.namespace(), e.name(), e.resourceVersion(), change, e.previous());
+        }
+
+        WatchEvent event() {
+            return new WatchEvent(type, resource, namespace, name, resourceVersion, WatchEvent.objectOf(change), previous);
+        }
     }
 }

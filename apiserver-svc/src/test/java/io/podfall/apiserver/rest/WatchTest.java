@@ -189,6 +189,25 @@ class WatchTest {
             assertEquals(List.of(), w.seen());
         }
 
+        @Test
+        void aWatchStartedBeforeRetainedChangesGetsThemAsALiveWatchSawThem() {
+            long before = state.resourceVersion();
+            WatchFilter running = new WatchFilter(ResourceType.PODS, null,
+                    Selectors.parse(ResourceType.PODS, "status.phase=Running", null));
+            Recorder live = watchFrom(before, running);
+            String uid = uidOf(create("web-1"));
+            updateStatus("web-1", uid, "Running");
+            updateStatus("web-1", uid, "Failed"); // leaves the selection: DELETED with its content before
+            create("web-2");
+
+            Recorder late = watchFrom(before, running);
+
+            assertEquals(List.of("ADDED 2", "DELETED 3"), late.started());
+            assertEquals(live.events.stream().map(WatchEvent::object).toList(),
+                    late.start.events().stream().map(WatchEvent::object).toList());
+            assertEquals("Running", late.start.events().get(1).object().path("status").path("phase").asText());
+        }
+
         private WatchHistory historyOfFiveChanges(int capacity) {
             WatchHistory history = new WatchHistory(capacity);
             String uid = uidOf(record(history, create("web-1")));

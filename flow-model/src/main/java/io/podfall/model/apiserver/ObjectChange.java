@@ -8,6 +8,8 @@ import io.podfall.model.k8s.ResourceType;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.Map;
 
 /**
  * An object as the API server stored it after a change (or, on removal, its last state): the data of every
@@ -27,16 +29,32 @@ public record ObjectChange(String resource, JsonNode object) {
         return new ObjectChange(type.plural(), io.podfall.model.Json.tree(object));
     }
 
+    /** The JSON before an object in the change of an object of each type: written once, not at each write. */
+    private static final Map<ResourceType, byte[]> HEADS = new EnumMap<>(ResourceType.class);
+
+    static {
+        for (ResourceType type : ResourceType.values()) {
+            HEADS.put(type, ("{\"resource\":" + io.podfall.model.Json.string(type.plural()) + ",\"object\":")
+                    .getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
     /**
      * The JSON of the change of an object whose JSON is {@code object}, put around it rather than written again:
-     * the API server writes each object it stores once, for the store and the fact alike.
+     * the API server writes each object it stores once, for the store and the fact alike. The object's JSON is
+     * the range from {@link #objectOffset} to the last byte, excluded.
      */
     public static byte[] json(ResourceType type, byte[] object) {
-        byte[] head = ("{\"resource\":" + io.podfall.model.Json.string(type.plural()) + ",\"object\":").getBytes(StandardCharsets.UTF_8);
+        byte[] head = HEADS.get(type);
         byte[] json = Arrays.copyOf(head, head.length + object.length + 1);
         System.arraycopy(object, 0, json, head.length, object.length);
         json[json.length - 1] = '}';
         return json;
+    }
+
+    /** Where the object's JSON starts in a change {@link #json} made of an object of {@code type}. */
+    public static int objectOffset(ResourceType type) {
+        return HEADS.get(type).length;
     }
 
     /**

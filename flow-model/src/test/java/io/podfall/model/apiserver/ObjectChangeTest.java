@@ -45,6 +45,8 @@ class ObjectChangeTest {
 
         assertEquals(Json.read(Json.bytes(ObjectChange.of(ResourceType.PODS, pod))), Json.read(json));
         assertEquals(pod, ObjectChange.of(fact(Json.read(json))).object(Pod.class));
+        int from = ObjectChange.objectOffset(ResourceType.PODS);
+        assertEquals(pod, Json.read(json, from, json.length - 1 - from, Pod.class), "the object's JSON is a range of the change's");
     }
 
     @Test
