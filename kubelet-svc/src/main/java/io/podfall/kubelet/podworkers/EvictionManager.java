@@ -67,9 +67,9 @@ public final class EvictionManager {
     static Optional<PodWorker> podToEvict(Collection<PodWorker> workers, String node) {
         return workers.stream()
                 .filter(w -> w.node.equals(node) && !w.runtimeOnly && !w.orphan && !w.status.isTerminationRequested())
-                .filter(w -> priority(w.pod) < SYSTEM_CRITICAL_PRIORITY)
-                .min(Comparator.comparingInt((PodWorker w) -> priority(w.pod))
-                        .thenComparing((PodWorker w) -> created(w.pod), Comparator.reverseOrder())
+                .filter(w -> priority(w.pod()) < SYSTEM_CRITICAL_PRIORITY)
+                .min(Comparator.comparingInt((PodWorker w) -> priority(w.pod()))
+                        .thenComparing((PodWorker w) -> created(w.pod()), Comparator.reverseOrder())
                         .thenComparing(PodWorker::namespace).thenComparing(PodWorker::name));
     }
 

@@ -41,11 +41,11 @@ final class PodStatuses {
      * last, as syncTerminatingPod applies the kill's PodStatusFunc.
      */
     static PodStatus generate(PodWorker w, Instant now, boolean podIsTerminal) {
-        List<ContainerStatus> containers = w.pod.getSpec().getContainers().stream()
+        List<ContainerStatus> containers = w.pod().getSpec().getContainers().stream()
                 .map(spec -> containerStatus(w, w.containers.get(spec.getName()), spec.getName(), spec.getImage(),
                         podIsTerminal))
                 .toList();
-        String phase = getPhase(w.pod.getSpec().getRestartPolicy(), containers, podIsTerminal);
+        String phase = getPhase(w.pod().getSpec().getRestartPolicy(), containers, podIsTerminal);
         List<String> unready = containers.stream().filter(c -> !Boolean.TRUE.equals(c.getReady()))
                 .map(ContainerStatus::getName).toList();
         List<PodCondition> conditions;
@@ -187,7 +187,7 @@ final class PodStatuses {
     private static PodStatus status(PodWorker w, String phase, List<ContainerStatus> containers,
                                     List<PodCondition> kubelets) {
         List<PodCondition> conditions = new ArrayList<>(kubelets);
-        List<PodCondition> held = w.pod.getStatus() == null ? List.of() : w.pod.getStatus().getConditions();
+        List<PodCondition> held = w.pod().getStatus() == null ? List.of() : w.pod().getStatus().getConditions();
         held.stream().filter(c -> !KUBELET_CONDITIONS.contains(c.getType())
                         && conditions.stream().noneMatch(own -> own.getType().equals(c.getType())))
                 .forEach(conditions::add);

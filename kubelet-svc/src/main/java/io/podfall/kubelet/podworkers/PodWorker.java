@@ -2,6 +2,7 @@ package io.podfall.kubelet.podworkers;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
+import io.podfall.model.Json;
 
 import java.time.Instant;
 import java.util.Collection;
@@ -17,8 +18,16 @@ public final class PodWorker {
 
     final String uid;
     final String node;
-    /** The most recent version of the pod (upstream activeUpdate.Pod); kept after the pod left the API server. */
-    Pod pod;
+    private final String namespace;
+    private final String name;
+    /**
+     * The most recent version of the pod (upstream activeUpdate.Pod), kept after the pod left the API server; null
+     * while it is held as {@link #podJson} instead (see {@link RecentPods}).
+     */
+    private Pod pod;
+    /** The pod's JSON while it is not decoded; null while it is. */
+    private byte[] podJson;
+    private final RecentPods recent;
     final PodSyncStatus status;
     /** The pod left the API server before the worker finished: no status to write, nothing left to delete. */
     boolean orphan;
@@ -44,27 +53,50 @@ public final class PodWorker {
     /** The containers asked to start, by name, in spec order. */
     final Map<String, RuntimeContainer> containers = new LinkedHashMap<>();
 
-    PodWorker(Pod pod, Instant now) {
+    PodWorker(Pod pod, Instant now, RecentPods recent) {
         this.uid = pod.getMetadata().getUid();
         this.node = pod.getSpec().getNodeName();
-        this.pod = pod;
+        this.namespace = pod.getMetadata().getNamespace();
+        this.name = pod.getMetadata().getName();
         this.status = new PodSyncStatus(now);
+        this.recent = recent;
+        pod(pod);
     }
 
     String namespace() {
-        return pod.getMetadata().getNamespace();
+        return namespace;
     }
 
     String name() {
-        return pod.getMetadata().getName();
+        return name;
+    }
+
+    /** Hands the worker the pod's latest version. */
+    void pod(Pod latest) {
+        pod = latest;
+        podJson = null;
+        recent.used(this);
+    }
+
+    /** Keeps the pod as its JSON only: {@link RecentPods} does this to the worker used least recently. */
+    void encodePod() {
+        if (pod != null) {
+            podJson = Json.bytes(pod);
+            pod = null;
+        }
     }
 
     boolean hasContainersThatCouldBeRunning() {
         return containers.values().stream().anyMatch(RuntimeContainer::couldBeRunning);
     }
 
-    /** The most recent version of the pod the worker knows. */
+    /** The most recent version of the pod the worker knows, decoded again if it was held as its JSON. */
     public Pod pod() {
+        if (pod == null) {
+            pod = Json.read(podJson, Pod.class);
+            podJson = null;
+        }
+        recent.used(this);
         return pod;
     }
 

@@ -355,7 +355,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
         if (state.forgotten.contains(uid)) {
             return Effects.NONE;
         }
-        state.pods.put(uid, pod);
+        state.pods.add(uid);
         Effects.Builder out = Effects.of(event, now);
         PodWorker known = state.workers.get(uid);
         if (known != null && known.finalStatusRequestId != null && event.is(EventTypes.POD_STATUS_UPDATED)
@@ -381,7 +381,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * repeat of the create the worker began with (an older resourceVersion than the pod it holds) is no new create.
      */
     private void restartRequested(PodWorker w, Pod pod, Effects.Builder out) {
-        if (w.status.restartRequested || !isNewer(pod, w.pod)) {
+        if (w.status.restartRequested || !isNewer(pod, w.pod())) {
             return;
         }
         w.status.restartRequested = true;
@@ -395,7 +395,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * PodStatusUpdated caused by that request), the pod can be deleted.
      */
     private void statusSeen(PodWorker w, Pod pod, Effects.Builder out) {
-        w.pod = pod;
+        w.pod(pod);
         if (pod.getMetadata().getDeletionTimestamp() != null) {
             w.status.deleted = true;
         }
@@ -425,7 +425,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
         }
         // Removed before the worker finished (force delete): the containers may still run and must be stopped
         // anyway, with the grace period of the pod's last state.
-        w.pod = pod;
+        w.pod(pod);
         w.orphan = true;
         w.status.deleted = true;
         boolean becameTerminating = false;
@@ -494,7 +494,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * termination starts (syncTerminatingPod), not only at its end.
      */
     private void evictPod(PodWorkersState state, PodWorker w, String resource, Instant at, Effects.Builder out) {
-        long override = EvictionManager.gracePeriodOverride(w.pod, evictionMaxPodGracePeriodSeconds);
+        long override = EvictionManager.gracePeriodOverride(w.pod(), evictionMaxPodGracePeriodSeconds);
         String message = EvictionManager.message(resource);
         w.status.evicted = true;
         out.emit(source(w), EventTypes.POD_EVICTED, subject(w), new PodEviction(w.node, w.uid, w.namespace(),
@@ -525,8 +525,8 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * once terminating, the update is a kill; otherwise a pod not started yet is started.
      */
     private Effects updatePod(PodWorkersState state, Pod pod, Instant at, Effects.Builder out) {
-        PodWorker w = state.workers.computeIfAbsent(pod.getMetadata().getUid(), u -> new PodWorker(pod, at));
-        w.pod = pod;
+        PodWorker w = state.workers.computeIfAbsent(pod.getMetadata().getUid(), u -> new PodWorker(pod, at, state.recent));
+        w.pod(pod);
         PodSyncStatus status = w.status;
         boolean becameTerminating = false;
         if (pod.getMetadata().getDeletionTimestamp() != null) {
@@ -551,9 +551,9 @@ public final class PodWorkers implements Core<PodWorkersState> {
         w.status.startedAt = at;
         out.emit(source(w), EventTypes.RUN_POD_SANDBOX_REQUESTED, subject(w), new RunPodSandbox(w.node, w.uid,
                 w.namespace(), w.name(),
-                w.pod.getSpec().getContainers().stream()
+                w.pod().getSpec().getContainers().stream()
                         .map(c -> new RunPodSandbox.ContainerSpec(c.getName(), c.getImage())).toList(),
-                w.pod.getMetadata().getAnnotations() == null ? Map.of() : w.pod.getMetadata().getAnnotations()));
+                w.pod().getMetadata().getAnnotations() == null ? Map.of() : w.pod().getMetadata().getAnnotations()));
     }
 
     /**
@@ -564,7 +564,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
     private Effects kill(PodWorkersState state, PodWorker w, boolean becameTerminating, KillPodOptions options,
                          Instant at, Effects.Builder out) {
         long previous = w.status.gracePeriod;
-        EffectiveGracePeriod grace = calculateEffectiveGracePeriod(w.status, w.pod, options.gracePeriodOverride(),
+        EffectiveGracePeriod grace = calculateEffectiveGracePeriod(w.status, w.pod(), options.gracePeriodOverride(),
                 compat);
         w.status.gracePeriod = grace.seconds();
         if (becameTerminating) {
@@ -629,7 +629,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * has one and there is time left for it; then StopContainer.
      */
     private void killContainer(PodWorker w, RuntimeContainer c, Instant at, Effects.Builder out) {
-        Optional<PreStopHook> hook = c.preStopDone ? Optional.empty() : PreStopHook.of(w.pod, c.name);
+        Optional<PreStopHook> hook = c.preStopDone ? Optional.empty() : PreStopHook.of(w.pod(), c.name);
         c.preStopDone = true;
         if (hook.isEmpty() || !w.status.killDeadline.isAfter(at)) {
             stopContainer(w, c, at, out);
@@ -746,7 +746,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
     private void syncTerminatedPod(PodWorkersState state, PodWorker w, Effects.Builder out) {
         w.status.terminatedAt = out.now();
         out.emit(source(w), EventTypes.POD_TERMINATED, subject(w), termination(w));
-        if (!w.orphan && w.finalStatusRequestId == null && (w.status.isStarted() || !isTerminalPhase(w.pod))) {
+        if (!w.orphan && w.finalStatusRequestId == null && (w.status.isStarted() || !isTerminalPhase(w.pod()))) {
             requestFinalStatus(w, PodStatuses.generate(w, out.now(), true), out);
         }
         w.status.finished = true;
@@ -793,6 +793,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
             out.emit(source(w), EventTypes.REMOVE_POD_SANDBOX_REQUESTED, subject(w), new SandboxRef(w.node, w.uid));
         }
         state.workers.remove(w.uid);
+        state.recent.forget(w);
         state.forgotten.add(w.uid);
         state.volumeManager.forget(w.uid);
     }
@@ -817,7 +818,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
             // Nothing to start: it has no spec. Housekeeping decides.
             return out.build();
         }
-        for (Container c : w.pod.getSpec().getContainers()) {
+        for (Container c : w.pod().getSpec().getContainers()) {
             w.containers.put(c.getName(), new RuntimeContainer(c.getName(), c.getImage()));
             out.emit(source(w), EventTypes.START_CONTAINER_REQUESTED, subject(w),
                     new ContainerRef(w.node, w.uid, c.getName(), 0));
@@ -899,7 +900,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
      */
     private void syncPodAfterExit(PodWorkersState state, PodWorker w, RuntimeContainer c, Instant at,
                                   Effects.Builder out) {
-        if (shouldContainerBeRestarted(w.pod, c) && startOrBackOff(w, c, at, out)) {
+        if (shouldContainerBeRestarted(w.pod(), c) && startOrBackOff(w, c, at, out)) {
             return;
         }
         PodStatus status = PodStatuses.generate(w, at, false);
@@ -1010,7 +1011,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
                                           Effects.Builder out) {
         PodWorker w = worker(state, node, uid);
         if (w != null || uid == null || !nodeNames.contains(node) || state.workers.containsKey(uid)
-                || state.forgotten.contains(uid) || state.pods.containsKey(uid)) {
+                || state.forgotten.contains(uid) || state.pods.contains(uid)) {
             return w;
         }
         String subject = event.subject();
@@ -1021,7 +1022,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
         Pod pod = new PodBuilder().withNewMetadata().withUid(uid).withNamespace(Subjects.namespaceOf(subject))
                 .withName(subject.substring(slash + "/pods/".length())).endMetadata()
                 .withNewSpec().withNodeName(node).endSpec().build();
-        w = new PodWorker(pod, event.time());
+        w = new PodWorker(pod, event.time(), state.recent);
         w.runtimeOnly = true;
         w.orphan = true;
         w.status.startedAt = event.time();
@@ -1063,7 +1064,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
         Effects.Builder out = Effects.of(timer, now);
         out.emit(source(w), EventTypes.ORPHANED_POD_FOUND, subject(w), new OrphanedPod(node, uid, w.namespace(),
                 w.name(), w.containers.values().stream().filter(c -> c.state == RuntimeContainer.State.RUNNING)
-                        .map(c -> c.name).toList(), calculateEffectiveGracePeriod(w.status, w.pod, compat).seconds()));
+                        .map(c -> c.name).toList(), calculateEffectiveGracePeriod(w.status, w.pod(), compat).seconds()));
         w.status.deleted = true;
         w.status.terminatingAt = timer.at();
         return kill(state, w, true, KillPodOptions.NONE, timer.at(), out);

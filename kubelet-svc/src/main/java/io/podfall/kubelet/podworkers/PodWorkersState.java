@@ -1,7 +1,6 @@
 package io.podfall.kubelet.podworkers;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.podfall.kubelet.volumemanager.VolumeManager;
 
 import java.util.Collections;
@@ -16,8 +15,11 @@ import java.util.Set;
  * {@link PodWorkers}.
  */
 public final class PodWorkersState {
-    /** Informer cache: the pods bound to one of this kubelet's nodes, by UID, as the API server last stored them. */
-    final Map<String, Pod> pods = new HashMap<>();
+    /**
+     * Informer cache: the UIDs of the pods bound to one of this kubelet's nodes that the API server holds. Each
+     * one's latest version is its worker's pod, read through {@link #recent}.
+     */
+    final Set<String> pods = new HashSet<>();
     /** Informer cache: this kubelet's Node objects as the API server stored them, by name. */
     final Map<String, Node> nodes = new HashMap<>();
     /** The eviction manager: the resource each node under pressure is low on, by node name. */
@@ -28,9 +30,21 @@ public final class PodWorkersState {
     final Set<String> forgotten = new HashSet<>();
     /** The volume manager: the pods' CSI volumes, wanted and mounted. */
     final VolumeManager volumeManager = new VolumeManager();
+    /** The workers whose pods are held decoded. */
+    final RecentPods recent;
 
-    public Optional<Pod> pod(String uid) {
-        return Optional.ofNullable(pods.get(uid));
+    PodWorkersState() {
+        this(RecentPods.CAPACITY);
+    }
+
+    /** A state whose workers keep at most {@code decodedPods} pods decoded. */
+    PodWorkersState(int decodedPods) {
+        recent = new RecentPods(decodedPods);
+    }
+
+    /** Whether the informer cache holds the pod of this UID. */
+    public boolean hasPod(String uid) {
+        return pods.contains(uid);
     }
 
     public Optional<PodWorker> worker(String uid) {

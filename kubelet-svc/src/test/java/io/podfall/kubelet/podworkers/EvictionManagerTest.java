@@ -186,7 +186,7 @@ class EvictionManagerTest {
         kubelet.containerExited(newer, "app", 143);
         Effects stopped = kubelet.sandboxStopped(newer);
         kubelet.statusWritten(newer, stopped);
-        Pod failed = kubelet.worker(newer).pod;
+        Pod failed = kubelet.worker(newer).pod();
 
         Effects deleted = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(failed, 0));
 

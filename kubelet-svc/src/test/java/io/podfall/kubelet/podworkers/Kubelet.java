@@ -122,7 +122,7 @@ final class Kubelet {
     Effects statusWritten(Pod pod, Effects effects) {
         List<Event> requests = effects.events().stream().filter(e -> e.is(EventTypes.STATUS_UPDATE_REQUESTED)).toList();
         Event request = requests.get(requests.size() - 1);
-        Pod stored = new PodBuilder(worker(pod).pod).withStatus(request.data(StatusUpdateRequest.class).status()).build();
+        Pod stored = new PodBuilder(worker(pod).pod()).withStatus(request.data(StatusUpdateRequest.class).status()).build();
         Event e = Event.causedBy(request.asCause(), request.id(), 0, "/apiserver", EventTypes.POD_STATUS_UPDATED,
                 request.subject(), now, ObjectChange.of(ResourceType.PODS, stored));
         delivered.add(e);

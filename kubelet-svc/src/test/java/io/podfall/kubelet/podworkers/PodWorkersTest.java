@@ -129,7 +129,7 @@ class PodWorkersTest {
         assertEquals(List.of(REMOVE_POD_SANDBOX_REQUESTED), types(removed));
         assertEquals(new SandboxRef(NODE, "uid-web-1"), only(removed, REMOVE_POD_SANDBOX_REQUESTED, SandboxRef.class));
         assertNull(kubelet.worker(pod), "the worker is forgotten");
-        assertTrue(kubelet.state.pod("uid-web-1").isEmpty(), "and the pod left the cache");
+        assertFalse(kubelet.state.hasPod("uid-web-1"), "and the pod left the cache");
     }
 
     @Nested
@@ -333,7 +333,7 @@ class PodWorkersTest {
         assertTrue(kubelet.apiserver(POD_BOUND, elsewhere).isEmpty());
         assertTrue(kubelet.sandboxStarted(elsewhere).isEmpty());
         assertTrue(kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(elsewhere, 30)).isEmpty());
-        assertTrue(kubelet.state.pod("uid-web-2").isEmpty());
+        assertFalse(kubelet.state.hasPod("uid-web-2"));
         assertTrue(kubelet.state.workers.isEmpty());
     }
 
@@ -397,7 +397,7 @@ class PodWorkersTest {
 
         assertTrue(kubelet.apiserver(POD_BOUND, pod).isEmpty());
         assertTrue(kubelet.state.isForgotten("uid-web-1"));
-        assertTrue(kubelet.state.pod("uid-web-1").isEmpty(), "not even cached again");
+        assertFalse(kubelet.state.hasPod("uid-web-1"), "not even cached again");
     }
 
     @Test
@@ -550,6 +550,6 @@ class PodWorkersTest {
                 .endMetadata().build();
 
         assertTrue(kubelet.apiserver(EventTypes.OBJECT_UPDATED, labelled).events().isEmpty(), "a label is no reason to act");
-        assertEquals("web", kubelet.worker(pod).pod.getMetadata().getLabels().get("tier"));
+        assertEquals("web", kubelet.worker(pod).pod().getMetadata().getLabels().get("tier"));
     }
 }

@@ -241,7 +241,7 @@ class RestartPolicyTest {
 
             assertEquals(List.of(POD_TERMINATED), types(kubelet.sandboxStopped(pod)));
             assertTrue(kubelet.worker(pod).status().isFinished());
-            assertTrue(kubelet.state.pod(UID).isPresent(), "the pod stays until a client deletes it");
+            assertTrue(kubelet.state.hasPod(UID), "the pod stays until a client deletes it");
         }
 
         @Test

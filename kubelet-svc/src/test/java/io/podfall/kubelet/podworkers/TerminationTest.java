@@ -329,7 +329,7 @@ class TerminationTest {
             Effects exited = kubelet.containerExited(pod, "app", 0);
             kubelet.statusWritten(pod, exited);
             assertEquals(List.of(POD_TERMINATED), types(kubelet.sandboxStopped(pod)));
-            Pod completed = kubelet.worker(pod).pod;
+            Pod completed = kubelet.worker(pod).pod();
 
             Effects deleted = kubelet.after(60).apiserver(OBJECT_MARKED_TERMINATING,
                     kubelet.markedTerminating(completed, 30));
