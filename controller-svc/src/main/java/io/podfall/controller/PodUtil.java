@@ -23,10 +23,23 @@ public final class PodUtil {
         return null;
     }
 
-    /** An object's {@code metadata.labels}, empty if it has none. */
+    /**
+     * An object's {@code metadata.labels}, empty if it has none. The names are Jackson's canonical strings, and the
+     * values {@link #shared}: the pods of a ReplicaSet carry the same labels.
+     */
     public static Map<String, String> labels(JsonNode object) {
         Map<String, String> labels = new HashMap<>();
-        object.path("metadata").path("labels").fields().forEachRemaining(l -> labels.put(l.getKey(), l.getValue().asText()));
+        object.path("metadata").path("labels").fields().forEachRemaining(l -> labels.put(l.getKey(), shared(l.getValue())));
         return Map.copyOf(labels);
+    }
+
+    /**
+     * A text field's value as one string for every object that has it (a namespace, a node's name, an owner's uid,
+     * a label), not one per object a cache keeps: {@link String#intern()}, whose table lets go of what no one
+     * holds. Null for a field that is absent or not text.
+     */
+    public static String shared(JsonNode text) {
+        String value = text.textValue();
+        return value == null ? null : value.intern();
     }
 }

@@ -1,12 +1,12 @@
 package io.podfall.controller.garbagecollector;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
-import io.podfall.model.Json;
+import io.podfall.controller.PodUtil;
 import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -46,22 +46,28 @@ record Node(String resource, String namespace, String name, String uid, String r
         }
     }
 
-    /** The node of an object as a fact shows it; none for an object without a uid (nothing can own or be owned by it). */
+    /**
+     * The node of an object as a fact shows it; none for an object without a uid (nothing can own or be owned by
+     * it). Read straight off the fact's tree, not converted to an {@code ObjectMeta}: the collector folds every
+     * fact of every object. What many objects share (a namespace, an owner, a finalizer) is one string for all.
+     */
     static Optional<Node> of(ObjectChange change) {
         JsonNode metadata = change.object() == null ? null : change.object().get("metadata");
-        if (metadata == null) {
+        String uid = metadata == null ? null : metadata.path("uid").textValue();
+        if (uid == null || uid.isEmpty()) {
             return Optional.empty();
         }
-        ObjectMeta meta = Json.convert(metadata, ObjectMeta.class);
-        if (meta.getUid() == null || meta.getUid().isEmpty()) {
-            return Optional.empty();
+        List<Owner> owners = new ArrayList<>();
+        for (JsonNode r : metadata.path("ownerReferences")) {
+            owners.add(new Owner(PodUtil.shared(r.path("apiVersion")), PodUtil.shared(r.path("kind")), PodUtil.shared(r.path("name")),
+                    PodUtil.shared(r.path("uid")), r.path("blockOwnerDeletion").asBoolean(false)));
         }
-        List<Owner> owners = meta.getOwnerReferences().stream()
-                .map(r -> new Owner(r.getApiVersion(), r.getKind(), r.getName(), r.getUid(),
-                        Boolean.TRUE.equals(r.getBlockOwnerDeletion())))
-                .toList();
-        return Optional.of(new Node(change.resource(), meta.getNamespace(), meta.getName(), meta.getUid(),
-                meta.getResourceVersion(), owners, List.copyOf(meta.getFinalizers()), meta.getDeletionTimestamp() != null));
+        List<String> finalizers = new ArrayList<>();
+        metadata.path("finalizers").forEach(f -> finalizers.add(PodUtil.shared(f)));
+        JsonNode deletionTimestamp = metadata.path("deletionTimestamp");
+        return Optional.of(new Node(change.resource().intern(), PodUtil.shared(metadata.path("namespace")),
+                metadata.path("name").textValue(), uid, metadata.path("resourceVersion").textValue(), List.copyOf(owners),
+                List.copyOf(finalizers), !deletionTimestamp.isMissingNode() && !deletionTimestamp.isNull()));
     }
 
     /** Deleted in foreground: it stays until its blocking dependents are gone (graph.go {@code isDeletingDependents}). */

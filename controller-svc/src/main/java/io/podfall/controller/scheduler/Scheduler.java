@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.podfall.controller.Controller;
+import io.podfall.controller.PodUtil;
 import io.podfall.controller.ResourceVersions;
 import io.podfall.controller.scheduler.SchedulerState.CachedNode;
 import io.podfall.controller.scheduler.SchedulerState.CachedPod;
@@ -147,10 +148,10 @@ public final class Scheduler implements Controller<SchedulerState> {
         }
         JsonNode spec = pod.path("spec");
         JsonNode tolerations = spec.path("tolerations");
-        CachedPod updated = new CachedPod(uid, meta.path("namespace").textValue(), meta.path("name").textValue(),
-                meta.path("resourceVersion").textValue(), spec.path("nodeName").textValue(),
+        CachedPod updated = new CachedPod(uid, PodUtil.shared(meta.path("namespace")), meta.path("name").textValue(),
+                meta.path("resourceVersion").textValue(), PodUtil.shared(spec.path("nodeName")),
                 !meta.path("deletionTimestamp").isMissingNode() && !meta.path("deletionTimestamp").isNull(),
-                spec.path("schedulerName").textValue(),
+                PodUtil.shared(spec.path("schedulerName")),
                 tolerations.isEmpty() ? List.of() : List.copyOf(Json.MAPPER.convertValue(tolerations, TOLERATIONS)),
                 cached.map(CachedPod::arrival).orElseGet(state::nextArrival));
         if (!isNews(cached, updated, CachedPod::resourceVersion)) {

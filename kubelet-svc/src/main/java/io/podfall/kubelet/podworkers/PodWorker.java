@@ -55,12 +55,17 @@ public final class PodWorker {
 
     PodWorker(Pod pod, Instant now, RecentPods recent) {
         this.uid = pod.getMetadata().getUid();
-        this.node = pod.getSpec().getNodeName();
-        this.namespace = pod.getMetadata().getNamespace();
+        // A node's name and a namespace are shared by many pods: one string each, not one a pod.
+        this.node = shared(pod.getSpec().getNodeName());
+        this.namespace = shared(pod.getMetadata().getNamespace());
         this.name = pod.getMetadata().getName();
         this.status = new PodSyncStatus(now);
         this.recent = recent;
         pod(pod);
+    }
+
+    private static String shared(String s) {
+        return s == null ? null : s.intern();
     }
 
     String namespace() {

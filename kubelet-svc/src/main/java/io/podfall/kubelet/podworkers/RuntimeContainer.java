@@ -42,9 +42,10 @@ public final class RuntimeContainer {
     /** StopContainer was asked for: from then on a shortened grace period re-issues it. */
     boolean stopRequested;
 
+    /** The name and image are shared by the containers of many pods: one string each, not one a pod (intern). */
     RuntimeContainer(String name, String image) {
-        this.name = name;
-        this.image = image;
+        this.name = name.intern();
+        this.image = image == null ? null : image.intern();
     }
 
     /**
