@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The raw Kafka ceiling: what the broker does with the suite's records and nothing else. One producer with the
- * services' producer settings ({@code acks=all}, idempotence, {@code linger.ms=1}: flow-adapter's
+ * services' producer settings ({@code acks=all}, idempotence, {@code linger.ms=0}: flow-adapter's
  * microprofile-config.properties) sends records of the suite's own shapes (key, CloudEvent headers, JSON value)
  * as fast as it can to a topic of its own with the partitions of the event topic, while one consumer with the
  * services' consumer settings reads them: records/s and MB/s from the first send to the last receipt, and the
@@ -137,7 +137,7 @@ final class Ceiling {
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ProducerConfig.ACKS_CONFIG, "all",
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                ProducerConfig.LINGER_MS_CONFIG, 1),
+                ProducerConfig.LINGER_MS_CONFIG, 0),
                 new StringSerializer(), new ByteArraySerializer());
     }
 }

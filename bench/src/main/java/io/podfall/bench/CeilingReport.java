@@ -12,7 +12,7 @@ final class CeilingReport {
 
     static Report of(Machine machine, String how, Ceiling.Result c) {
         Report report = new Report("Ceiling: raw Kafka produce → consume", "One producer and one consumer with the "
-                + "services' settings (acks=all, idempotence, linger.ms=1; fetch.min.bytes=1, max.poll.records=1000), "
+                + "services' settings (acks=all, idempotence, linger.ms=0; fetch.min.bytes=1, max.poll.records=1000), "
                 + how + ".", machine);
         double mean = (double) c.bytes() / c.records();
         report.table("throughput", "records", "mean record", "records/s", "MB/s", "latency under load p50", "p99")
