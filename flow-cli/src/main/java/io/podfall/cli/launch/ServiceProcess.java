@@ -38,7 +38,12 @@ public final class ServiceProcess {
             throw new IllegalStateException(jar + " is missing: build the suite first (./mvnw -B package -DskipTests)");
         }
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-Dquarkus.http.port=" + port));
+                "-Xmx256m"));
+        // The serial collector unless the options choose another: the JVM refuses two.
+        if (jvmOptions.stream().noneMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"))) {
+            cmd.add("-XX:+UseSerialGC");
+        }
+        cmd.add("-Dquarkus.http.port=" + port);
         cmd.addAll(jvmOptions);
         config.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         cmd.addAll(List.of("-jar", jar.toString()));
