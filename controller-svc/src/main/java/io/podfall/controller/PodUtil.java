@@ -1,6 +1,7 @@
 package io.podfall.controller;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.podfall.model.SharedStrings;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -33,13 +34,8 @@ public final class PodUtil {
         return Map.copyOf(labels);
     }
 
-    /**
-     * A text field's value as one string for every object that has it (a namespace, a node's name, an owner's uid,
-     * a label), not one per object a cache keeps: {@link String#intern()}, whose table lets go of what no one
-     * holds. Null for a field that is absent or not text.
-     */
+    /** A text field's value as {@link SharedStrings#shared}; null for a field that is absent or not text. */
     public static String shared(JsonNode text) {
-        String value = text.textValue();
-        return value == null ? null : value.intern();
+        return SharedStrings.shared(text.textValue());
     }
 }

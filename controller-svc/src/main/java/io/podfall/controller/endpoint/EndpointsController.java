@@ -20,6 +20,7 @@ import io.podfall.controller.endpoint.EndpointsControllerState.Request;
 import io.podfall.controller.endpoint.EndpointsControllerState.ServiceKey;
 import io.podfall.controller.endpoint.EndpointsControllerState.StoredEndpoints;
 import io.podfall.model.Json;
+import io.podfall.model.SharedStrings;
 import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.DeletionRequest;
 import io.podfall.model.apiserver.ObjectChange;
@@ -362,8 +363,8 @@ public final class EndpointsController implements Controller<EndpointsController
         }
         String nodeName = pod.path("spec").path("nodeName").asText("");
         String phase = status.path("phase").asText("");
-        return new CachedPod(meta.path("uid").asText(), meta.path("namespace").asText().intern(), meta.path("name").asText(),
-                PodUtil.labels(pod), List.copyOf(ips), nodeName.isEmpty() ? null : nodeName.intern(),
+        return new CachedPod(meta.path("uid").asText(), SharedStrings.shared(meta.path("namespace").asText()), meta.path("name").asText(),
+                PodUtil.labels(pod), List.copyOf(ips), nodeName.isEmpty() ? null : SharedStrings.shared(nodeName),
                 "Succeeded".equals(phase) || "Failed".equals(phase), PodUtil.readyCondition(pod) != null,
                 meta.hasNonNull("deletionTimestamp"), List.copyOf(namedPorts));
     }

@@ -2,6 +2,7 @@ package io.podfall.controller.garbagecollector;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.controller.PodUtil;
+import io.podfall.model.SharedStrings;
 import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
@@ -65,7 +66,7 @@ record Node(String resource, String namespace, String name, String uid, String r
         List<String> finalizers = new ArrayList<>();
         metadata.path("finalizers").forEach(f -> finalizers.add(PodUtil.shared(f)));
         JsonNode deletionTimestamp = metadata.path("deletionTimestamp");
-        return Optional.of(new Node(change.resource().intern(), PodUtil.shared(metadata.path("namespace")),
+        return Optional.of(new Node(SharedStrings.shared(change.resource()), PodUtil.shared(metadata.path("namespace")),
                 metadata.path("name").textValue(), uid, metadata.path("resourceVersion").textValue(), List.copyOf(owners),
                 List.copyOf(finalizers), !deletionTimestamp.isMissingNode() && !deletionTimestamp.isNull()));
     }

@@ -10,6 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import static io.podfall.model.SharedStrings.shared;
+
 /** The worker of one pod UID: the last known pod, its sync status and the runtime's view of its sandbox. */
 public final class PodWorker {
 
@@ -55,17 +57,12 @@ public final class PodWorker {
 
     PodWorker(Pod pod, Instant now, RecentPods recent) {
         this.uid = pod.getMetadata().getUid();
-        // A node's name and a namespace are shared by many pods: one string each, not one a pod.
         this.node = shared(pod.getSpec().getNodeName());
         this.namespace = shared(pod.getMetadata().getNamespace());
         this.name = pod.getMetadata().getName();
         this.status = new PodSyncStatus(now);
         this.recent = recent;
         pod(pod);
-    }
-
-    private static String shared(String s) {
-        return s == null ? null : s.intern();
     }
 
     String namespace() {

@@ -2,6 +2,8 @@ package io.podfall.kubelet.podworkers;
 
 import java.time.Instant;
 
+import static io.podfall.model.SharedStrings.shared;
+
 /**
  * One container of a pod as the kubelet has heard of it from the runtime's facts (CRI ContainerStatus): the latest
  * attempt of the container of this name, and how the one before it ended.
@@ -42,10 +44,9 @@ public final class RuntimeContainer {
     /** StopContainer was asked for: from then on a shortened grace period re-issues it. */
     boolean stopRequested;
 
-    /** The name and image are shared by the containers of many pods: one string each, not one a pod (intern). */
     RuntimeContainer(String name, String image) {
-        this.name = name.intern();
-        this.image = image == null ? null : image.intern();
+        this.name = shared(name);
+        this.image = shared(image);
     }
 
     /**

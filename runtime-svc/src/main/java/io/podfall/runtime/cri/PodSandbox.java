@@ -10,6 +10,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 
+import static io.podfall.model.SharedStrings.shared;
+
 /**
  * A pod sandbox on a node: READY from RunPodSandbox (with its IP) until StopPodSandbox makes it NOTREADY (IP
  * released), then forgotten at RemovePodSandbox. CRI's own names for the two states. Changed only by
@@ -36,13 +38,13 @@ public final class PodSandbox {
 
     PodSandbox(String node, String podUid, String id, String namespace, String name, String ip,
                List<ContainerSpec> specs, ProcessBehaviour behaviour) {
-        this.node = node;
+        this.node = shared(node);
         this.podUid = podUid;
         this.id = id;
-        this.namespace = namespace;
+        this.namespace = shared(namespace);
         this.name = name;
         this.ip = ip;
-        this.specs = List.copyOf(specs);
+        this.specs = specs.stream().map(s -> new ContainerSpec(shared(s.name()), shared(s.image()))).toList();
         this.behaviour = behaviour;
     }
 
