@@ -37,16 +37,7 @@ public final class ServiceProcess {
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(jar + " is missing: build the suite first (./mvnw -B package -DskipTests)");
         }
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m"));
-        // The serial collector unless the options choose another: the JVM refuses two.
-        if (jvmOptions.stream().noneMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"))) {
-            cmd.add("-XX:+UseSerialGC");
-        }
-        cmd.add("-Dquarkus.http.port=" + port);
-        cmd.addAll(jvmOptions);
-        config.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
-        cmd.addAll(List.of("-jar", jar.toString()));
+        List<String> cmd = command(jar, port, config, jvmOptions);
         Path log = logDir.resolve(name + ".log");
         try {
             Files.createDirectories(logDir);
@@ -56,6 +47,24 @@ public final class ServiceProcess {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + name, e);
         }
+    }
+
+    /**
+     * The command that runs the service: a 256 MB heap and the serial collector, unless {@code jvmOptions}, which
+     * come after, say otherwise ({@code -Xmx} wins as the later one; another collector replaces the serial one,
+     * since the JVM refuses two).
+     */
+    static List<String> command(Path jar, int port, Map<String, String> config, List<String> jvmOptions) {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m"));
+        if (jvmOptions.stream().noneMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"))) {
+            cmd.add("-XX:+UseSerialGC");
+        }
+        cmd.add("-Dquarkus.http.port=" + port);
+        cmd.addAll(jvmOptions);
+        config.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
+        cmd.addAll(List.of("-jar", jar.toString()));
+        return cmd;
     }
 
     /** Waits until SmallRye Health reports the service ready (it has rebuilt its state from the log). */

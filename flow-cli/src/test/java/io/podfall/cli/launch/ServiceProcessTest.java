@@ -1,0 +1,34 @@
+package io.podfall.cli.launch;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ServiceProcessTest {
+    private static final Path JAR = Path.of("apiserver-svc/target/quarkus-app/quarkus-run.jar");
+
+    @Test
+    void aServiceRunsOnTheSerialCollectorWithItsSettingsAsSystemProperties() {
+        List<String> cmd = ServiceProcess.command(JAR, 8080, Map.of("podfall.topic", "t"), List.of("-Xmx1g"));
+
+        assertTrue(cmd.contains("-XX:+UseSerialGC"));
+        assertTrue(cmd.indexOf("-Xmx1g") > cmd.indexOf("-Xmx256m"), "the later -Xmx wins");
+        assertTrue(cmd.contains("-Dquarkus.http.port=8080"));
+        assertTrue(cmd.contains("-Dpodfall.topic=t"));
+        assertEquals(List.of("-jar", JAR.toString()), cmd.subList(cmd.size() - 2, cmd.size()));
+    }
+
+    @Test
+    void anotherCollectorReplacesTheSerialOne() {
+        List<String> cmd = ServiceProcess.command(JAR, 8080, Map.of(), List.of("-XX:+UseG1GC"));
+
+        assertFalse(cmd.contains("-XX:+UseSerialGC"), "the JVM refuses two collectors");
+        assertTrue(cmd.contains("-XX:+UseG1GC"));
+    }
+}
