@@ -11,7 +11,7 @@ import java.util.LinkedHashMap;
  * how a pod is held depends on this set, never what the kubelet decides.
  */
 final class RecentPods {
-    /** Far more than the pods a kubelet of 100 nodes deletes at once at 1,000 pods a second. */
+    /** Several times the pods in the midst of their deletion at once at a thousand pods a second, a second or so each. */
     static final int CAPACITY = 4_096;
 
     private final int capacity;
