@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /** A replay as text: what was re-injected, then the divergences flow by flow, step by step, and the verdict. */
 public final class ReplayReport {
@@ -45,9 +46,14 @@ public final class ReplayReport {
         return out.toString();
     }
 
-    /** {@code reproduced: …} or {@code diverged: …}, with the window, as the last line. */
+    /**
+     * {@code reproduced: …} or {@code diverged: …}, with the window, as the last line. The flows counted are the
+     * recording's and those only the replay has (an EXTRA event's): a replayed flow that matches a recorded one
+     * under another id (a heartbeat due at another instant) is that one.
+     */
     public static String verdict(Replay replay) {
-        long flows = replay.recorded().stream().map(Event::correlationId).distinct().count();
+        long flows = Stream.concat(replay.recorded().stream().map(Event::correlationId),
+                replay.divergences().stream().map(Divergences.Divergence::flow)).distinct().count();
         String window = " from " + replay.since() + " to " + replay.until();
         return (replay.reproduces()
                 ? "reproduced: no divergence in " + flows + " flows" + window
