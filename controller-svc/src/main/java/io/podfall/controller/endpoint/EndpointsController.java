@@ -363,8 +363,9 @@ public final class EndpointsController implements Controller<EndpointsController
         }
         String nodeName = pod.path("spec").path("nodeName").asText("");
         String phase = status.path("phase").asText("");
-        return new CachedPod(meta.path("uid").asText(), SharedStrings.shared(meta.path("namespace").asText()), meta.path("name").asText(),
-                PodUtil.labels(pod), List.copyOf(ips), nodeName.isEmpty() ? null : SharedStrings.shared(nodeName),
+        return new CachedPod(meta.path("uid").asText(), SharedStrings.shared(meta.path("namespace").asText()),
+                meta.path("name").asText(), PodUtil.labels(pod), List.copyOf(ips),
+                nodeName.isEmpty() ? null : SharedStrings.shared(nodeName),
                 "Succeeded".equals(phase) || "Failed".equals(phase), PodUtil.readyCondition(pod) != null,
                 meta.hasNonNull("deletionTimestamp"), List.copyOf(namedPorts));
     }

@@ -64,7 +64,7 @@ record Node(String resource, String namespace, String name, String uid, String r
                     PodUtil.shared(r.path("uid")), r.path("blockOwnerDeletion").asBoolean(false)));
         }
         List<String> finalizers = new ArrayList<>();
-        metadata.path("finalizers").forEach(f -> finalizers.add(PodUtil.shared(f)));
+        metadata.path("finalizers").forEach(f -> finalizers.add(SharedStrings.shared(f.asText())));
         JsonNode deletionTimestamp = metadata.path("deletionTimestamp");
         return Optional.of(new Node(SharedStrings.shared(change.resource()), PodUtil.shared(metadata.path("namespace")),
                 metadata.path("name").textValue(), uid, metadata.path("resourceVersion").textValue(), List.copyOf(owners),
