@@ -2,6 +2,7 @@ package io.podfall.controller.replicaset;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.controller.PodUtil;
+import io.podfall.model.SharedStrings;
 import io.podfall.model.k8s.ResourceType;
 
 import java.time.Instant;
@@ -37,10 +38,9 @@ public record CachedPod(String uid, String name, String controllerUid, Map<Strin
             restarts = Math.max(restarts, c.path("restartCount").asInt(0));
         }
         // A ReplicaSet's uid, a node's name and a phase are shared by many pods: one string each, not one a pod.
-        String phase = status.path("phase").textValue();
-        String controller = controllerUid(meta);
-        return new CachedPod(meta.path("uid").asText(), meta.path("name").asText(), controller == null ? null : controller.intern(),
-                PodUtil.labels(pod), pod.path("spec").path("nodeName").asText("").intern(), phase == null ? null : phase.intern(),
+        return new CachedPod(meta.path("uid").asText(), meta.path("name").asText(), SharedStrings.shared(controllerUid(meta)),
+                PodUtil.labels(pod), SharedStrings.shared(pod.path("spec").path("nodeName").asText("")),
+                PodUtil.shared(status.path("phase")),
                 !meta.path("deletionTimestamp").isMissingNode() && !meta.path("deletionTimestamp").isNull(),
                 readyCondition != null,
                 readyCondition == null ? null : MetaTimes.parse(readyCondition.path("lastTransitionTime").textValue()),
