@@ -185,6 +185,10 @@ public final class KafkaBroker implements Broker {
         p.setProperty("share.coordinator.state.topic.min.isr", "1");
         // A consumer group of one member need not wait for others to join.
         p.setProperty("group.initial.rebalance.delay.ms", "0");
+        // The log cleaner allocates its dedupe buffer whole at start, 128 MB of heap by default: most of the
+        // broker's live heap here. Its map holds one entry a distinct key, and the only compacted topics are the
+        // internal ones, of a few keys each; 2 MiB, as Kafka's own embedded test clusters.
+        p.setProperty("log.cleaner.dedupe.buffer.size", Integer.toString(2 * 1024 * 1024));
         Path file = dataDir.resolve("server.properties");
         try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             p.store(w, "written by podfall's KafkaBroker");
