@@ -2,7 +2,9 @@ package io.podfall.kubelet.podworkers;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
+import io.podfall.model.CompressedJson;
 import io.podfall.model.Json;
+import io.podfall.model.RecentlyUsed;
 
 import java.time.Instant;
 import java.util.Collection;
@@ -24,12 +26,12 @@ public final class PodWorker {
     private final String name;
     /**
      * The most recent version of the pod (upstream activeUpdate.Pod), kept after the pod left the API server; null
-     * while it is held as {@link #podJson} instead (see {@link RecentPods}).
+     * while it is held as {@link #podJson} instead (see {@link PodWorkersState#recent}).
      */
     private Pod pod;
-    /** The pod's JSON while it is not decoded; null while it is. */
+    /** The pod's JSON, compressed ({@link CompressedJson}), while it is not decoded; null while it is. */
     private byte[] podJson;
-    private final RecentPods recent;
+    private final RecentlyUsed<String, PodWorker> recent;
     final PodSyncStatus status;
     /** The pod left the API server before the worker finished: no status to write, nothing left to delete. */
     boolean orphan;
@@ -55,7 +57,7 @@ public final class PodWorker {
     /** The containers asked to start, by name, in spec order. */
     final Map<String, RuntimeContainer> containers = new LinkedHashMap<>();
 
-    PodWorker(Pod pod, Instant now, RecentPods recent) {
+    PodWorker(Pod pod, Instant now, RecentlyUsed<String, PodWorker> recent) {
         this.uid = pod.getMetadata().getUid();
         this.node = shared(pod.getSpec().getNodeName());
         this.namespace = shared(pod.getMetadata().getNamespace());
@@ -77,13 +79,13 @@ public final class PodWorker {
     void pod(Pod latest) {
         pod = latest;
         podJson = null;
-        recent.used(this);
+        recent.used(uid, this);
     }
 
-    /** Keeps the pod as its JSON only: {@link RecentPods} does this to the worker used least recently. */
+    /** Keeps the pod as its compressed JSON only: {@link PodWorkersState#recent} does this to the worker used least recently. */
     void encodePod() {
         if (pod != null) {
-            podJson = Json.bytes(pod);
+            podJson = CompressedJson.compress(Json.bytes(pod));
             pod = null;
         }
     }
@@ -95,10 +97,10 @@ public final class PodWorker {
     /** The most recent version of the pod the worker knows, decoded again if it was held as its JSON. */
     public Pod pod() {
         if (pod == null) {
-            pod = Json.read(podJson, Pod.class);
+            pod = Json.read(CompressedJson.decompress(podJson), Pod.class);
             podJson = null;
         }
-        recent.used(this);
+        recent.used(uid, this);
         return pod;
     }
 

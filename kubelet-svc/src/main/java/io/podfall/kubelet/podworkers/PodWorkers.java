@@ -793,7 +793,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
             out.emit(source(w), EventTypes.REMOVE_POD_SANDBOX_REQUESTED, subject(w), new SandboxRef(w.node, w.uid));
         }
         state.workers.remove(w.uid);
-        state.recent.forget(w);
+        state.recent.forget(w.uid);
         state.forgotten.add(w.uid);
         state.volumeManager.forget(w.uid);
     }

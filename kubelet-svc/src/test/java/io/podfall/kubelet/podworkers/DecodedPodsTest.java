@@ -14,8 +14,8 @@ import static io.podfall.model.testing.Pods.aPod;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 
-/** How a worker holds its pod, decoded or as its JSON, never changes what the kubelet decides. */
-class RecentPodsTest {
+/** How a worker holds its pod, decoded or as its compressed JSON, never changes what the kubelet decides. */
+class DecodedPodsTest {
 
     @Test
     void aKubeletThatKeepsOnePodDecodedDecidesAsOneThatKeepsThemAll() {
