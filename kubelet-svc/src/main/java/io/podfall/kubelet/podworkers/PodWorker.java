@@ -82,7 +82,10 @@ public final class PodWorker {
         recent.used(uid, this);
     }
 
-    /** Keeps the pod as its compressed JSON only: {@link PodWorkersState#recent} does this to the worker used least recently. */
+    /**
+     * Keeps the pod as its compressed JSON only: {@link PodWorkersState#recent} does this to the worker used least
+     * recently.
+     */
     void encodePod() {
         if (pod != null) {
             podJson = CompressedJson.compress(Json.bytes(pod));

@@ -16,7 +16,7 @@ import java.util.Set;
  * {@link PodWorkers}.
  */
 public final class PodWorkersState {
-    /** Several times the pods in the midst of their deletion at once at a thousand pods a second, a second or so each. */
+    /** Several times the pods in the midst of their deletion at a thousand pods a second, a second or so each. */
     static final int DECODED_PODS = 4_096;
 
     /**
