@@ -41,6 +41,13 @@ import java.util.Queue;
  * the tail of the log, so it is delivered after everything appended before it. Before a core handles an event, its
  * timers that are due fire, as the services' LogProcessor does.
  *
+ * <p><b>Starts.</b> A service whose start is among the inputs (the API server, a kubelet) is down until then: what
+ * is appended before it is not delivered to it. At its start it handles all of that in log order, as a service
+ * catches up with the log (what it emits is appended as usual), then does what it does once caught up. Live, a
+ * kubelet that starts first registers its nodes before the API server reads them; a Lease it asks for once its Node
+ * is stored then finds {@code kube-node-lease} created. The controller manager and the runtime ask for nothing of
+ * their own when they start, so a log does not say when they did: they run from the beginning.
+ *
  * <p><b>Time.</b> The clock stands still while the log has undelivered events: a reaction takes no simulated time.
  * When the log is drained the clock jumps to the next input or the next timer of any core, whichever is earlier
  * (an input first on a tie: live, a timer due at the very instant a request arrives fires a moment after it); timers
@@ -120,7 +127,21 @@ public final class Engine {
 
     /** Adds inputs after those given before; they reach the log when {@link #runUntil} gets to their time. */
     public void schedule(List<? extends Input> more) {
+        for (Input input : more) {
+            Runner<?> starting = starting(input);
+            if (starting != null && !starting.handledAny) {
+                starting.down = true;
+            }
+        }
         inputs.addAll(more);
+    }
+
+    /** The core an input starts, or null for a request. */
+    private Runner<?> starting(Input input) {
+        if (input instanceof Input.KubeletStart k) {
+            return kubelets.get(k.kubelet());
+        }
+        return input instanceof Input.ApiServerStart ? apiServer : null;
     }
 
     /**
@@ -160,6 +181,7 @@ public final class Engine {
         if (input instanceof Input.Request r) {
             return List.of(r.event());
         }
+        catchUp(starting(input));
         if (input instanceof Input.KubeletStart k) {
             Runner<KubeletState> kubelet = kubelets.get(k.kubelet());
             return ((io.podfall.kubelet.Kubelet) kubelet.core).podWorkers().registerNodes(kubelet.state.podWorkers(), clock);
@@ -167,10 +189,24 @@ public final class Engine {
         return SystemNamespaces.missing(apiServer.state, clock);
     }
 
+    /** A core that was down handles, now, what was delivered without it: all of the log so far. */
+    private void catchUp(Runner<?> r) {
+        if (!r.down) {
+            return;
+        }
+        r.down = false;
+        for (int i = 0; i < delivered; i++) {
+            fireDue(r);
+            log.addAll(r.handle(log.get(i), clock));
+        }
+    }
+
     private void deliver(Event event) {
         for (Runner<?> r : runners) {
-            fireDue(r);
-            log.addAll(r.handle(event, clock));
+            if (!r.down) {
+                fireDue(r);
+                log.addAll(r.handle(event, clock));
+            }
         }
     }
 
@@ -294,6 +330,10 @@ public final class Engine {
         final S state;
         final TimerQueue timers = new TimerQueue();
         final List<String> skipped;
+        /** Whether it was handed an event yet: only a core that was not can be down until its start. */
+        boolean handledAny;
+        /** Not started yet: events are not delivered to it until its start input ({@link #catchUp}). */
+        boolean down;
 
         Runner(String name, Core<S> core, List<String> skipped) {
             this.name = name;
@@ -303,6 +343,7 @@ public final class Engine {
         }
 
         List<Event> handle(Event event, Instant now) {
+            handledAny = true;
             if (!core.reads(event.type())) {
                 return List.of(); // as the service's adapter: neither decoded nor handed to the core
             }

@@ -42,6 +42,24 @@ class EngineTest {
         assertTrue(engine.apiServer().list(io.podfall.model.k8s.ResourceType.NODES, null).size() == 1);
     }
 
+    /**
+     * Recorded by a suite whose kubelet was up first: it registered its node 0.6 s before the API server started. The
+     * API server reads the registration only once up, after its own start: the Lease the kubelet asks for once its
+     * Node is stored finds {@code kube-node-lease} there, as live.
+     */
+    @Test
+    void aServiceStartedLaterHandlesWhatCameBeforeItsStartOnlyThen() {
+        Engine engine = Scenarios.run(Scenarios.node1(), List.of(new Input.KubeletStart(0, T0),
+                new Input.ApiServerStart(T0.plusMillis(600))));
+
+        Event registered = engine.log().stream().filter(e -> e.is(OBJECT_CREATED) && e.subject().equals("nodes/node-1"))
+                .findFirst().orElseThrow();
+        assertEquals(T0.plusMillis(600), registered.time(), "stored when the API server started, not before");
+        assertEquals(List.of(), engine.log().stream().filter(e -> e.is(REQUEST_REJECTED)).map(e -> e.subject()).toList());
+        assertEquals(1, engine.apiServer().list(io.podfall.model.k8s.ResourceType.LEASES, "kube-node-lease").size(),
+                "node-1's Lease stored");
+    }
+
     @Test
     void aDeletionRunsItsWholeFlowWithEveryWaitInSimulatedTime() {
         Engine engine = Scenarios.run(Scenarios.node1(), Scenarios.twoPodsDeleted());
