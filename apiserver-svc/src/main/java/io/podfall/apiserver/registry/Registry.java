@@ -32,6 +32,7 @@ import io.podfall.model.core.Timer;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Ids;
+import io.podfall.model.event.Rfc3339;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
 
@@ -693,7 +694,7 @@ public final class Registry implements Core<RegistryState> {
                 graceful = false;
             } else if (requested != null && requested < recorded) {
                 // Only a shorter grace period may be given: the deadline moves earlier by the difference.
-                Instant deadline = plusGoSeconds(plusGoSeconds(Instant.parse(meta.getDeletionTimestamp()), -recorded), requested);
+                Instant deadline = plusGoSeconds(plusGoSeconds(Rfc3339.parse(meta.getDeletionTimestamp()), -recorded), requested);
                 meta.setDeletionTimestamp(timestamp(deadline));
                 meta.setDeletionGracePeriodSeconds(requested);
                 graceful = true;
@@ -799,7 +800,7 @@ public final class Registry implements Core<RegistryState> {
 
     /** store.go {@code markAsDeleting}: grace 0, and the deletionTimestamp now unless it is already earlier. */
     private static void markAsDeleting(ObjectMeta meta, Instant now) {
-        if (meta.getDeletionTimestamp() == null || Instant.parse(meta.getDeletionTimestamp()).isAfter(now)) {
+        if (meta.getDeletionTimestamp() == null || Rfc3339.parse(meta.getDeletionTimestamp()).isAfter(now)) {
             meta.setDeletionTimestamp(timestamp(now));
         }
         meta.setDeletionGracePeriodSeconds(0L);
