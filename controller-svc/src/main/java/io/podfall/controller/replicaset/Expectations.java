@@ -46,39 +46,67 @@ public final class Expectations {
 
     /** Every request in flight, by the id of the request event. */
     private final Map<String, Expectation> byRequest = new HashMap<>();
-    /** The ids of each owner's requests in flight, in the order they were sent. */
-    private final Map<String, Map<String, Expectation>> byOwner = new HashMap<>();
+    /** Each owner's requests in flight, with how many of each kind. */
+    private final Map<String, Pending> byOwner = new HashMap<>();
+    /**
+     * The ids of the deletions in flight of each pod, by its uid: a pod seen terminating fulfils them without a scan
+     * of every request in flight (a scale-down has hundreds in flight, and each of its pods is seen so).
+     */
+    private final Map<String, List<String>> deletionsByPod = new HashMap<>();
+
+    /** An owner's requests in flight in the order they were sent, and their count by kind. */
+    private static final class Pending {
+        final Map<String, Expectation> requests = new LinkedHashMap<>();
+        final int[] byKind = new int[Kind.values().length];
+    }
 
     public void expect(String requestId, Expectation expectation) {
-        byRequest.put(requestId, expectation);
-        byOwner.computeIfAbsent(expectation.owner(), o -> new LinkedHashMap<>()).put(requestId, expectation);
+        Expectation replaced = byRequest.put(requestId, expectation);
+        if (replaced != null) {
+            drop(requestId, replaced);
+        }
+        Pending pending = byOwner.computeIfAbsent(expectation.owner(), o -> new Pending());
+        pending.requests.put(requestId, expectation);
+        pending.byKind[expectation.kind().ordinal()]++;
+        if (expectation.kind() == Kind.DELETION && expectation.podUid() != null) {
+            deletionsByPod.computeIfAbsent(expectation.podUid(), uid -> new ArrayList<>(1)).add(requestId);
+        }
     }
 
     /** The API server answered the request (a fact or a rejection caused by it): its expectation, if it was ours. */
     public Optional<Expectation> observe(String requestId) {
         Expectation e = requestId == null ? null : byRequest.remove(requestId);
         if (e != null) {
-            drop(e.owner(), requestId);
+            drop(requestId, e);
         }
         return Optional.ofNullable(e);
     }
 
     /** The pod is terminating or gone: every deletion of it in flight is fulfilled. Returns their owners. */
     public List<String> deletionObserved(String podUid) {
-        List<String> owners = new ArrayList<>();
-        for (String requestId : List.copyOf(byRequest.keySet())) {
-            Expectation e = byRequest.get(requestId);
-            if (e.kind() == Kind.DELETION && podUid.equals(e.podUid())) {
-                observe(requestId);
-                owners.add(e.owner());
-            }
+        List<String> requests = deletionsByPod.get(podUid);
+        if (requests == null) {
+            return List.of();
+        }
+        List<String> owners = new ArrayList<>(requests.size());
+        for (String requestId : List.copyOf(requests)) {
+            observe(requestId).ifPresent(e -> owners.add(e.owner()));
         }
         return owners;
     }
 
     /** Whether the owner has no request of these kinds in flight. */
     public boolean satisfied(String owner, Set<Kind> kinds) {
-        return byOwner.getOrDefault(owner, Map.of()).values().stream().noneMatch(e -> kinds.contains(e.kind()));
+        Pending pending = byOwner.get(owner);
+        if (pending == null) {
+            return true;
+        }
+        for (Kind kind : kinds) {
+            if (pending.byKind[kind.ordinal()] > 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether the owner has no request in flight at all. */
@@ -88,13 +116,18 @@ public final class Expectations {
 
     /** When the owner's oldest request in flight times out, if it has any. */
     public Optional<Instant> nextTimeout(String owner) {
-        return byOwner.getOrDefault(owner, Map.of()).values().stream().map(Expectation::since).min(Instant::compareTo)
-                .map(since -> since.plus(TIMEOUT));
+        Pending pending = byOwner.get(owner);
+        return pending == null ? Optional.empty() : pending.requests.values().stream().map(Expectation::since)
+                .min(Instant::compareTo).map(since -> since.plus(TIMEOUT));
     }
 
     /** Drops the owner's requests that have waited {@link #TIMEOUT} or longer; whether there were any. */
     public boolean expire(String owner, Instant now) {
-        List<String> expired = byOwner.getOrDefault(owner, Map.of()).entrySet().stream()
+        Pending pending = byOwner.get(owner);
+        if (pending == null) {
+            return false;
+        }
+        List<String> expired = pending.requests.entrySet().stream()
                 .filter(e -> !e.getValue().since().plus(TIMEOUT).isAfter(now)).map(Map.Entry::getKey).toList();
         expired.forEach(this::observe);
         return !expired.isEmpty();
@@ -102,17 +135,26 @@ public final class Expectations {
 
     /** The owner is gone: nothing it waits for matters any more ({@code DeleteExpectations}). */
     public void forget(String owner) {
-        Map<String, Expectation> pending = byOwner.remove(owner);
+        Pending pending = byOwner.get(owner);
         if (pending != null) {
-            pending.keySet().forEach(byRequest::remove);
+            List.copyOf(pending.requests.keySet()).forEach(this::observe);
         }
     }
 
-    private void drop(String owner, String requestId) {
-        Map<String, Expectation> pending = byOwner.get(owner);
-        pending.remove(requestId);
-        if (pending.isEmpty()) {
-            byOwner.remove(owner);
+    /** Removes a request that has left {@link #byRequest} from the owner's and the pod's indexes. */
+    private void drop(String requestId, Expectation e) {
+        Pending pending = byOwner.get(e.owner());
+        pending.requests.remove(requestId);
+        pending.byKind[e.kind().ordinal()]--;
+        if (pending.requests.isEmpty()) {
+            byOwner.remove(e.owner());
+        }
+        if (e.kind() == Kind.DELETION && e.podUid() != null) {
+            List<String> requests = deletionsByPod.get(e.podUid());
+            requests.remove(requestId);
+            if (requests.isEmpty()) {
+                deletionsByPod.remove(e.podUid());
+            }
         }
     }
 }
