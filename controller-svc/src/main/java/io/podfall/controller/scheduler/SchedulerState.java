@@ -3,6 +3,7 @@ package io.podfall.controller.scheduler;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.Toleration;
 
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -11,11 +12,13 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * What the {@link Scheduler} knows: its cache of nodes and pods (upstream {@code pkg/scheduler/backend/cache}),
  * the bindings in flight, and the queue of pods that wait for a node. Only the scheduler changes it, through the
- * methods below, which keep the derived indexes ({@code placements}, {@code podsOnNode}, {@code queue}) in step.
+ * methods below, which keep the derived indexes ({@code placements}, {@code podsOnNode}, {@code byLoad},
+ * {@code queue}) in step.
  */
 public final class SchedulerState {
     /** Every node the API server holds, by name; name order breaks ties between equally loaded nodes. */
@@ -28,6 +31,12 @@ public final class SchedulerState {
     private final Map<String, String> placements = new HashMap<>();
     /** How many pods are bound or assumed to each node. */
     private final Map<String, Integer> podsOnNode = new HashMap<>();
+    /**
+     * The nodes of {@code nodes} by how many pods are bound or assumed to each, then by name: the least loaded node
+     * a pod fits on is the first of them it fits on, where a scan of every node for every pod placed was a tenth of
+     * the controller manager's work in a replay of 100 nodes (P4 has 1,000).
+     */
+    private final TreeSet<NodeLoad> byLoad = new TreeSet<>(Comparator.comparingInt(NodeLoad::pods).thenComparing(NodeLoad::name));
     /** Pods waiting for a node, by arrival number: the oldest pod is placed first. */
     private final TreeMap<Long, String> queue = new TreeMap<>();
     /** The pods whose status says Unschedulable, so the scheduler says it once per pod. */
@@ -58,6 +67,9 @@ public final class SchedulerState {
         boolean assigned() {
             return nodeName != null && !nodeName.isEmpty();
         }
+    }
+
+    private record NodeLoad(int pods, String name) {
     }
 
     /** A binding in flight: the node we asked for and the id of our BindingRequested event. */
@@ -102,13 +114,13 @@ public final class SchedulerState {
      * name among equals.
      */
     Optional<String> leastLoadedNodeFor(CachedPod pod) {
-        String best = null;
-        for (CachedNode node : nodes.values()) {
-            if (node.fits(pod) && !full(node) && (best == null || podsOn(node.name()) < podsOn(best))) {
-                best = node.name();
+        for (NodeLoad load : byLoad) {
+            CachedNode node = nodes.get(load.name());
+            if (node.fits(pod) && !full(node)) {
+                return Optional.of(node.name());
             }
         }
-        return Optional.ofNullable(best);
+        return Optional.empty();
     }
 
     /** The pod whose binding in flight has this id. */
@@ -124,11 +136,15 @@ public final class SchedulerState {
     // --- changes ---
 
     void putNode(CachedNode node) {
-        nodes.put(node.name(), node);
+        if (nodes.put(node.name(), node) == null) {
+            byLoad.add(load(node.name()));
+        }
     }
 
     void removeNode(String name) {
-        nodes.remove(name);
+        if (nodes.remove(name) != null) {
+            byLoad.remove(load(name));
+        }
     }
 
     /** Caches the pod as stored; a pod that shows a node is bound, which confirms (ends) its assumption. */
@@ -193,8 +209,20 @@ public final class SchedulerState {
     }
 
     private void count(String nodeName, int delta) {
-        if (nodeName != null) {
-            podsOnNode.merge(nodeName, delta, (a, b) -> a + b == 0 ? null : a + b);
+        if (nodeName == null) {
+            return;
         }
+        boolean known = nodes.containsKey(nodeName);
+        if (known) {
+            byLoad.remove(load(nodeName));
+        }
+        podsOnNode.merge(nodeName, delta, (a, b) -> a + b == 0 ? null : a + b);
+        if (known) {
+            byLoad.add(load(nodeName));
+        }
+    }
+
+    private NodeLoad load(String nodeName) {
+        return new NodeLoad(podsOn(nodeName), nodeName);
     }
 }
