@@ -111,6 +111,20 @@ class LogProcessorTest {
                 "only the second ping reached the core after the first: neither the pong between them nor the first's answer");
     }
 
+    /** The event loop serves HTTP too: a poll handled on it held kubectl, watches and the health probe. */
+    @Test
+    void recordsAreHandledOnTheLogsOwnThreadNotOnAnEventLoop() {
+        Event ping = BrokerResource.ping("which-thread", Instant.now(), -1);
+        BrokerResource.send(ping);
+
+        // The observers hear of the ping just after its pong is appended.
+        logUntil(log -> threads.of(ping.id()) != null);
+        HandlingThreads.Handler handler = threads.of(ping.id());
+        assertTrue(handler != null, "the ping was handled");
+        assertFalse(handler.eventLoop(), "handled on " + handler.thread());
+        assertTrue(handler.thread().startsWith(LogProcessor.LOG_THREAD), "handled on " + handler.thread());
+    }
+
     @Test
     void anUnreadableRecordGoesToTheDeadLetterTopicWithItsReasonAndTheServiceGoesOn() {
         BrokerResource.sendRaw(BrokerResource.TOPIC, "{not an event".getBytes(StandardCharsets.UTF_8));
@@ -163,6 +177,8 @@ class LogProcessorTest {
     MeterRegistry metrics;
     @Inject
     LogProcessor processor;
+    @Inject
+    HandlingThreads threads;
 
     private double deadLetters(String reason) {
         var counter = metrics.find(LogProcessor.DEAD_LETTERS).tag("reason", reason).counter();
