@@ -104,6 +104,14 @@ final class BenchSuite implements AutoCloseable {
         return suite.bootstrapServers();
     }
 
+    /** What {@link Responsiveness} asks each service: the API server its version (kubectl's first call), the others their liveness. */
+    Map<String, URI> probeTargets() {
+        Map<String, URI> out = new LinkedHashMap<>();
+        suite.services().forEach(s -> out.put(s.name(), URI.create("http://127.0.0.1:" + s.port()
+                + (s.name().equals("apiserver-svc") ? "/version" : "/q/health/live"))));
+        return out;
+    }
+
     /** Fails, naming the log to read, if a service has exited (run out of memory, say). */
     void checkAlive() {
         for (ServiceProcess s : suite.services()) {

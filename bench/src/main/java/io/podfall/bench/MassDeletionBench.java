@@ -203,10 +203,15 @@ final class MassDeletionBench {
         long logBefore = BrokerLog.bytes(suite.bootstrap(), BenchSuite.TOPIC);
 
         AtomicReference<Map<String, Duration>> cpuBefore = new AtomicReference<>();
-        Timed timed = delete(suite, NAME, replicas, () -> {
-            cpuBefore.set(suite.cpu());
-            tracker.windowStartMillis = Clock.micros() / 1000;
-        }, () -> String.format("%,d of %,d pods removed", tracker.podsRemoved(), replicas));
+        Timed timed;
+        Map<String, Responsiveness.Answers> answers;
+        try (Responsiveness probes = new Responsiveness(suite.probeTargets())) {
+            timed = delete(suite, NAME, replicas, () -> {
+                cpuBefore.set(suite.cpu());
+                tracker.windowStartMillis = Clock.micros() / 1000;
+            }, () -> String.format("%,d of %,d pods removed", tracker.podsRemoved(), replicas));
+            answers = probes.stop();
+        }
         long watched = timed.watchedMicros();
         Map<String, Duration> cpuAfter = suite.cpu();
         double seconds = timed.seconds();
@@ -246,6 +251,7 @@ final class MassDeletionBench {
                     .put("log", log.toString());
         }
         cpu(report, cpuBefore.get(), cpuAfter, seconds, window[0], machine.cpus());
+        Responsiveness.report(report, "during the deletion", answers);
         memory(report, held, after);
         report.table("setup (not timed as part of the deletion)", "suite start", "replicas created and ready", "log recorded")
                 .row(String.format("%.1f s", suite.startSeconds), String.format("%.1f s", creationSeconds), log);
