@@ -94,10 +94,11 @@ public final class KafkaBroker implements Broker {
         try {
             Files.createDirectories(dataDir);
             Path config = writeConfig();
-            List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xms128m", "-Xmx512m", "-XX:+UseSerialGC",
-                    "-Djava.awt.headless=true", "-cp", classpath(), BrokerMain.class.getName(),
+            List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xms128m", "-Xmx512m", "-XX:+UseSerialGC"));
+            cmd.addAll(NativeMemory.jvmOptions());
+            cmd.addAll(List.of("-Djava.awt.headless=true", "-cp", classpath(), BrokerMain.class.getName(),
                     config.toString(), clusterId()));
-            process = new ProcessBuilder(cmd)
+            process = NativeMemory.withFewArenas(new ProcessBuilder(cmd))
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile()))
                     .start();

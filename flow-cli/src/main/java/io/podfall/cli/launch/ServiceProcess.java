@@ -1,5 +1,7 @@
 package io.podfall.cli.launch;
 
+import io.podfall.broker.NativeMemory;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -41,7 +43,7 @@ public final class ServiceProcess {
         Path log = logDir.resolve(name + ".log");
         try {
             Files.createDirectories(logDir);
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+            Process p = NativeMemory.withFewArenas(new ProcessBuilder(cmd)).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
             return new ServiceProcess(name, port, log, p);
         } catch (IOException e) {
@@ -52,7 +54,7 @@ public final class ServiceProcess {
     /**
      * The command that runs the service: a 256 MB heap and the serial collector, unless {@code jvmOptions}, which
      * come after, say otherwise ({@code -Xmx} wins as the later one; another collector replaces the serial one,
-     * since the JVM refuses two).
+     * since the JVM refuses two); and the native heap trimmed ({@link NativeMemory}).
      */
     static List<String> command(Path jar, int port, Map<String, String> config, List<String> jvmOptions) {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -60,6 +62,7 @@ public final class ServiceProcess {
         if (jvmOptions.stream().noneMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"))) {
             cmd.add("-XX:+UseSerialGC");
         }
+        cmd.addAll(NativeMemory.jvmOptions());
         cmd.add("-Dquarkus.http.port=" + port);
         cmd.addAll(jvmOptions);
         config.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
