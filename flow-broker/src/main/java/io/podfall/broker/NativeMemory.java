@@ -11,7 +11,7 @@ import java.util.List;
  * in them for later; the JIT compilers' work and the many threads of Kafka, Netty and Vert.x leave tens of megabytes
  * resident in each process that nothing uses. Two arenas, and a trim of the native heap every five seconds
  * ({@code malloc_trim}, JDK-8293114), give it back. Over P4 (100,000 pods held) the four services held 2,152 MB,
- * 2,064 MB with the trim and 2,028 MB with both, at the same CPU an event of the deletion.
+ * 2,064 MB with the trim and 2,028 MB with both; the deletion took 160 µs of CPU an event before, 158 with both.
  */
 public final class NativeMemory {
     private static final String TRIM = "TrimNativeHeapInterval";
@@ -20,8 +20,8 @@ public final class NativeMemory {
     }
 
     /**
-     * The periodic trim, where the JVM has it: JDK 17 since 17.0.9 (experimental until 17.0.11). The child runs this
-     * very JVM ({@code java.home}), so asking this one says whether the child would start.
+     * The periodic trim, where the JVM has it: JDK 17 since 17.0.9, experimental in its first updates (hence the
+     * unlock). The child runs this very JVM ({@code java.home}), so asking this one says whether the child would start.
      */
     public static List<String> jvmOptions() {
         try {
