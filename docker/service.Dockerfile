@@ -7,7 +7,10 @@ ARG JRE_IMAGE=eclipse-temurin:17-jre
 FROM ${BUILD_IMAGE} AS build
 WORKDIR /src
 COPY . .
-RUN ./mvnw -B -q package -DskipTests -pl apiserver-svc,controller-svc,kubelet-svc,runtime-svc -am
+# No AppCDS archive: the JVM that would map it (JRE_IMAGE's) is not the build's, and only the JVM that wrote an
+# archive can map it.
+RUN ./mvnw -B -q package -DskipTests -Dquarkus.package.jar.appcds.enabled=false \
+    -pl apiserver-svc,controller-svc,kubelet-svc,runtime-svc -am
 
 FROM ${JRE_IMAGE}
 ARG SERVICE

@@ -3,6 +3,7 @@ package io.podfall.e2e;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.broker.KafkaBrokerExtension;
+import io.podfall.cli.launch.ServiceProcess;
 import io.podfall.cli.launch.Suite;
 import io.podfall.cli.log.EventLog;
 import io.podfall.cli.log.TopicWriter;
@@ -15,6 +16,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -148,6 +152,20 @@ class NodeRestartIT {
         assertEquals(1, count(events, SANDBOX_STOPPED), types(events));
         assertEquals(0, events.stream().filter(e -> e.source().equals("/apiserver")).count(), "no API object, ever");
         assertEquals(404, pods.api.get("/api/v1/namespaces/default/pods/" + name).code());
+    }
+
+    /**
+     * Started or restarted, each service maps the AppCDS archive its build wrote (ServiceProcess): a JVM that cannot
+     * map it, from another directory or another JVM, warns and starts some seconds slower on this machine.
+     */
+    @Test
+    void everyServiceLoadsItsClassesFromItsBuildsArchive() throws IOException {
+        for (ServiceProcess service : suite.services()) {
+            Path app = Path.of(System.getProperty("podfall.project.root", ".."), service.name(), "target/quarkus-app");
+            assertTrue(Files.isRegularFile(app.resolve("app-cds.jsa")), "the build wrote no archive for " + service.name());
+            List<String> warnings = Files.readAllLines(service.log()).stream().filter(l -> l.contains("[cds")).toList();
+            assertEquals(List.of(), warnings, service.name());
+        }
     }
 
     /** Stops the kubelet's process as a node going down would (SIGTERM); {@link Suite#restart} starts it again. */

@@ -19,6 +19,11 @@ import java.util.concurrent.TimeUnit;
 
 /** One podfall service, run from its packaged Quarkus app ({@code target/quarkus-app/quarkus-run.jar}) as a process. */
 public final class ServiceProcess {
+    /**
+     * The AppCDS archive Quarkus writes beside the jar when it packages the app ({@code
+     * quarkus.package.jar.appcds.enabled}, the root pom): the classes a start loads, already parsed and verified.
+     */
+    static final String CLASS_DATA_ARCHIVE = "app-cds.jsa";
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final String name;
@@ -43,7 +48,10 @@ public final class ServiceProcess {
         Path log = logDir.resolve(name + ".log");
         try {
             Files.createDirectories(logDir);
-            Process p = NativeMemory.withFewArenas(new ProcessBuilder(cmd)).redirectErrorStream(true)
+            // In the app's directory: the archive holds the class path of the build's training run, relative to it
+            // ("quarkus-run.jar:lib/boot/…"), and JDK 17 maps it for that very class path only.
+            Process p = NativeMemory.withFewArenas(new ProcessBuilder(cmd)).directory(jar.getParent().toFile())
+                    .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
             return new ServiceProcess(name, port, log, p);
         } catch (IOException e) {
@@ -52,9 +60,11 @@ public final class ServiceProcess {
     }
 
     /**
-     * The command that runs the service: a 256 MB heap and the serial collector, unless {@code jvmOptions}, which
-     * come after, say otherwise ({@code -Xmx} wins as the later one; another collector replaces the serial one,
-     * since the JVM refuses two); and the native heap trimmed ({@link NativeMemory}).
+     * The command that runs the service, in the jar's directory: a 256 MB heap and the serial collector, unless
+     * {@code jvmOptions}, which come after, say otherwise ({@code -Xmx} wins as the later one; another collector
+     * replaces the serial one, since the JVM refuses two); the native heap trimmed ({@link NativeMemory}); and the
+     * classes from the app's archive where the build wrote one. A JVM other than the build's cannot map it: it says
+     * so in one warning and loads the classes itself.
      */
     static List<String> command(Path jar, int port, Map<String, String> config, List<String> jvmOptions) {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -63,10 +73,13 @@ public final class ServiceProcess {
             cmd.add("-XX:+UseSerialGC");
         }
         cmd.addAll(NativeMemory.jvmOptions());
+        if (Files.isRegularFile(jar.resolveSibling(CLASS_DATA_ARCHIVE))) {
+            cmd.add("-XX:SharedArchiveFile=" + CLASS_DATA_ARCHIVE);
+        }
         cmd.add("-Dquarkus.http.port=" + port);
         cmd.addAll(jvmOptions);
         config.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
-        cmd.addAll(List.of("-jar", jar.toString()));
+        cmd.addAll(List.of("-jar", jar.getFileName().toString()));
         return cmd;
     }
 

@@ -1,7 +1,10 @@
 package io.podfall.cli.launch;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +24,19 @@ class ServiceProcessTest {
         assertTrue(cmd.indexOf("-Xmx1g") > cmd.indexOf("-Xmx256m"), "the later -Xmx wins");
         assertTrue(cmd.contains("-Dquarkus.http.port=8080"));
         assertTrue(cmd.contains("-Dpodfall.topic=t"));
-        assertEquals(List.of("-jar", JAR.toString()), cmd.subList(cmd.size() - 2, cmd.size()));
+        assertEquals(List.of("-jar", "quarkus-run.jar"), cmd.subList(cmd.size() - 2, cmd.size()),
+                "run in the app's directory, the class path as the archive's training run had it");
+        assertFalse(cmd.stream().anyMatch(o -> o.startsWith("-XX:SharedArchiveFile")), "no archive was built");
+    }
+
+    @Test
+    void theClassesComeFromTheAppsArchiveWhereTheBuildWroteOne(@TempDir Path app) throws IOException {
+        Path jar = Files.createFile(app.resolve("quarkus-run.jar"));
+        Files.createFile(app.resolve("app-cds.jsa"));
+
+        List<String> cmd = ServiceProcess.command(jar, 8080, Map.of(), List.of());
+
+        assertTrue(cmd.indexOf("-XX:SharedArchiveFile=app-cds.jsa") < cmd.indexOf("-jar"));
     }
 
     @Test
