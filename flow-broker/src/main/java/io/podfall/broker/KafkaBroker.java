@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
@@ -25,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * A real Apache Kafka broker in KRaft mode, one node acting as broker and controller, in a JVM of its own
  * started from the Maven Central jars: what {@code podfall up} and every end-to-end test run where there is no
  * Docker. The broker's data and log stay in {@code dataDir}, so it can be stopped and started again on the
- * same data (a broker restart).
+ * same data (a broker restart). Its classes come from the archive its first run wrote ({@link ClassDataArchive}).
  */
 public final class KafkaBroker implements Broker {
     private static final String CLASSPATH_RESOURCE = "/META-INF/podfall/broker.classpath";
@@ -34,6 +35,7 @@ public final class KafkaBroker implements Broker {
     private final int port;
     private final int controllerPort;
     private Process process;
+    private Optional<ClassDataArchive> classData = Optional.empty();
 
     private KafkaBroker(Path dataDir, int port, int controllerPort) {
         this.dataDir = dataDir;
@@ -94,9 +96,12 @@ public final class KafkaBroker implements Broker {
         try {
             Files.createDirectories(dataDir);
             Path config = writeConfig();
+            String classpath = classpath();
+            classData = ClassDataArchive.of("kafka-broker", classpath, ClassDataArchive.userCacheDir());
             List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xms128m", "-Xmx512m", "-XX:+UseSerialGC"));
             cmd.addAll(NativeMemory.jvmOptions());
-            cmd.addAll(List.of("-Djava.awt.headless=true", "-cp", classpath(), BrokerMain.class.getName(),
+            classData.ifPresent(a -> cmd.addAll(a.jvmOptions()));
+            cmd.addAll(List.of("-Djava.awt.headless=true", "-cp", classpath, BrokerMain.class.getName(),
                     config.toString(), clusterId()));
             process = NativeMemory.withFewArenas(new ProcessBuilder(cmd))
                     .redirectErrorStream(true)
@@ -128,7 +133,9 @@ public final class KafkaBroker implements Broker {
         }
         process.destroy();
         try {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            if (process.waitFor(30, TimeUnit.SECONDS)) {
+                classData.ifPresent(ClassDataArchive::keep);
+            } else {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
         } catch (InterruptedException e) {
