@@ -14,7 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ServiceProcessTest {
-    private static final Path JAR = Path.of("apiserver-svc/target/quarkus-app/quarkus-run.jar");
+    /** An app directory with no archive in it, wherever the test runs from. */
+    private static final Path JAR = Path.of("no-such-app/target/quarkus-app/quarkus-run.jar");
 
     @Test
     void aServiceRunsOnTheSerialCollectorWithItsSettingsAsSystemProperties() {
