@@ -128,7 +128,17 @@ public final class ServiceProcess {
 
     /** SIGTERM, as a container stop would: Quarkus shuts down gracefully. */
     void stop() {
+        signalStop();
+        awaitStopped();
+    }
+
+    /** Sends the SIGTERM of {@link #stop} without waiting, so that several services shut down at once. */
+    void signalStop() {
         process.destroy();
+    }
+
+    /** Waits for the process to exit after {@link #signalStop}, and kills it after 20 s. */
+    void awaitStopped() {
         try {
             if (!process.waitFor(20, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);

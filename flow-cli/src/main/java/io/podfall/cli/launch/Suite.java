@@ -143,12 +143,14 @@ public final class Suite implements AutoCloseable {
         return services.get(name);
     }
 
-    /** Stops the services in reverse order, then the broker if this suite started it. */
+    /**
+     * Stops the services all at once, then the broker if this suite started it. They share nothing but the log, so
+     * no order matters; one after another, each taking 2.3 to 3 s to shut down, the suite took 11.7 s to stop.
+     */
     @Override
     public void close() {
-        List<ServiceProcess> reverse = new ArrayList<>(services.values());
-        java.util.Collections.reverse(reverse);
-        reverse.forEach(ServiceProcess::stop);
+        services.values().forEach(ServiceProcess::signalStop);
+        services.values().forEach(ServiceProcess::awaitStopped);
         if (ownBroker != null) {
             ownBroker.stop();
         }
