@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -71,8 +73,12 @@ final class ClassDataArchive {
         return base.resolve("podfall").resolve("cds");
     }
 
-    /** Map the archive where a run wrote it, else write it at exit (to a file of this run's own, see {@link #keep}). */
+    /**
+     * Map the archive where a run wrote it, else write it at exit (to a file of this run's own, see {@link #keep}).
+     * A run killed while it wrote left its file: one an hour old is no other run's, and goes.
+     */
     List<String> jvmOptions() {
+        removeAbandonedTraining(Instant.now().minus(Duration.ofHours(1)));
         if (Files.isRegularFile(archive)) {
             return List.of("-XX:SharedArchiveFile=" + archive);
         }
@@ -105,6 +111,18 @@ final class ClassDataArchive {
         } catch (IOException e) {
             // A cache: the next run writes the archive again.
             training.toFile().delete();
+        }
+    }
+
+    private void removeAbandonedTraining(Instant before) {
+        try (DirectoryStream<Path> left = Files.newDirectoryStream(archive.getParent(), classpathKey + "-*.tmp")) {
+            for (Path tmp : left) {
+                if (Files.getLastModifiedTime(tmp).toInstant().isBefore(before)) {
+                    Files.deleteIfExists(tmp);
+                }
+            }
+        } catch (IOException e) {
+            // no cache directory yet, or a file another run removed: nothing to clean
         }
     }
 

@@ -9,6 +9,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -68,6 +70,19 @@ class ClassDataArchiveTest {
 
         assertTrue(Files.isRegularFile(rebuilt.path()));
         assertFalse(Files.exists(before.path()), "the stale archive is removed");
+    }
+
+    @Test
+    void aTrainingFileLeftAnHourAgoGoesAndOneBeingWrittenStays(@TempDir Path cache) throws IOException {
+        Path name = ClassDataArchive.of("hello", jar.toString(), cache).orElseThrow().path();
+        Path abandoned = Files.createFile(name.resolveSibling(name.getFileName() + ".killed.tmp"));
+        Files.setLastModifiedTime(abandoned, FileTime.from(Instant.now().minus(Duration.ofHours(2))));
+        Path writing = Files.createFile(name.resolveSibling(name.getFileName() + ".running.tmp"));
+
+        ClassDataArchive.of("hello", jar.toString(), cache).orElseThrow().jvmOptions();
+
+        assertFalse(Files.exists(abandoned));
+        assertTrue(Files.exists(writing), "another run may be writing it now");
     }
 
     @Test
