@@ -16,7 +16,6 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
-import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -57,11 +56,7 @@ public class BrokerResource implements QuarkusTestResourceLifecycleManager {
 
     @Override
     public Map<String, String> start() {
-        try {
-            broker = KafkaBroker.at(Files.createTempDirectory("podfall-adapter-test-"), 0).start(Duration.ofSeconds(60));
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        broker = KafkaBroker.temporary("podfall-adapter-test-").start(Duration.ofSeconds(60));
         if (prefill) {
             var core = new PingCore();
             var answered = core.handle(core.newState(), PING_ANSWERED, PING_ANSWERED.time()).events().get(0);
@@ -82,7 +77,7 @@ public class BrokerResource implements QuarkusTestResourceLifecycleManager {
                 // replaced by the service, as it should have been
             }
         }
-        broker.stop();
+        broker.close();
     }
 
     /**

@@ -3,6 +3,7 @@ package io.podfall.broker;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Utils;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -36,6 +37,7 @@ public final class KafkaBroker implements Broker {
     private final int controllerPort;
     private Process process;
     private Optional<ClassDataArchive> classData = Optional.empty();
+    private boolean deleteOnClose;
 
     private KafkaBroker(Path dataDir, int port, int controllerPort) {
         this.dataDir = dataDir;
@@ -54,6 +56,21 @@ public final class KafkaBroker implements Broker {
         }
         int[] ports = freePorts(2);
         return new KafkaBroker(dataDir, ports[0], ports[1]);
+    }
+
+    /**
+     * A broker on a free port keeping its data in a new temporary directory named after {@code prefix}, which
+     * {@link #close()} deletes: a test's broker, whose data nobody reads once the run is over (each such run left
+     * 20 to 60 MB behind it in the temporary directory).
+     */
+    public static KafkaBroker temporary(String prefix) {
+        try {
+            KafkaBroker broker = at(Files.createTempDirectory(prefix), 0);
+            broker.deleteOnClose = true;
+            return broker;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**
@@ -145,9 +162,17 @@ public final class KafkaBroker implements Broker {
         process = null;
     }
 
+    /** Stops the broker; a {@link #temporary} one's data goes with it. */
     @Override
     public void close() {
         stop();
+        if (deleteOnClose) {
+            try {
+                Utils.delete(dataDir.toFile());
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot delete " + dataDir, e);
+            }
+        }
     }
 
     private void awaitReady(Duration timeout) {

@@ -5,9 +5,6 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.time.Duration;
 
 /**
@@ -50,11 +47,7 @@ public class KafkaBrokerExtension implements BeforeAllCallback, ParameterResolve
                 broker = ContainerBroker.start(image);
                 return;
             }
-            try {
-                broker = KafkaBroker.at(Files.createTempDirectory("podfall-kafka-"), 0).start(Duration.ofSeconds(60));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            broker = KafkaBroker.temporary("podfall-kafka-").start(Duration.ofSeconds(60));
         }
 
         private static String firstSet(String... values) {

@@ -10,6 +10,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,6 +19,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class KafkaBrokerTest {
 
@@ -47,5 +49,15 @@ class KafkaBrokerTest {
             }
             assertEquals(List.of("before restart"), read);
         }
+    }
+
+    @Test
+    void aTemporaryBrokersDataGoesWhenItIsClosed() {
+        Path log;
+        try (KafkaBroker broker = KafkaBroker.temporary("podfall-kafka-test-").start(Duration.ofSeconds(60))) {
+            log = broker.logFile();
+            assertTrue(Files.isRegularFile(log), "the broker writes its log in its data directory");
+        }
+        assertFalse(Files.exists(log.getParent()), log.getParent() + " is left behind");
     }
 }

@@ -5,7 +5,6 @@ import io.podfall.cli.log.TopicWriter;
 import io.podfall.model.event.Event;
 
 import java.io.BufferedReader;
-import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -45,7 +44,7 @@ public final class RebuildBench {
         Path root = Path.of(args[2]);
         List<Event> log = ReplayBench.of(pods);
         Path dir = Files.createDirectories(root.resolve("flow-cli/target/bench"));
-        try (KafkaBroker broker = KafkaBroker.at(Files.createTempDirectory("podfall-rebuild-bench-"), 0)
+        try (KafkaBroker broker = KafkaBroker.temporary("podfall-rebuild-bench-")
                 .start(Duration.ofSeconds(120))) {
             try (TopicWriter writer = new TopicWriter(broker.bootstrapServers(), TOPIC)) {
                 writer.createTopicIfMissing();
