@@ -3,6 +3,7 @@ package io.podfall.bench;
 import io.podfall.cli.launch.ServiceProcess;
 import io.podfall.cli.launch.Suite;
 import io.podfall.cli.scenario.ApiClient;
+import org.apache.kafka.common.utils.Utils;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,14 +16,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 
 /**
  * The suite as {@code podfall up} starts it (its own broker and the four services, each a process), with what a
@@ -233,14 +232,10 @@ final class BenchSuite implements AutoCloseable {
         }
     }
 
+    /** Deletes a run's directory, if there is one, and all it holds. */
     static void deleteRecursively(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> all = Files.walk(dir)) {
-            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
+        try {
+            Utils.delete(dir.toFile());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot clear " + dir, e);
         }
