@@ -101,13 +101,7 @@ final class ClassDataArchive {
         }
         try {
             Files.move(training, archive, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            try (DirectoryStream<Path> same = Files.newDirectoryStream(archive.getParent(), classpathKey + "-*.jsa")) {
-                for (Path stale : same) {
-                    if (!stale.equals(archive)) {
-                        Files.deleteIfExists(stale);
-                    }
-                }
-            }
+            remove(".jsa", stale -> !stale.equals(archive));
         } catch (IOException e) {
             // A cache: the next run writes the archive again.
             training.toFile().delete();
@@ -115,14 +109,21 @@ final class ClassDataArchive {
     }
 
     private void removeAbandonedTraining(Instant before) {
-        try (DirectoryStream<Path> left = Files.newDirectoryStream(archive.getParent(), classpathKey + "-*.tmp")) {
-            for (Path tmp : left) {
-                if (Files.getLastModifiedTime(tmp).toInstant().isBefore(before)) {
-                    Files.deleteIfExists(tmp);
-                }
-            }
+        try {
+            remove(".tmp", tmp -> Files.getLastModifiedTime(tmp).toInstant().isBefore(before));
         } catch (IOException e) {
             // no cache directory yet, or a file another run removed: nothing to clean
+        }
+    }
+
+    /** Deletes the files of this class path's archives ending in {@code suffix} that {@code gone} accepts. */
+    private void remove(String suffix, DirectoryStream.Filter<Path> gone) throws IOException {
+        try (DirectoryStream<Path> same = Files.newDirectoryStream(archive.getParent(), classpathKey + "-*" + suffix)) {
+            for (Path file : same) {
+                if (gone.accept(file)) {
+                    Files.deleteIfExists(file);
+                }
+            }
         }
     }
 
