@@ -4,6 +4,8 @@ import io.podfall.model.runtime.ContainerState;
 
 import java.time.Instant;
 
+import static io.podfall.model.SharedStrings.shared;
+
 /**
  * One container of a sandbox and its simulated process: created and started in one step (CRI CreateContainer +
  * StartContainer), so it is RUNNING from the first fact about it, then EXITED, then removed with its sandbox. A
@@ -34,8 +36,8 @@ public final class Container {
 
     Container(String id, String name, String image, Instant startedAt, int attempt, Instant runEndsAt) {
         this.id = id;
-        this.name = name;
-        this.image = image;
+        this.name = shared(name); // as its sandbox's specs: the containers of a ReplicaSet's pods share a name and image
+        this.image = shared(image);
         this.startedAt = startedAt;
         this.attempt = attempt;
         this.runEndsAt = runEndsAt;
