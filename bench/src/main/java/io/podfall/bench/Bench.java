@@ -21,7 +21,7 @@ import java.util.concurrent.Callable;
         description = "podfall's benchmarks: each workload starts its own suite (a broker and the four services, as "
                 + "`podfall up` does), measures, checks that what it measured was done right, and prints a table.",
         subcommands = {Bench.P1.class, Bench.P2.class, Bench.CeilingCommand.class, Bench.P3.class, Bench.P4.class,
-                Bench.Startup.class, Bench.All.class},
+                Bench.Footprint.class, Bench.Startup.class, Bench.All.class},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:measured, every correctness check passed (targets may be missed: see the tables)",
                 "1:a correctness check failed", "2:bad options", "3:the workload could not run"})
@@ -181,6 +181,24 @@ public final class Bench {
         }
     }
 
+    @Command(name = "footprint", mixinStandardHelpOptions = true,
+            description = "where a pod's live heap goes: each core's state, and each controller's, in process (JOL)")
+    static final class Footprint implements Callable<Integer> {
+        @Mixin
+        RunOptions run;
+
+        @Option(names = "--replicas", defaultValue = "10000", description = "(default: ${DEFAULT-VALUE})")
+        int replicas;
+
+        @Option(names = "--nodes", defaultValue = "100", description = "(default: ${DEFAULT-VALUE})")
+        int nodes;
+
+        @Override
+        public Integer call() {
+            return print(run, List.of(FootprintBench.run(replicas, nodes)));
+        }
+    }
+
     @Command(name = "startup", mixinStandardHelpOptions = true, description = "the local suite to all healthy")
     static final class Startup implements Callable<Integer> {
         @Mixin
@@ -196,7 +214,7 @@ public final class Bench {
     }
 
     @Command(name = "all", mixinStandardHelpOptions = true,
-            description = "startup, p1, p2 with the ceiling, p3 over p2's log, p4: each printed as soon as it is done")
+            description = "startup, p1, p2 with the ceiling, p3 over p2's log, p4, footprint at p2's size: each printed as soon as it is done")
     static final class All implements Callable<Integer> {
         @Mixin
         RunOptions run;
@@ -226,7 +244,8 @@ public final class Bench {
                     () -> List.of(new LatencyBench(run, deletions, Integer.parseInt(LatencyBench.DEFAULT_WARMUP)).run()),
                     () -> new MassDeletionBench(run, "p2", replicas, nodes, timeScale, 1_000_000, -1, 1000, -1).run(),
                     () -> List.of(ReplaySpeed.run(MassDeletionBench.logFile(run, "p2"), 3, Duration.ofMillis(100))),
-                    () -> new MassDeletionBench(run, "p4", p4Replicas, p4Nodes, timeScale, 1_000_000, 0, 0, 0).run());
+                    () -> new MassDeletionBench(run, "p4", p4Replicas, p4Nodes, timeScale, 1_000_000, 0, 0, 0).run(),
+                    () -> List.of(FootprintBench.run(replicas, nodes)));
             List<Report> all = new ArrayList<>();
             for (Supplier<List<Report>> w : workloads) {
                 List<Report> reports = w.get();

@@ -21,6 +21,11 @@ public final class ControllerManagerState {
                 .findFirst().orElseThrow(() -> new IllegalArgumentException("no controller keeps a " + stateType));
     }
 
+    /** Each controller's state, in the order they run (what a memory footprint walks). */
+    public List<Object> states() {
+        return running.stream().<Object>map(Running::state).toList();
+    }
+
     List<Running<?>> running() {
         return running;
     }

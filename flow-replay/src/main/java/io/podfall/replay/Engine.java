@@ -310,6 +310,10 @@ public final class Engine {
         return apiServer.state;
     }
 
+    public ControllerManagerState controllerManager() {
+        return controllerManager.state;
+    }
+
     public List<Kubelet> kubelets() {
         return kubelets.stream().map(k -> new Kubelet(((io.podfall.kubelet.Kubelet) k.core).podWorkers(),
                 k.state.podWorkers())).toList();
