@@ -1,7 +1,10 @@
 package io.podfall.model.apiserver;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.podfall.model.SharedStrings;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.UnreadableEventException;
 import io.podfall.model.k8s.ResourceType;
@@ -59,7 +62,9 @@ public record ObjectChange(String resource, JsonNode object) {
 
     /**
      * The change a fact carries. The same fact read again on the same thread gives the same change, read once: its
-     * tree is shared, a reader must not change it.
+     * tree is shared, a reader must not change it. The object's uid and name are {@link SharedStrings#shared}: the
+     * caches of a service key and keep an object by them, fact after fact (a pod has some fifteen), and each fact
+     * read would otherwise be a copy of both in each cache (three of each a pod in the controller manager's).
      *
      * @throws UnreadableEventException ({@link UnreadableEventException.Kind#BAD_DATA}) when the data has no
      *                                  resource name or no object
@@ -76,9 +81,18 @@ public record ObjectChange(String resource, JsonNode object) {
             throw new UnreadableEventException(UnreadableEventException.Kind.BAD_DATA,
                     "data of " + fact.type() + " does not match its schema: it needs a resource name and an object");
         }
+        share(object.get("metadata"), "uid");
+        share(object.get("metadata"), "name");
         ObjectChange change = new ObjectChange(resource.asText(), object);
         LAST_READ.set(new Read(fact, change));
         return change;
+    }
+
+    private static void share(JsonNode metadata, String field) {
+        JsonNode value = metadata == null ? null : metadata.get(field);
+        if (value != null && value.isTextual() && metadata instanceof ObjectNode fields) {
+            fields.set(field, TextNode.valueOf(SharedStrings.shared(value.textValue())));
+        }
     }
 
     public ResourceType resourceType() {

@@ -39,6 +39,19 @@ class ObjectChangeTest {
     }
 
     @Test
+    void factsOfOneObjectShareItsUidAndName() {
+        Pod created = aPod("web-1").withUid("0b4e7a3c-uid").build();
+        Pod scheduled = aPod("web-1").withUid("0b4e7a3c-uid").onNode("node-1").build();
+
+        JsonNode first = ObjectChange.of(fact(ObjectChange.of(ResourceType.PODS, created))).object().get("metadata");
+        JsonNode second = ObjectChange.of(fact(ObjectChange.of(ResourceType.PODS, scheduled))).object().get("metadata");
+
+        assertSame(first.get("uid").textValue(), second.get("uid").textValue(), "one uid string for every cache");
+        assertSame(first.get("name").textValue(), second.get("name").textValue());
+        assertEquals("0b4e7a3c-uid", second.get("uid").textValue());
+    }
+
+    @Test
     void theChangeOfAnObjectWrittenBeforeIsTheChangeWrittenWhole() {
         Pod pod = aPod("web-1").build();
         byte[] json = ObjectChange.json(ResourceType.PODS, Json.bytes(pod));
