@@ -34,10 +34,10 @@ import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Ids;
 import io.podfall.model.event.Rfc3339;
 import io.podfall.model.event.Subjects;
+import io.podfall.model.k8s.MetaTimes;
 import io.podfall.model.k8s.ResourceType;
 
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -185,7 +185,7 @@ public final class Registry implements Core<RegistryState> {
         }
         // FillObjectMetaSystemFields, and a new object is never born terminating.
         meta.setUid(Ids.derived("uid", event.id()));
-        meta.setCreationTimestamp(timestamp(out.causeTime()));
+        meta.setCreationTimestamp(MetaTimes.format(out.causeTime()));
         meta.setDeletionTimestamp(null);
         meta.setDeletionGracePeriodSeconds(null);
         meta.setResourceVersion(null);
@@ -296,7 +296,7 @@ public final class Registry implements Core<RegistryState> {
         List<PodCondition> conditions = new ArrayList<>(status.getConditions());
         conditions.removeIf(c -> "PodScheduled".equals(c.getType()));
         conditions.add(new PodConditionBuilder().withType("PodScheduled").withStatus("True")
-                .withLastTransitionTime(timestamp(out.causeTime())).build());
+                .withLastTransitionTime(MetaTimes.format(out.causeTime())).build());
         status.setConditions(conditions);
         write(state, out, EventTypes.POD_BOUND, ResourceType.PODS, bound);
     }
@@ -602,7 +602,7 @@ public final class Registry implements Core<RegistryState> {
         evicted.setStatus(status);
         status.setConditions(PodStrategy.withCondition(status.getConditions(), new PodConditionBuilder().withType(PodStrategy.DISRUPTION_TARGET)
                 .withStatus("True").withReason("EvictionByEvictionAPI").withMessage("Eviction API: evicting")
-                .withLastTransitionTime(timestamp(out.causeTime())).build()));
+                .withLastTransitionTime(MetaTimes.format(out.causeTime())).build()));
         if (writeIfChanged(state, out, EventTypes.POD_STATUS_UPDATED, ResourceType.PODS, pod, evicted)) {
             pod = evicted;
             if (options.getPreconditions() != null && options.getPreconditions().getResourceVersion() != null) {
@@ -665,7 +665,7 @@ public final class Registry implements Core<RegistryState> {
         }
         if (meta.getDeletionTimestamp() == null) {
             Namespace next = state.copy(ResourceType.NAMESPACES, current);
-            NamespaceStrategy.markTerminating(next, options, timestamp(out.causeTime()));
+            NamespaceStrategy.markTerminating(next, options, MetaTimes.format(out.causeTime()));
             write(state, out, EventTypes.OBJECT_MARKED_TERMINATING, ResourceType.NAMESPACES, next);
         } else if (NamespaceStrategy.isFinalized(current)) {
             deleteObject(state, ResourceType.NAMESPACES, current, options, out);
@@ -695,7 +695,7 @@ public final class Registry implements Core<RegistryState> {
             } else if (requested != null && requested < recorded) {
                 // Only a shorter grace period may be given: the deadline moves earlier by the difference.
                 Instant deadline = plusGoSeconds(plusGoSeconds(Rfc3339.parse(meta.getDeletionTimestamp()), -recorded), requested);
-                meta.setDeletionTimestamp(timestamp(deadline));
+                meta.setDeletionTimestamp(MetaTimes.format(deadline));
                 meta.setDeletionGracePeriodSeconds(requested);
                 graceful = true;
                 grace = requested;
@@ -706,7 +706,7 @@ public final class Registry implements Core<RegistryState> {
             }
         } else {
             grace = PodStrategy.gracePeriod(pod, requested);
-            meta.setDeletionTimestamp(timestamp(plusGoSeconds(out.causeTime(), grace)));
+            meta.setDeletionTimestamp(MetaTimes.format(plusGoSeconds(out.causeTime(), grace)));
             meta.setDeletionGracePeriodSeconds(grace);
             graceful = true;
         }
@@ -801,7 +801,7 @@ public final class Registry implements Core<RegistryState> {
     /** store.go {@code markAsDeleting}: grace 0, and the deletionTimestamp now unless it is already earlier. */
     private static void markAsDeleting(ObjectMeta meta, Instant now) {
         if (meta.getDeletionTimestamp() == null || Rfc3339.parse(meta.getDeletionTimestamp()).isAfter(now)) {
-            meta.setDeletionTimestamp(timestamp(now));
+            meta.setDeletionTimestamp(MetaTimes.format(now));
         }
         meta.setDeletionGracePeriodSeconds(0L);
     }
@@ -905,10 +905,5 @@ public final class Registry implements Core<RegistryState> {
     @SuppressWarnings("unchecked")
     static <T extends HasMetadata> T copy(T object) {
         return (T) Json.convert(Json.tree(object), object.getClass());
-    }
-
-    /** metav1.Time: RFC 3339 in whole seconds, as the API server serializes it. */
-    static String timestamp(Instant instant) {
-        return instant.truncatedTo(ChronoUnit.SECONDS).toString();
     }
 }

@@ -22,6 +22,7 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Ids;
 import io.podfall.model.event.Subjects;
+import io.podfall.model.k8s.MetaTimes;
 import io.podfall.model.k8s.ResourceType;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -432,7 +433,7 @@ class RegistryTest extends RegistryFixture {
             Pod pod = pod(delete("web-1", grace(Long.MAX_VALUE), T0), 0);
 
             assertEquals(Long.MAX_VALUE, pod.getMetadata().getDeletionGracePeriodSeconds());
-            assertEquals(Registry.timestamp(T0.minusSeconds(1)), pod.getMetadata().getDeletionTimestamp());
+            assertEquals(MetaTimes.format(T0.minusSeconds(1)), pod.getMetadata().getDeletionTimestamp());
             assertEquals(EventTypes.OBJECT_MARKED_TERMINATING, types(delete("web-1", grace(Long.MIN_VALUE + 1), T0)).get(0),
                     "and a shorter one moves the deadline by the same arithmetic");
         }

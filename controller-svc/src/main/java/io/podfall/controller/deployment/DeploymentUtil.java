@@ -10,8 +10,8 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentCondition;
 import io.fabric8.kubernetes.api.model.apps.DeploymentConditionBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatus;
 import io.fabric8.kubernetes.api.model.apps.RollingUpdateDeployment;
-import io.podfall.controller.replicaset.MetaTimes;
 import io.podfall.model.Json;
+import io.podfall.model.k8s.MetaTimes;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

@@ -2,8 +2,8 @@ package io.podfall.controller.deployment;
 
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetStatus;
-import io.podfall.controller.replicaset.MetaTimes;
 import io.podfall.model.Json;
+import io.podfall.model.k8s.MetaTimes;
 
 import java.time.Instant;
 import java.util.Comparator;

@@ -16,11 +16,11 @@ import io.podfall.model.core.Timer;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
+import io.podfall.model.k8s.MetaTimes;
 import io.podfall.model.k8s.ResourceType;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -190,7 +190,7 @@ public final class NodeLifecycleController implements Controller<NodeLifecycleSt
         if (now.isBefore(health.probedAt().plus(gracePeriodOf(ready))) || (ready != null && "Unknown".equals(ready.getStatus()))) {
             return;
         }
-        String at = time(now);
+        String at = MetaTimes.format(now);
         List<NodeCondition> unknown = new ArrayList<>();
         for (String type : KUBELET_CONDITIONS) {
             NodeCondition current = condition(node, type);
@@ -243,7 +243,7 @@ public final class NodeLifecycleController implements Controller<NodeLifecycleSt
                 kept.add(id(t));
             }
         }
-        String added = time(effects.causeTime());
+        String added = MetaTimes.format(effects.causeTime());
         for (String w : wanted) {
             if (!kept.contains(w)) {
                 String[] keyEffect = w.split(":");
@@ -281,10 +281,6 @@ public final class NodeLifecycleController implements Controller<NodeLifecycleSt
     static NodeCondition condition(Node node, String type) {
         return node.getStatus() == null ? null : node.getStatus().getConditions().stream()
                 .filter(c -> Objects.equals(type, c.getType())).findFirst().orElse(null);
-    }
-
-    private static String time(Instant t) {
-        return t.truncatedTo(ChronoUnit.SECONDS).toString();
     }
 
     private static String subject(Node node) {

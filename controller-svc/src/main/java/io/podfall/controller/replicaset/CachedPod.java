@@ -3,6 +3,7 @@ package io.podfall.controller.replicaset;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.controller.PodUtil;
 import io.podfall.model.SharedStrings;
+import io.podfall.model.k8s.MetaTimes;
 import io.podfall.model.k8s.ResourceType;
 
 import java.time.Instant;

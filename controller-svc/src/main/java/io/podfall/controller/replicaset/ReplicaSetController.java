@@ -23,6 +23,7 @@ import io.podfall.model.core.Timer;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
+import io.podfall.model.k8s.MetaTimes;
 import io.podfall.model.k8s.ResourceType;
 
 import java.time.Duration;

@@ -19,9 +19,9 @@ import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
+import io.podfall.model.k8s.MetaTimes;
 import io.podfall.model.k8s.ResourceType;
 
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -187,7 +187,7 @@ public final class Scheduler implements Controller<SchedulerState> {
         ObjectNode patch = Json.MAPPER.createObjectNode();
         patch.putObject("status").putArray("conditions").addObject().put("type", "PodScheduled")
                 .put("status", "False").put("reason", "Unschedulable").put("message", message)
-                .put("lastTransitionTime", effects.now().truncatedTo(ChronoUnit.SECONDS).toString());
+                .put("lastTransitionTime", MetaTimes.format(effects.now()));
         effects.emit(SOURCE, EventTypes.PATCH_REQUESTED, Subjects.of(pod.namespace(), "pods", pod.name()),
                 new PatchRequest(ResourceType.PODS.plural(), pod.namespace(), pod.name(), "status",
                         PatchRequest.STRATEGIC, patch));

@@ -2,9 +2,9 @@ package io.podfall.kubelet.nodestatus;
 
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.podfall.model.k8s.MetaTimes;
 
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -67,7 +67,7 @@ public final class NodeConditions {
 
     /** The reported conditions as posted at {@code at}, each keeping its stored lastTransitionTime unless its status changed. */
     public static List<NodeCondition> at(List<Reported> reported, List<NodeCondition> stored, Instant at) {
-        String now = time(at);
+        String now = MetaTimes.format(at);
         return reported.stream().map(r -> {
             NodeCondition before = find(stored, r.type());
             String transition = before != null && r.status().equals(before.getStatus()) && before.getLastTransitionTime() != null
@@ -81,10 +81,5 @@ public final class NodeConditions {
     public static NodeCondition find(List<NodeCondition> conditions, String type) {
         return conditions == null ? null
                 : conditions.stream().filter(c -> Objects.equals(type, c.getType())).findFirst().orElse(null);
-    }
-
-    /** A metav1.Time: RFC 3339 in whole seconds. */
-    public static String time(Instant t) {
-        return t.truncatedTo(ChronoUnit.SECONDS).toString();
     }
 }

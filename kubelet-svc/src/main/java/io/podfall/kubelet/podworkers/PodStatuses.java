@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.PodIP;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.podfall.kubelet.nodestatus.InitialNode;
+import io.podfall.model.k8s.MetaTimes;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -208,8 +209,8 @@ final class PodStatuses {
                 .withLastTransitionTime(time(since)).build();
     }
 
-    /** RFC 3339, as metav1.Time is written; null stays absent. */
+    /** A metav1.Time, in whole seconds as upstream's kubelet writes it ({@link MetaTimes}); null stays absent. */
     private static String time(Instant t) {
-        return t == null ? null : t.toString();
+        return t == null ? null : MetaTimes.format(t);
     }
 }

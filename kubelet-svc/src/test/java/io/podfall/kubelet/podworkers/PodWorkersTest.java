@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.DeletionRequest;
@@ -130,6 +131,22 @@ class PodWorkersTest {
         assertEquals(new SandboxRef(NODE, "uid-web-1"), only(removed, REMOVE_POD_SANDBOX_REQUESTED, SandboxRef.class));
         assertNull(kubelet.worker(pod), "the worker is forgotten");
         assertFalse(kubelet.state.hasPod("uid-web-1"), "and the pod left the cache");
+    }
+
+    @Test
+    void theStatusWritesItsTimesInWholeSecondsAsMetav1TimeIs() {
+        Pod pod = web1();
+        kubelet.at(T0.plusMillis(1_250)).apiserver(POD_BOUND, pod);
+        kubelet.sandboxStarted(pod);
+        kubelet.containerStarted(pod, "app");
+
+        PodStatus running = only(kubelet.after(2).containerStarted(pod, "sidecar"), STATUS_UPDATE_REQUESTED,
+                StatusUpdateRequest.class).status();
+
+        assertEquals("2026-03-01T10:00:01Z", running.getStartTime(), "started at 10:00:01.250");
+        assertEquals(List.of("2026-03-01T10:00:01Z", "2026-03-01T10:00:03Z", "2026-03-01T10:00:03Z",
+                        "2026-03-01T10:00:01Z"),
+                running.getConditions().stream().map(PodCondition::getLastTransitionTime).toList());
     }
 
     @Nested
