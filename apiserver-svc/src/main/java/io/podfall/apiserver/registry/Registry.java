@@ -810,7 +810,7 @@ public final class Registry implements Core<RegistryState> {
 
     private static void write(RegistryState state, Effects.Builder out, String type, ResourceType resource, HasMetadata object) {
         object.getMetadata().setResourceVersion(Long.toString(state.nextResourceVersion()));
-        emitStored(out, type, resource, object, state.put(resource, object, Json.tree(object)));
+        emitStored(out, type, resource, object, state.put(resource, object, Json.tree(object), out.now()));
     }
 
     /**
@@ -823,7 +823,7 @@ public final class Registry implements Core<RegistryState> {
         String version = Long.toString(state.nextResourceVersion());
         object.getMetadata().setResourceVersion(version);
         setResourceVersion(json, version);
-        emitStored(out, type, resource, object, state.put(resource, object, json));
+        emitStored(out, type, resource, object, state.put(resource, object, json, out.now()));
     }
 
     /**

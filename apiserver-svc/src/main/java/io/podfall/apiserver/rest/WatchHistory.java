@@ -1,6 +1,8 @@
 package io.podfall.apiserver.rest;
 
+import io.podfall.apiserver.registry.RegistryState;
 import io.podfall.apiserver.registry.StatusError;
+import io.podfall.model.CompressedAtRest;
 import io.podfall.model.event.Event;
 import io.podfall.model.k8s.ResourceType;
 
@@ -17,8 +19,9 @@ import java.util.Optional;
  * events in resourceVersion order, plus the current content of every stored object (so a change knows the
  * object it replaces). Both keep the facts' data, serialized, not trees (a tree of a pod is some 12 KB of heap
  * where its JSON is 1.6 KB): the ring's 10,000 changes take some 30 MB, not 100, and the current content of an
- * object is the very bytes the registry stores it in, so it costs nothing beside them. Built from the registry's
- * facts in log order, so it is rebuilt with the registry when the service reads the log again on start.
+ * object is the very bytes the registry stores it in, so it costs nothing beside them, until the object rests: then
+ * each holds it compressed ({@link RegistryState#AT_REST}). Built from the registry's facts in log order, so it is
+ * rebuilt with the registry when the service reads the log again on start.
  *
  * <p>A watch from resourceVersion {@code rv} gets every retained event after {@code rv}. Every write of the
  * registry takes the next resourceVersion and is one fact, so the ring holds every change after the newest one
@@ -32,7 +35,9 @@ final class WatchHistory {
     private final int capacity;
     private final ArrayDeque<Retained> events = new ArrayDeque<>();
     /** The current content of every stored object, by {@link WatchEvent#key()}: the data of the fact that stored it. */
-    private final Map<String, byte[]> current = new HashMap<>();
+    private final Map<String, CompressedAtRest.Held> current = new HashMap<>();
+    /** What holds each object's current content: compressed once it rests, as the registry holds it. */
+    private final CompressedAtRest resting = new CompressedAtRest(RegistryState.AT_REST);
     /** The resourceVersion of the newest event dropped from the ring; 0 while none has been. */
     private long compactedThrough;
 
@@ -42,12 +47,15 @@ final class WatchHistory {
 
     /** Records a fact of the registry; empty for any event that is not a change of a stored object. */
     Optional<WatchEvent> record(Event fact) {
-        Optional<WatchEvent> event = WatchEvent.of(fact, current::get);
+        Optional<WatchEvent> event = WatchEvent.of(fact, key -> {
+            CompressedAtRest.Held held = current.get(key);
+            return held == null ? null : held.json();
+        });
         event.ifPresent(e -> {
-            if (e.type().equals(WatchEvent.DELETED)) {
-                current.remove(e.key());
-            } else {
-                current.put(e.key(), fact.dataJson());
+            CompressedAtRest.Held replaced = e.type().equals(WatchEvent.DELETED) ? current.remove(e.key())
+                    : current.put(e.key(), resting.hold(fact.dataJson(), fact.time()));
+            if (replaced != null) {
+                resting.release(replaced);
             }
             events.addLast(new Retained(e, fact.dataJson()));
             if (events.size() > capacity) {

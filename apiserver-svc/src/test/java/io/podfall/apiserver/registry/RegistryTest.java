@@ -78,6 +78,25 @@ class RegistryTest extends RegistryFixture {
     }
 
     @Test
+    void anObjectUnwrittenForHalfAMinuteIsHeldCompressedAndReadsBackTheSame() {
+        create(aPod("web-1").onNode("node-1").inPhase("Running").build());
+        Pod written = stored("web-1");
+        int namespaces = SystemNamespaces.NAMES.size();
+
+        handle(creation(aPod("web-2").build(), "default"), T0.plus(RegistryState.AT_REST).minusSeconds(1));
+        assertEquals(0, state.compressed(), "nothing rested half a minute yet");
+
+        handle(creation(aPod("web-3").build(), "default"), T0.plus(RegistryState.AT_REST));
+        assertEquals(namespaces + 1, state.compressed(), "the namespaces and web-1, written at T0");
+        assertEquals(Json.tree(written), Json.tree(stored("web-1")), "read back as it was written");
+
+        Effects marked = delete("web-1", grace(30), T0.plus(RegistryState.AT_REST).plusSeconds(1));
+        assertEquals(List.of(EventTypes.OBJECT_MARKED_TERMINATING), types(marked), "its change read from the compressed JSON");
+        assertEquals(namespaces, state.compressed(), "written again, web-1 is held plain until it rests");
+        assertEquals(pod(marked, 0), stored("web-1"));
+    }
+
+    @Test
     void aBodyWithoutKindAndApiVersionIsStoredAsThePodOfTheUrl() {
         ObjectNode body = (ObjectNode) Json.tree(aPod("py").build());
         body.remove("kind");

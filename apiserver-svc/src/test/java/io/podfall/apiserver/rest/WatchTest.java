@@ -50,6 +50,8 @@ class WatchTest {
     private final WatchHub hub = new WatchHub();
     private final long base;
     private int requests;
+    /** When the registry handles the next request. */
+    private Instant now = T0;
 
     WatchTest() {
         SystemNamespaces.missing(state, T0).forEach(this::handle);
@@ -242,6 +244,23 @@ class WatchTest {
         }
 
         @Test
+        void itsPreviousContentComesBackTheSameAfterTheObjectRestedCompressed() {
+            String uid = uidOf(create("web-1"));
+            updateStatus("web-1", uid, "Running");
+            Recorder running = watchFrom(0, new WatchFilter(ResourceType.PODS, null,
+                    Selectors.parse(ResourceType.PODS, "status.phase=Running", null)));
+            now = T0.plus(RegistryState.AT_REST);
+            create("web-2"); // a write: what has rested since is compressed, web-1 among it
+
+            updateStatus("web-1", uid, "Failed");
+
+            assertEquals(List.of("DELETED 4"), running.seen());
+            JsonNode last = running.events.get(0).object();
+            assertEquals("Running", last.path("status").path("phase").asText());
+            assertEquals(rv(4), last.path("metadata").path("resourceVersion").asText());
+        }
+
+        @Test
         void anObjectEnteringTheSelectionIsAdded() {
             String uid = uidOf(create("web-1"));
             Recorder onNode = watchFrom(0, new WatchFilter(ResourceType.PODS, null,
@@ -383,7 +402,7 @@ class WatchTest {
     }
 
     private Effects handle(Event request) {
-        Effects effects = registry.handle(state, request, T0);
+        Effects effects = registry.handle(state, request, now);
         hub.handled(request, effects, CompletableFuture.completedFuture(null));
         return effects;
     }
