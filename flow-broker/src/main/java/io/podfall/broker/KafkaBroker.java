@@ -115,7 +115,7 @@ public final class KafkaBroker implements Broker {
             Path config = writeConfig();
             String classpath = classpath();
             classData = ClassDataArchive.of("kafka-broker", classpath, ClassDataArchive.userCacheDir());
-            List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xms128m", "-Xmx512m", "-XX:+UseSerialGC"));
+            List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xms32m", "-Xmx512m", "-XX:+UseSerialGC"));
             cmd.addAll(NativeMemory.jvmOptions());
             classData.ifPresent(a -> cmd.addAll(a.jvmOptions()));
             cmd.addAll(List.of("-Djava.awt.headless=true", "-cp", classpath, BrokerMain.class.getName(),
