@@ -228,36 +228,39 @@ class WatchTest {
 
     @Nested
     class Selections {
+        private static final WatchFilter RUNNING_PODS = new WatchFilter(ResourceType.PODS, null,
+                Selectors.parse(ResourceType.PODS, "status.phase=Running", null));
+
         @Test
         void anObjectLeavingTheSelectionIsDeletedWithItsPreviousContentAtTheNewResourceVersion() {
             String uid = uidOf(create("web-1"));
             updateStatus("web-1", uid, "Running");
-            Recorder running = watchFrom(0, new WatchFilter(ResourceType.PODS, null,
-                    Selectors.parse(ResourceType.PODS, "status.phase=Running", null)));
+            Recorder running = watchFrom(0, RUNNING_PODS);
             updateStatus("web-1", uid, "Failed");
 
             assertEquals(List.of("ADDED 2"), running.started());
-            assertEquals(List.of("DELETED 3"), running.seen());
-            JsonNode last = running.events.get(0).object();
-            assertEquals("Running", last.path("status").path("phase").asText());
-            assertEquals(rv(3), last.path("metadata").path("resourceVersion").asText());
+            assertLeftAsItRan(running, 3);
         }
 
         @Test
         void itsPreviousContentComesBackTheSameAfterTheObjectRestedCompressed() {
             String uid = uidOf(create("web-1"));
             updateStatus("web-1", uid, "Running");
-            Recorder running = watchFrom(0, new WatchFilter(ResourceType.PODS, null,
-                    Selectors.parse(ResourceType.PODS, "status.phase=Running", null)));
+            Recorder running = watchFrom(0, RUNNING_PODS);
             now = T0.plus(RegistryState.AT_REST);
             create("web-2"); // a write: what has rested since is compressed, web-1 among it
 
             updateStatus("web-1", uid, "Failed");
 
-            assertEquals(List.of("DELETED 4"), running.seen());
+            assertLeftAsItRan(running, 4);
+        }
+
+        /** The watch saw the pod leave, DELETED with its content while it ran, at the resourceVersion of the write. */
+        private void assertLeftAsItRan(Recorder running, long write) {
+            assertEquals(List.of("DELETED " + write), running.seen());
             JsonNode last = running.events.get(0).object();
             assertEquals("Running", last.path("status").path("phase").asText());
-            assertEquals(rv(4), last.path("metadata").path("resourceVersion").asText());
+            assertEquals(rv(write), last.path("metadata").path("resourceVersion").asText());
         }
 
         @Test
