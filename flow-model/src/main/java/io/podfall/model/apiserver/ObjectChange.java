@@ -63,7 +63,7 @@ public record ObjectChange(String resource, JsonNode object) {
     /**
      * The change a fact carries. The same fact read again on the same thread gives the same change, read once: its
      * tree is shared, a reader must not change it. The object's uid and name are {@link SharedStrings#shared}: the
-     * caches of a service key and keep an object by them, fact after fact (a pod has some fifteen), and each fact
+     * caches of a service key and keep an object by them, fact after fact (a pod has some seven), and each fact
      * read would otherwise be a copy of both in each cache (three of each a pod in the controller manager's).
      *
      * @throws UnreadableEventException ({@link UnreadableEventException.Kind#BAD_DATA}) when the data has no
