@@ -72,5 +72,10 @@ public final class CompressedAtRest {
         public boolean isCompressed() {
             return compressed;
         }
+
+        /** Whether it holds these very bytes, not yet compressed: another holder of them may keep this one instead. */
+        public boolean holds(byte[] json) {
+            return this.json == json;
+        }
     }
 }

@@ -29,13 +29,13 @@ import java.util.TreeMap;
  * 1.8 GB). Whatever leaves is decoded anew, so nothing read can change what is stored, and a stored object is
  * only ever replaced. The JSON is kept inside that of its write's fact ({@link ObjectChange#json}): the fact's
  * data, and the watch history's current content of the object, are the same bytes, held once, until the object
- * has rested {@link #AT_REST}: then it is held compressed ({@link CompressedAtRest}), and read back by decompressing
- * it, until its next write.
+ * has rested {@link #AT_REST}: then it is held compressed ({@link CompressedAtRest}), still once (the watch history
+ * keeps the same holder, {@link #holding}), and read back by decompressing it, until its next write.
  */
 public final class RegistryState {
     /** How many request ids are remembered to recognise a duplicate of a request on the log. */
     static final int REMEMBERED_REQUESTS = 65_536;
-    /** How long an object goes unwritten before it is held compressed (the watch history's current content too). */
+    /** How long an object goes unwritten before it is held compressed. */
     public static final Duration AT_REST = Duration.ofSeconds(30);
 
     /** Stored objects in etcd key order ({@code /registry/<resource>/<namespace>/<name>}), so lists come sorted as upstream. */
@@ -135,6 +135,16 @@ public final class RegistryState {
             objects.remove(key);
             resting.release(gone.change);
         }
+    }
+
+    /**
+     * What holds the object stored under a key, if it holds {@code change}, the very bytes of a write's fact: the
+     * write is the object's last, and the watch history keeps the same holder as the object's current content, so
+     * that the content rests compressed once, not once in each.
+     */
+    public Optional<CompressedAtRest.Held> holding(ResourceType type, String namespace, String name, byte[] change) {
+        Stored stored = byKey.get(ObjectKey.of(type, namespace, name));
+        return stored != null && stored.change.holds(change) ? Optional.of(stored.change) : Optional.empty();
     }
 
     /** How many stored objects are held compressed. */

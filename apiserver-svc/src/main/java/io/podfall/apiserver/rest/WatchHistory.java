@@ -19,9 +19,9 @@ import java.util.Optional;
  * events in resourceVersion order, plus the current content of every stored object (so a change knows the
  * object it replaces). Both keep the facts' data, serialized, not trees (a tree of a pod is some 12 KB of heap
  * where its JSON is 1.6 KB): the ring's 10,000 changes take some 30 MB, not 100, and the current content of an
- * object is the very bytes the registry stores it in, so it costs nothing beside them, until the object rests: then
- * each holds it compressed ({@link RegistryState#AT_REST}). Built from the registry's facts in log order, so it is
- * rebuilt with the registry when the service reads the log again on start.
+ * object is the registry's holder of the very bytes it stores the object in ({@link RegistryState#holding}), so
+ * it costs nothing beside them, also once they rest compressed. Built from the registry's facts in log order, so
+ * it is rebuilt with the registry when the service reads the log again on start.
  *
  * <p>A watch from resourceVersion {@code rv} gets every retained event after {@code rv}. Every write of the
  * registry takes the next resourceVersion and is one fact, so the ring holds every change after the newest one
@@ -36,7 +36,10 @@ final class WatchHistory {
     private final ArrayDeque<Retained> events = new ArrayDeque<>();
     /** The current content of every stored object, by {@link WatchEvent#key()}: the data of the fact that stored it. */
     private final Map<String, CompressedAtRest.Held> current = new HashMap<>();
-    /** What holds each object's current content: compressed once it rests, as the registry holds it. */
+    /**
+     * What holds the current content the registry no longer does: a write followed by another of the same object
+     * (or its removal) in one request's facts, replaced before the request's last fact is recorded.
+     */
     private final CompressedAtRest resting = new CompressedAtRest(RegistryState.AT_REST);
     /** The resourceVersion of the newest event dropped from the ring; 0 while none has been. */
     private long compactedThrough;
@@ -45,16 +48,20 @@ final class WatchHistory {
         this.capacity = capacity;
     }
 
-    /** Records a fact of the registry; empty for any event that is not a change of a stored object. */
-    Optional<WatchEvent> record(Event fact) {
+    /**
+     * Records a fact of the registry, whose {@code state} is that after the request of the fact; empty for any
+     * event that is not a change of a stored object.
+     */
+    Optional<WatchEvent> record(Event fact, RegistryState state) {
         Optional<WatchEvent> event = WatchEvent.of(fact, key -> {
             CompressedAtRest.Held held = current.get(key);
             return held == null ? null : held.json();
         });
         event.ifPresent(e -> {
             CompressedAtRest.Held replaced = e.type().equals(WatchEvent.DELETED) ? current.remove(e.key())
-                    : current.put(e.key(), resting.hold(fact.dataJson(), fact.time()));
-            if (replaced != null) {
+                    : current.put(e.key(), state.holding(e.resource(), e.namespace(), e.name(), fact.dataJson())
+                            .orElseGet(() -> resting.hold(fact.dataJson(), fact.time())));
+            if (replaced != null) { // one the registry holds is not among this one's: left to the registry
                 resting.release(replaced);
             }
             events.addLast(new Retained(e, fact.dataJson()));
@@ -63,6 +70,11 @@ final class WatchHistory {
             }
         });
         return event;
+    }
+
+    /** What holds the current content of the object of {@code key} ({@link WatchEvent#key()}); null if none is stored. */
+    CompressedAtRest.Held current(String key) {
+        return current.get(key);
     }
 
     /**

@@ -1,9 +1,12 @@
 package io.podfall.apiserver.rest;
 
 import io.podfall.adapter.LogObserver;
+import io.podfall.adapter.LogProcessor;
+import io.podfall.apiserver.registry.RegistryState;
 import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -34,10 +37,22 @@ public class WatchHub implements LogObserver {
     private final WatchHistory history = new WatchHistory(RETAINED_CHANGES);
     private final Set<Watcher> watchers = new LinkedHashSet<>();
 
+    @Inject
+    LogProcessor processor;
+
+    /** Called under the processor's lock right after the registry handled {@code input}: the state is its result. */
     @Override
-    public synchronized void handled(Event input, Effects effects, CompletionStage<Void> written) {
+    public void handled(Event input, Effects effects, CompletionStage<Void> written) {
+        processor.read(RegistryState.class, state -> {
+            record(effects, state);
+            return null;
+        });
+    }
+
+    /** Records the facts of a request, whose result is {@code state}, and hands each change to the watches. */
+    synchronized void record(Effects effects, RegistryState state) {
         for (Event fact : effects.events()) {
-            history.record(fact).ifPresent(change -> watchers.removeIf(w -> !w.offer(change)));
+            history.record(fact, state).ifPresent(change -> watchers.removeIf(w -> !w.offer(change)));
         }
     }
 

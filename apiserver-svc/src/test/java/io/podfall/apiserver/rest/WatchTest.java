@@ -10,6 +10,7 @@ import io.podfall.apiserver.registry.RegistryState;
 import io.podfall.apiserver.registry.Selectors;
 import io.podfall.apiserver.registry.StatusError;
 import io.podfall.apiserver.registry.SystemNamespaces;
+import io.podfall.model.CompressedAtRest;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.BindingRequest;
 import io.podfall.model.apiserver.CreationRequest;
@@ -29,12 +30,13 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 
 import static io.podfall.model.testing.Pods.aPod;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -210,6 +212,35 @@ class WatchTest {
             assertEquals("Running", late.start.events().get(1).object().path("status").path("phase").asText());
         }
 
+        @Test
+        void anObjectsCurrentContentIsTheRegistrysHolderOfItSoItRestsCompressedOnce() {
+            WatchHistory history = new WatchHistory(10);
+            Effects created = record(history, create("web-1"));
+            byte[] written = created.events().get(0).dataJson();
+            CompressedAtRest.Held stored = state.holding(ResourceType.PODS, "default", "web-1", written).orElseThrow();
+            assertSame(stored, history.current("pods/default/web-1"));
+
+            now = T0.plus(RegistryState.AT_REST);
+            record(history, create("web-2"));
+
+            assertTrue(stored.isCompressed(), "rested, compressed by the registry");
+            assertSame(stored, history.current("pods/default/web-1"));
+        }
+
+        @Test
+        void aWriteItsOwnRequestReplacesIsTheNextChangesPrevious() {
+            WatchHistory history = new WatchHistory(10);
+            record(history, create("web-1"));
+            Effects deleted = record(history, delete("web-1", 30, null)); // unscheduled: marked, then removed at once
+            byte[] marked = deleted.events().get(0).dataJson();
+
+            assertTrue(state.holding(ResourceType.PODS, "default", "web-1", marked).isEmpty(), "the registry holds it no more");
+            List<WatchEvent> changes = history.since(base + 1);
+            assertEquals(List.of(WatchEvent.MODIFIED, WatchEvent.DELETED), changes.stream().map(WatchEvent::type).toList());
+            assertArrayEquals(marked, changes.get(1).previous());
+            assertNull(history.current("pods/default/web-1"));
+        }
+
         private WatchHistory historyOfFiveChanges(int capacity) {
             WatchHistory history = new WatchHistory(capacity);
             String uid = uidOf(record(history, create("web-1")));
@@ -221,7 +252,7 @@ class WatchTest {
         }
 
         private Effects record(WatchHistory history, Effects effects) {
-            effects.events().forEach(history::record);
+            effects.events().forEach(fact -> history.record(fact, state));
             return effects;
         }
     }
@@ -406,7 +437,7 @@ class WatchTest {
 
     private Effects handle(Event request) {
         Effects effects = registry.handle(state, request, now);
-        hub.handled(request, effects, CompletableFuture.completedFuture(null));
+        hub.record(effects, state);
         return effects;
     }
 
