@@ -17,8 +17,7 @@ import java.util.TreeSet;
 /**
  * What the {@link Scheduler} knows: its cache of nodes and pods (upstream {@code pkg/scheduler/backend/cache}),
  * the bindings in flight, and the queue of pods that wait for a node. Only the scheduler changes it, through the
- * methods below, which keep the derived indexes ({@code placements}, {@code podsOnNode}, {@code byLoad},
- * {@code queue}) in step.
+ * methods below, which keep the derived indexes ({@code podsOnNode}, {@code byLoad}, {@code queue}) in step.
  */
 public final class SchedulerState {
     /** Every node the API server holds, by name; name order breaks ties between equally loaded nodes. */
@@ -27,8 +26,6 @@ public final class SchedulerState {
     private final Map<String, CachedPod> pods = new HashMap<>();
     /** Bindings in flight ("assumed" pods), by pod uid: set when we ask, gone when the API server answers. */
     private final Map<String, Assumption> assumed = new HashMap<>();
-    /** The node each pod is bound or assumed to, by uid. */
-    private final Map<String, String> placements = new HashMap<>();
     /** How many pods are bound or assumed to each node. */
     private final Map<String, Integer> podsOnNode = new HashMap<>();
     /**
@@ -150,6 +147,7 @@ public final class SchedulerState {
 
     /** Caches the pod as stored; a pod that shows a node is bound, which confirms (ends) its assumption. */
     void putPod(CachedPod pod) {
+        String placed = placement(pod.uid());
         if (!pods.containsKey(pod.uid())) {
             arrivals++;
         }
@@ -157,15 +155,16 @@ public final class SchedulerState {
         if (pod.assigned()) {
             assumed.remove(pod.uid());
         }
-        reindex(pod.uid());
+        reindex(pod.uid(), placed);
     }
 
     void removePod(String uid) {
+        String placed = placement(uid);
         CachedPod gone = pods.remove(uid);
         assumed.remove(uid);
         unschedulable.remove(uid);
         queue.remove(gone.arrival());
-        reindex(uid);
+        reindex(uid, placed);
     }
 
     /** Records that the pod was reported Unschedulable; false if it had been already. */
@@ -179,25 +178,37 @@ public final class SchedulerState {
     }
 
     void assume(String uid, String nodeName, String bindingId) {
+        String placed = placement(uid);
         unschedulable.remove(uid);
         assumed.put(uid, new Assumption(nodeName, bindingId));
-        reindex(uid);
+        reindex(uid, placed);
     }
 
     void forget(String uid) {
+        String placed = placement(uid);
         assumed.remove(uid);
-        reindex(uid);
+        reindex(uid, placed);
     }
 
-    /** Brings placements, podsOnNode and queue in line with the pod's entry in {@code pods} and {@code assumed}. */
-    private void reindex(String uid) {
+    /**
+     * The node the pod is counted on: the one it is bound to, else the one it is assumed to; null for neither (or
+     * a pod not cached). Derived, not kept: a map of it held a node name a pod, some 40 bytes.
+     */
+    private String placement(String uid) {
         CachedPod pod = pods.get(uid);
         Assumption assumption = assumed.get(uid);
-        String node = pod == null ? null : pod.assigned() ? pod.nodeName()
-                : assumption == null ? null : assumption.nodeName();
-        String before = node == null ? placements.remove(uid) : placements.put(uid, node);
-        if (!Objects.equals(before, node)) {
-            count(before, -1);
+        return pod == null ? null : pod.assigned() ? pod.nodeName() : assumption == null ? null : assumption.nodeName();
+    }
+
+    /**
+     * Brings podsOnNode and queue in line with the pod's entry in {@code pods} and {@code assumed}, which a change
+     * has just made; the pod was counted on {@code placed} before it.
+     */
+    private void reindex(String uid, String placed) {
+        CachedPod pod = pods.get(uid);
+        String node = placement(uid);
+        if (!Objects.equals(placed, node)) {
+            count(placed, -1);
             count(node, 1);
         }
         if (pod != null) {
