@@ -61,7 +61,7 @@ final class WatchHistory {
             CompressedAtRest.Held replaced = e.type().equals(WatchEvent.DELETED) ? current.remove(e.key())
                     : current.put(e.key(), state.holding(e.resource(), e.namespace(), e.name(), fact.dataJson())
                             .orElseGet(() -> resting.hold(fact.dataJson(), fact.time())));
-            if (replaced != null) { // one the registry holds is not among this one's: left to the registry
+            if (replaced != null) { // nothing for a holder of the registry's: the registry releases its own
                 resting.release(replaced);
             }
             events.addLast(new Retained(e, fact.dataJson()));
