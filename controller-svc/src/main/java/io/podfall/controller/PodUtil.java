@@ -2,23 +2,16 @@ package io.podfall.controller;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.model.SharedStrings;
+import io.podfall.model.SharedValues;
 
-import java.lang.ref.WeakReference;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.WeakHashMap;
 
 /**
  * What the controllers read off an object's JSON, as upstream's {@code pkg/api/v1/pod/util.go} ({@code podutil}) is
  * what they share about pods: the caches that keep a record of a pod read it straight off the fact's tree.
  */
 public final class PodUtil {
-    /**
-     * One map for each set of labels some cache holds: the pods of a ReplicaSet carry the same labels, and two of
-     * the controllers keep every pod's. Weak both ways, so a set no cache holds any more goes.
-     */
-    private static final Map<Map<String, String>, WeakReference<Map<String, String>>> LABEL_SETS = new WeakHashMap<>();
-
     private PodUtil() {
     }
 
@@ -39,16 +32,8 @@ public final class PodUtil {
     public static Map<String, String> labels(JsonNode object) {
         Map<String, String> labels = new HashMap<>();
         object.path("metadata").path("labels").fields().forEachRemaining(l -> labels.put(l.getKey(), l.getValue().asText()));
-        Map<String, String> read = Map.copyOf(labels);
-        synchronized (LABEL_SETS) {
-            WeakReference<Map<String, String>> known = LABEL_SETS.get(read);
-            Map<String, String> shared = known == null ? null : known.get();
-            if (shared == null) {
-                shared = read;
-                LABEL_SETS.put(shared, new WeakReference<>(shared));
-            }
-            return shared;
-        }
+        // the pods of a ReplicaSet carry the same labels, and two of the controllers keep every pod's
+        return SharedValues.shared(Map.copyOf(labels));
     }
 
     /** A text field's value as {@link SharedStrings#shared}; null for a field that is absent or not text. */
