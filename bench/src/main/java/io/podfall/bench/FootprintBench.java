@@ -46,7 +46,7 @@ final class FootprintBench {
                         + "cores in one JVM, no Kafka) and held a simulated minute; then the heap each core's state "
                         + "holds, every object reachable from it (JOL), per pod. An object two states share counts in "
                         + "each of them, once in the controller manager's whole; a cache bounded in entries (the "
-                        + "kubelet's decoded pods, 4,096) weighs more a pod at a small size.", replicas, nodes), machine);
+                        + "kubelet's decoded pods, 1,024) weighs more a pod at a small size.", replicas, nodes), machine);
         List<String> nodeNames = new ArrayList<>();
         for (int n = 1; n <= nodes; n++) {
             nodeNames.add("node-" + n);

@@ -43,7 +43,7 @@ final class PodStatuses {
      */
     static PodStatus generate(PodWorker w, Instant now, boolean podIsTerminal) {
         List<ContainerStatus> containers = w.pod().getSpec().getContainers().stream()
-                .map(spec -> containerStatus(w, w.containers.get(spec.getName()), spec.getName(), spec.getImage(),
+                .map(spec -> containerStatus(w, w.container(spec.getName()), spec.getName(), spec.getImage(),
                         podIsTerminal))
                 .toList();
         String phase = getPhase(w.pod().getSpec().getRestartPolicy(), containers, podIsTerminal);

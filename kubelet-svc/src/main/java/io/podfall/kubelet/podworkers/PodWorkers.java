@@ -263,7 +263,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
             return Effects.NONE;
         }
         PodWorker w = worker(state, key[1], key[2]);
-        RuntimeContainer c = w == null ? null : w.containers.get(key[3]);
+        RuntimeContainer c = w == null ? null : w.container(key[3]);
         if (c == null || c.state != RuntimeContainer.State.RUNNING || !c.isInPreStop()
                 || !timer.at().equals(c.preStopDueAt)) {
             return Effects.NONE;
@@ -591,7 +591,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
             out.emit(source(w), EventTypes.STATUS_UPDATE_REQUESTED, subject(w),
                     new StatusUpdateRequest(w.namespace(), w.name(), w.uid, PodStatuses.generate(w, at, false)));
         }
-        w.containers.values().stream().filter(c -> c.state == RuntimeContainer.State.RUNNING)
+        w.containers().stream().filter(c -> c.state == RuntimeContainer.State.RUNNING)
                 .forEach(c -> killContainer(w, c, at, out));
         stopPodSandboxOnceContainersExited(state, w, out);
     }
@@ -612,7 +612,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
             return;
         }
         w.status.killDeadline = w.status.deadline();
-        for (RuntimeContainer c : w.containers.values()) {
+        for (RuntimeContainer c : w.containers()) {
             if (c.state != RuntimeContainer.State.RUNNING) {
                 continue;
             }
@@ -819,7 +819,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
             return out.build();
         }
         for (Container c : w.pod().getSpec().getContainers()) {
-            w.containers.put(c.getName(), new RuntimeContainer(c.getName(), c.getImage()));
+            w.putContainer(new RuntimeContainer(c.getName(), c.getImage()));
             out.emit(source(w), EventTypes.START_CONTAINER_REQUESTED, subject(w),
                     new ContainerRef(w.node, w.uid, c.getName(), 0));
         }
@@ -842,7 +842,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
             // Its start was asked for before the kill: once terminating, every update is a kill.
             killContainer(w, c, event.time(), out);
         } else if (!w.runtimeOnly
-                && w.containers.values().stream().noneMatch(x -> x.state == RuntimeContainer.State.CREATED)) {
+                && w.containers().stream().noneMatch(x -> x.state == RuntimeContainer.State.CREATED)) {
             // Every container the kubelet started has been heard of: the first time, the pod is Running; after a
             // restart, the status shows the new container and the restart count.
             out.emit(source(w), EventTypes.STATUS_UPDATE_REQUESTED, subject(w),
@@ -956,7 +956,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
     private Effects backOffEnded(PodWorkersState state, String node, String uid, String container, Timer timer,
                                  Instant now) {
         PodWorker w = worker(state, node, uid);
-        RuntimeContainer c = w == null ? null : w.containers.get(container);
+        RuntimeContainer c = w == null ? null : w.container(container);
         if (c == null || w.status.isTerminationRequested() || !timer.at().equals(c.backOffUntil)) {
             return Effects.NONE;
         }
@@ -1036,7 +1036,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * the runtime reports (a container runs only in a ready sandbox, so that one is taken as ready too).
      */
     private static RuntimeContainer runtimeContainer(PodWorker w, ContainerState reported) {
-        RuntimeContainer c = w.containers.get(reported.containerName());
+        RuntimeContainer c = w.container(reported.containerName());
         if (c != null && c.attempt != reported.attempt()) {
             // A fact of an earlier container of the name (a redelivery), or of one not asked for yet.
             return null;
@@ -1044,7 +1044,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
         if (c == null && w.runtimeOnly && reported.containerName() != null) {
             c = new RuntimeContainer(reported.containerName(), reported.image());
             c.attempt = reported.attempt();
-            w.containers.put(c.name, c);
+            w.putContainer(c);
             if (w.sandbox == null) {
                 w.sandbox = PodWorker.SandboxState.READY;
             }
@@ -1063,7 +1063,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
         }
         Effects.Builder out = Effects.of(timer, now);
         out.emit(source(w), EventTypes.ORPHANED_POD_FOUND, subject(w), new OrphanedPod(node, uid, w.namespace(),
-                w.name(), w.containers.values().stream().filter(c -> c.state == RuntimeContainer.State.RUNNING)
+                w.name(), w.containers().stream().filter(c -> c.state == RuntimeContainer.State.RUNNING)
                         .map(c -> c.name).toList(), calculateEffectiveGracePeriod(w.status, w.pod(), compat).seconds()));
         w.status.deleted = true;
         w.status.terminatingAt = timer.at();

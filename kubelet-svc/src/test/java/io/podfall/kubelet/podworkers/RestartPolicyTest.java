@@ -175,7 +175,7 @@ class RestartPolicyTest {
 
             assertEquals(List.of(), types(kubelet.redeliver(firstExit)));
             assertEquals(List.of(), types(kubelet.redeliver(kubelet.delivered.get(2))), "the first start again");
-            assertEquals(RuntimeContainer.State.RUNNING, kubelet.worker(pod).containers.get("app").state());
+            assertEquals(RuntimeContainer.State.RUNNING, kubelet.worker(pod).container("app").state());
         }
 
         @Test
