@@ -1,5 +1,6 @@
 package io.podfall.runtime.cri;
 
+import io.podfall.model.SharedValues;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.runtime.RunPodSandbox.ContainerSpec;
 import io.podfall.model.runtime.Sandbox;
@@ -33,7 +34,7 @@ public final class PodSandbox {
     private final List<ContainerSpec> specs;
     private final ProcessBehaviour behaviour;
     /** Every container started so far, in start order: a restarted container's earlier attempts stay until removal. */
-    private final List<Container> containers = new ArrayList<>();
+    private final List<Container> containers;
     private State state = State.READY;
 
     PodSandbox(String node, String podUid, String id, String namespace, String name, String ip,
@@ -44,8 +45,11 @@ public final class PodSandbox {
         this.namespace = shared(namespace);
         this.name = name;
         this.ip = ip;
-        this.specs = specs.stream().map(s -> new ContainerSpec(shared(s.name()), shared(s.image()))).toList();
-        this.behaviour = behaviour;
+        // the sandboxes of a ReplicaSet's pods ask for the same containers and behave alike: one of each for all
+        this.specs = SharedValues.shared(specs.stream().map(s -> new ContainerSpec(shared(s.name()), shared(s.image())))
+                .toList());
+        this.behaviour = SharedValues.shared(behaviour);
+        this.containers = new ArrayList<>(this.specs.size());
     }
 
     public String id() {

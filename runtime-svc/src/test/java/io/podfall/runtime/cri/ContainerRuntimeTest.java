@@ -460,6 +460,22 @@ class ContainerRuntimeTest {
         assertEquals("/runtime/node-2", other.events().get(0).source());
     }
 
+    @Test
+    void theSandboxesOfPodsAlikeShareOneCopyOfTheirContainersAndBehaviour() {
+        running(aPod("a").withUid("ua").onNode(NODE).withAnnotation(ProcessBehaviour.EXIT_CODE, "7").build());
+        running(aPod("b").withUid("ub").onNode(NODE).withAnnotation(ProcessBehaviour.EXIT_CODE, "7").build());
+        running(aPod("c").withUid("uc").onNode(NODE).withAnnotation(ProcessBehaviour.EXIT_CODE, "8").build());
+        PodSandbox a = state.sandbox(NODE, "ua").orElseThrow();
+        PodSandbox b = state.sandbox(NODE, "ub").orElseThrow();
+        PodSandbox c = state.sandbox(NODE, "uc").orElseThrow();
+
+        assertSame(a.spec("app").orElseThrow(), b.spec("app").orElseThrow());
+        assertSame(a.behaviour(), b.behaviour());
+        assertEquals(7, a.behaviour().exitCode());
+        assertEquals(8, c.behaviour().exitCode());
+        assertEquals(a.spec("app"), c.spec("app"));
+    }
+
     // --- annotations ---
 
     @Test
