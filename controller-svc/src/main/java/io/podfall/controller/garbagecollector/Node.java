@@ -3,6 +3,7 @@ package io.podfall.controller.garbagecollector;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.controller.PodUtil;
 import io.podfall.model.SharedStrings;
+import io.podfall.model.SharedValues;
 import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
@@ -50,7 +51,8 @@ record Node(String resource, String namespace, String name, String uid, String r
     /**
      * The node of an object as a fact shows it; none for an object without a uid (nothing can own or be owned by
      * it). Read straight off the fact's tree, not converted to an {@code ObjectMeta}: the collector folds every
-     * fact of every object. What many objects share (a namespace, an owner, a finalizer) is one string for all.
+     * fact of every object. What many objects share (a namespace, a finalizer) is one string for all, and the
+     * ownerReferences of a ReplicaSet's pods one list.
      */
     static Optional<Node> of(ObjectChange change) {
         JsonNode metadata = change.object() == null ? null : change.object().get("metadata");
@@ -67,8 +69,8 @@ record Node(String resource, String namespace, String name, String uid, String r
         metadata.path("finalizers").forEach(f -> finalizers.add(SharedStrings.shared(f.asText())));
         JsonNode deletionTimestamp = metadata.path("deletionTimestamp");
         return Optional.of(new Node(SharedStrings.shared(change.resource()), PodUtil.shared(metadata.path("namespace")),
-                metadata.path("name").textValue(), uid, metadata.path("resourceVersion").textValue(), List.copyOf(owners),
-                List.copyOf(finalizers), !deletionTimestamp.isMissingNode() && !deletionTimestamp.isNull()));
+                metadata.path("name").textValue(), uid, metadata.path("resourceVersion").textValue(),
+                SharedValues.shared(List.copyOf(owners)), List.copyOf(finalizers), !deletionTimestamp.isMissingNode() && !deletionTimestamp.isNull()));
     }
 
     /** Deleted in foreground: it stays until its blocking dependents are gone (graph.go {@code isDeletingDependents}). */

@@ -3,6 +3,7 @@ package io.podfall.controller.replicaset;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.controller.PodUtil;
 import io.podfall.model.SharedStrings;
+import io.podfall.model.SharedValues;
 import io.podfall.model.k8s.MetaTimes;
 import io.podfall.model.k8s.ResourceType;
 
@@ -44,9 +45,17 @@ public record CachedPod(String uid, String name, String controllerUid, Map<Strin
                 PodUtil.shared(status.path("phase")),
                 !meta.path("deletionTimestamp").isMissingNode() && !meta.path("deletionTimestamp").isNull(),
                 readyCondition != null,
-                readyCondition == null ? null : MetaTimes.parse(readyCondition.path("lastTransitionTime").textValue()),
+                readyCondition == null ? null : time(readyCondition.path("lastTransitionTime")),
                 deletionCost(meta.path("annotations").path(ActivePods.POD_DELETION_COST).textValue()), restarts,
-                MetaTimes.parse(meta.path("creationTimestamp").textValue()));
+                time(meta.path("creationTimestamp")));
+    }
+
+    /**
+     * A time, one instance for each: times are written in whole seconds ({@link MetaTimes}), and the pods of a
+     * ReplicaSet are created and become ready hundreds in the same second.
+     */
+    private static Instant time(JsonNode text) {
+        return SharedValues.shared(MetaTimes.parse(text.textValue()));
     }
 
     /** {@code metav1.GetControllerOf}, kept only when the controller is a ReplicaSet. */

@@ -9,6 +9,7 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class CachedPodTest {
@@ -32,6 +33,20 @@ class CachedPodTest {
 
         assertEquals(new CachedPod("u-a", "web-a", "u-rs", Map.of("app", "web"), "node-1", "Running", true, true,
                 Instant.parse("2026-03-01T10:01:00.5Z"), -7, 5, Instant.parse("2026-03-01T10:00:00Z")), pod);
+    }
+
+    @Test
+    void podsCreatedAndReadyInTheSameSecondShareItsInstant() {
+        String pod = """
+                {"metadata":{"name":"%s","uid":"%s","creationTimestamp":"2026-03-01T10:00:00Z"},
+                 "status":{"conditions":[{"type":"Ready","status":"True","lastTransitionTime":"2026-03-01T10:00:02Z"}]}}
+                """;
+        CachedPod a = of(pod.formatted("web-a", "u-a"));
+        CachedPod b = of(pod.formatted("web-b", "u-b"));
+
+        assertSame(a.created(), b.created());
+        assertSame(a.readySince(), b.readySince());
+        assertEquals(Instant.parse("2026-03-01T10:00:02Z"), b.readySince());
     }
 
     @Test
