@@ -94,7 +94,7 @@ public class BrokerResource implements QuarkusTestResourceLifecycleManager {
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
                 new StringDeserializer(), new ByteArrayDeserializer());
         consumer.subscribe(List.of(TOPIC));
-        Instant deadline = Instant.now().plusSeconds(30);
+        Instant deadline = Instant.now().plusSeconds(120);
         while (consumer.assignment().isEmpty() && Instant.now().isBefore(deadline)) {
             consumer.poll(Duration.ofMillis(200));
         }
@@ -138,7 +138,10 @@ public class BrokerResource implements QuarkusTestResourceLifecycleManager {
                 new StringSerializer(), new ByteArraySerializer());
     }
 
-    /** Reads {@code topic} from the start until {@code done} holds for what was read, or 30 s pass. */
+    /**
+     * Reads {@code topic} from the start until {@code done} holds for what was read, or 120 s pass: a wait, not a
+     * measure; 150,000 records took over 30 s on a 2-CPU machine with a suite running beside the tests.
+     */
     static List<ConsumerRecord<String, byte[]>> readUntil(String topic, Predicate<List<ConsumerRecord<String, byte[]>>> done) {
         List<ConsumerRecord<String, byte[]>> read = new ArrayList<>();
         try (var consumer = new KafkaConsumer<>(Map.<String, Object>of(
@@ -147,7 +150,7 @@ public class BrokerResource implements QuarkusTestResourceLifecycleManager {
             var tp = new TopicPartition(topic, 0);
             consumer.assign(List.of(tp));
             consumer.seekToBeginning(List.of(tp));
-            Instant deadline = Instant.now().plusSeconds(30);
+            Instant deadline = Instant.now().plusSeconds(120);
             while (!done.test(read) && Instant.now().isBefore(deadline)) {
                 consumer.poll(Duration.ofMillis(200)).forEach(read::add);
             }
