@@ -70,7 +70,8 @@ record Node(String resource, String namespace, String name, String uid, String r
         JsonNode deletionTimestamp = metadata.path("deletionTimestamp");
         return Optional.of(new Node(SharedStrings.shared(change.resource()), PodUtil.shared(metadata.path("namespace")),
                 metadata.path("name").textValue(), uid, metadata.path("resourceVersion").textValue(),
-                SharedValues.shared(List.copyOf(owners)), List.copyOf(finalizers), !deletionTimestamp.isMissingNode() && !deletionTimestamp.isNull()));
+                SharedValues.shared(List.copyOf(owners)), List.copyOf(finalizers),
+                !deletionTimestamp.isMissingNode() && !deletionTimestamp.isNull()));
     }
 
     /** Deleted in foreground: it stays until its blocking dependents are gone (graph.go {@code isDeletingDependents}). */
