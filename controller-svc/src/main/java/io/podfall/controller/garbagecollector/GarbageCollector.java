@@ -109,10 +109,7 @@ public final class GarbageCollector implements Controller<GarbageCollectorState>
         } else if (EventTypes.OBJECT_CHANGES.contains(event.type())) {
             state.answered(event.causationId());
             Node.of(ObjectChange.of(event)).ifPresent(node -> {
-                List<String> attempts = GraphBuilder.processGraphChanges(state.graph(), node,
-                        event.is(EventTypes.OBJECT_REMOVED));
-                state.settle(node.uid());
-                attemptToDelete(state, attempts, effects);
+                attemptToDelete(state, state.fold(node, event.is(EventTypes.OBJECT_REMOVED)), effects);
             });
         }
     }
@@ -126,9 +123,7 @@ public final class GarbageCollector implements Controller<GarbageCollectorState>
         Status status = rejection.data(RequestRejection.class).status();
         int code = status == null || status.getCode() == null ? 0 : status.getCode();
         if (code == 404 || code == 409 && request.get().intent() instanceof Delete) {
-            List<String> attempts = GraphBuilder.removeNode(state.graph(), target.get());
-            state.settle(target.get().uid());
-            attemptToDelete(state, attempts, effects);
+            attemptToDelete(state, state.removeNode(target.get()), effects);
         } else if (!Objects.equals(target.get().resourceVersion(), request.get().resourceVersion())) {
             attemptToDelete(state, List.of(target.get().uid()), effects);
         }
