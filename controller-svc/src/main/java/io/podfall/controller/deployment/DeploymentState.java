@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.podfall.controller.replicaset.CachedPod;
 import io.podfall.controller.replicaset.ControllerRefs;
 import io.podfall.controller.replicaset.RequestsInFlight;
+import io.podfall.model.SharedValues;
 import io.podfall.model.k8s.ResourceType;
 
 import java.util.HashMap;
@@ -117,7 +118,9 @@ public final class DeploymentState {
     void putPod(CachedPod pod) {
         removePod(pod.uid());
         if (pod.controllerUid() != null) {
-            PodOfReplicaSet cached = new PodOfReplicaSet(pod.controllerUid(), "Succeeded".equals(pod.phase()) || "Failed".equals(pod.phase()));
+            // Two values a ReplicaSet, one instance each for all its pods (24 bytes a pod).
+            PodOfReplicaSet cached = SharedValues.shared(new PodOfReplicaSet(pod.controllerUid(),
+                    "Succeeded".equals(pod.phase()) || "Failed".equals(pod.phase())));
             pods.put(pod.uid(), cached);
             countUnfinished(cached, 1);
         }
