@@ -121,15 +121,16 @@ final class BenchSuite implements AutoCloseable {
     }
 
     /**
-     * A process's memory in bytes: resident now and at its peak, and (a service's) live Java heap, what its heap
-     * holds after a full collection, else -1.
+     * A process's memory in bytes: resident now and at its peak, its proportional share of what is resident
+     * ({@link Rss}), and (a service's) live Java heap, what its heap holds after a full collection, else -1.
      */
-    record Memory(long rss, long peakRss, long liveHeap) {
+    record Memory(long rss, long peakRss, long pss, long liveHeap) {
     }
 
     /**
-     * The memory of each service and of the broker: every process's RSS first, then each service's live heap (a
-     * full collection, {@code jcmd PID GC.run}, then its {@code jvm_memory_used_bytes}), which may shrink its heap.
+     * The memory of each service and of the broker: every process's RSS and PSS first, then each service's live
+     * heap (a full collection, {@code jcmd PID GC.run}, then its {@code jvm_memory_used_bytes}), which may shrink
+     * its heap.
      */
     Map<String, Memory> memory() {
         Map<String, long[]> rss = new LinkedHashMap<>();
@@ -142,7 +143,7 @@ final class BenchSuite implements AutoCloseable {
                 fullGc(suite.service(name).pid());
                 live = metric(name, "jvm_memory_used_bytes", "area=\"heap\"");
             }
-            out.put(name, new Memory(r[0], r[1], live));
+            out.put(name, new Memory(r[0], r[1], r[2], live));
         });
         return out;
     }

@@ -265,9 +265,12 @@ final class MassDeletionBench {
         }
 
         if (workload.equals("p4")) {
-            long suiteHeld = held.values().stream().mapToLong(BenchSuite.Memory::rss).sum();
-            report.target("whole suite ≤ 2 GB at " + String.format("%,d", replicas) + " pods", Report.mb(suiteHeld),
-                    suiteHeld <= 2L << 30);
+            // Judged both ways: RSS summed as the issue words it, and PSS summed, the suite's own pages once each.
+            long rssHeld = held.values().stream().mapToLong(BenchSuite.Memory::rss).sum();
+            long pssHeld = held.values().stream().mapToLong(BenchSuite.Memory::pss).sum();
+            String target = "whole suite ≤ 2 GB at " + String.format("%,d", replicas) + " pods, ";
+            report.target(target + "RSS summed", Report.mb(rssHeld), rssHeld <= 2L << 30);
+            report.target(target + "PSS summed (each shared page once)", Report.mb(pssHeld), pssHeld <= 2L << 30);
         } else {
             report.target("≥ 2,000 pods/s on 2 cores (this machine: " + machine.cpus() + ")", Report.num(podsPerSecond),
                     podsPerSecond >= 2000);
@@ -304,22 +307,28 @@ final class MassDeletionBench {
     }
 
     private void memory(Report report, Map<String, BenchSuite.Memory> held, Map<String, BenchSuite.Memory> after) {
-        Report.Table t = report.table("memory (RSS from /proc/PID/status; a service's live heap: after a full "
-                        + "collection, from its /q/metrics)", "process", "RSS, " + String.format("%,d pods held", replicas),
-                "live heap", "RSS after the deletion", "live heap", "peak RSS");
+        Report.Table t = report.table("memory (RSS from /proc/PID/status, PSS from /proc/PID/smaps_rollup; a "
+                        + "service's live heap: after a full collection, from its /q/metrics)", "process",
+                "RSS, " + String.format("%,d pods held", replicas), "PSS", "live heap", "RSS after the deletion",
+                "live heap", "peak RSS");
         var json = report.figures().putObject("memory");
-        long[] sum = new long[3];
+        long[] sum = new long[4];
         held.forEach((name, h) -> {
             BenchSuite.Memory a = after.get(name);
-            t.row(name, Report.mb(h.rss()), heap(h), Report.mb(a.rss()), heap(a), Report.mb(a.peakRss()));
-            json.putObject(name).put("heldRssBytes", h.rss()).put("heldLiveHeapBytes", h.liveHeap())
-                    .put("afterRssBytes", a.rss()).put("afterLiveHeapBytes", a.liveHeap()).put("peakRssBytes", a.peakRss());
+            t.row(name, Report.mb(h.rss()), Report.mb(h.pss()), heap(h), Report.mb(a.rss()), heap(a),
+                    Report.mb(a.peakRss()));
+            json.putObject(name).put("heldRssBytes", h.rss()).put("heldPssBytes", h.pss())
+                    .put("heldLiveHeapBytes", h.liveHeap()).put("afterRssBytes", a.rss())
+                    .put("afterLiveHeapBytes", a.liveHeap()).put("peakRssBytes", a.peakRss());
             sum[0] += h.rss();
             sum[1] += a.rss();
             sum[2] += a.peakRss();
+            sum[3] += h.pss();
         });
-        t.row("whole suite", Report.mb(sum[0]), "", Report.mb(sum[1]), "", Report.mb(sum[2]) + " (sum of peaks)");
-        report.figures().put("suiteHeldRssBytes", sum[0]).put("suiteAfterRssBytes", sum[1]);
+        t.row("whole suite", Report.mb(sum[0]), Report.mb(sum[3]), "", Report.mb(sum[1]), "",
+                Report.mb(sum[2]) + " (sum of peaks)");
+        report.figures().put("suiteHeldRssBytes", sum[0]).put("suiteHeldPssBytes", sum[3])
+                .put("suiteAfterRssBytes", sum[1]);
     }
 
     private static String heap(BenchSuite.Memory m) {
