@@ -170,24 +170,30 @@ public final class GarbageCollectorState {
         if (n == null) {
             return;
         }
-        boolean acts = !inFlight.containsKey(uid) && !n.isDeletingDependents() && (!n.beingDeleted() || n.isOrphaningDependents());
+        boolean acts = !inFlight.containsKey(uid) && !n.isDeletingDependents()
+                && (!n.beingDeleted() || n.isOrphaningDependents());
         String namespace = n.clusterScoped() ? "" : n.namespace();
-        n.owners().stream().map(Node.Owner::uid).distinct()
-                .filter(owner -> n.owner(owner).orElseThrow().blockOwnerDeletion()).forEach(owner -> {
-                    count(owner, namespace, delta);
-                    if (acts) {
-                        Long filing = graph.filing(owner, uid).orElseThrow(); // the graph's own Long, not a box of its own
-                        if (delta > 0) {
-                            actionable.computeIfAbsent(owner, o -> new TreeMap<>()).put(filing, uid);
-                        } else {
-                            TreeMap<Long, String> of = actionable.get(owner);
-                            of.remove(filing);
-                            if (of.isEmpty()) {
-                                actionable.remove(owner);
-                            }
-                        }
-                    }
-                });
+        List<String> blocks = n.owners().stream().map(Node.Owner::uid).distinct()
+                .filter(owner -> n.owner(owner).orElseThrow().blockOwnerDeletion()).toList();
+        for (String owner : blocks) {
+            count(owner, namespace, delta);
+            if (acts) {
+                // the graph's own Long, not a box of its own
+                actionable(owner, graph.filing(owner, uid).orElseThrow(), uid, delta);
+            }
+        }
+    }
+
+    private void actionable(String owner, Long filing, String uid, int delta) {
+        TreeMap<Long, String> of = actionable.computeIfAbsent(owner, o -> new TreeMap<>());
+        if (delta > 0) {
+            of.put(filing, uid);
+        } else {
+            of.remove(filing);
+        }
+        if (of.isEmpty()) {
+            actionable.remove(owner);
+        }
     }
 
     private void count(String owner, String namespace, int delta) {
