@@ -123,7 +123,7 @@ public final class GarbageCollector implements Controller<GarbageCollectorState>
         Status status = rejection.data(RequestRejection.class).status();
         int code = status == null || status.getCode() == null ? 0 : status.getCode();
         if (code == 404 || code == 409 && request.get().intent() instanceof Delete) {
-            attemptToDelete(state, state.removeNode(target.get()), effects);
+            attemptToDelete(state, state.fold(target.get(), true), effects); // a virtual removal
         } else if (!Objects.equals(target.get().resourceVersion(), request.get().resourceVersion())) {
             attemptToDelete(state, List.of(target.get().uid()), effects);
         }

@@ -105,21 +105,13 @@ public final class GarbageCollectorState {
     // --- changes ---
 
     /**
-     * Folds the node a fact shows (its last state if {@code removed}) into the graph
+     * Folds the node a fact shows (its last state if {@code removed}, as after a request answered 404) into the graph
      * ({@link GraphBuilder#processGraphChanges}); ends the request about it if the fact shows it done. Returns the
      * uids to attempt, in order.
      */
     List<String> fold(Node node, boolean removed) {
         unfile(node.uid());
         List<String> attempts = GraphBuilder.processGraphChanges(graph, node, removed);
-        settle(node.uid());
-        return attempts;
-    }
-
-    /** Forgets the node as if a fact had removed it ({@link GraphBuilder#removeNode}); returns the uids to attempt. */
-    List<String> removeNode(Node node) {
-        unfile(node.uid());
-        List<String> attempts = GraphBuilder.removeNode(graph, node);
         settle(node.uid());
         return attempts;
     }

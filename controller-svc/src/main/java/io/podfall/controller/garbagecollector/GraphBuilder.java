@@ -65,7 +65,7 @@ final class GraphBuilder {
      * Removes the node (its last state, from a removal fact or from the graph); returns its dependents and its
      * owners that wait for their dependents.
      */
-    static List<String> removeNode(Graph graph, Node node) {
+    private static List<String> removeNode(Graph graph, Node node) {
         graph.remove(node.uid());
         Set<String> attempts = new LinkedHashSet<>();
         graph.dependents(node).forEach(d -> attempts.add(d.uid()));
