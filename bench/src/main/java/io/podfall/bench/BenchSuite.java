@@ -30,6 +30,8 @@ import java.util.stream.IntStream;
  */
 final class BenchSuite implements AutoCloseable {
     static final String TOPIC = "podfall.events";
+    /** The heap {@code podfall up} gives each service (flow-cli ServiceProcess: {@code -Xmx256m}). */
+    static final long SUITE_HEAP_MB = 256;
 
     private final Suite suite;
     private final ApiClient api;
@@ -50,12 +52,17 @@ final class BenchSuite implements AutoCloseable {
      * carries.
      */
     static BenchSuite start(RunOptions run, String workload, int nodes, double timeScale) {
-        return start(run, workload, nodes, timeScale, 256);
+        return start(run, workload, nodes, timeScale, SUITE_HEAP_MB);
     }
 
     /**
      * As {@link #start(RunOptions, String, int, double)}, each service's heap capped at {@code heapMb} unless
-     * {@code --service-jvm-option} sets {@code -Xmx}: a cap only, the heap grows to what the service holds.
+     * {@code --service-jvm-option} sets {@code -Xmx}: a cap only, the heap grows to what the service holds. It starts
+     * at the suite's 256 MB, as under {@code podfall up} (whose cap it is; an {@code -Xms} among the options comes
+     * later and wins): left unset, the JVM starts a heap under a higher cap at 1/64 of the machine's memory, and the
+     * serial collector never shrinks its old generation below its start (HotSpot's
+     * {@code TenuredGeneration::compute_new_size}), nor the young one below a ratio of the old, so the figures followed
+     * the machine's RAM (24 GB: 365 MB a service).
      */
     static BenchSuite start(RunOptions run, String workload, int nodes, double timeScale, long heapMb) {
         Path workDir = run.workDir.resolve(workload).toAbsolutePath();
@@ -71,16 +78,26 @@ final class BenchSuite implements AutoCloseable {
         }
         Progress.say("%s: starting a broker and the four services (%d nodes, time-scale %s) in %s", workload, nodes,
                 timeScale, workDir);
-        List<String> jvm = new ArrayList<>(run.serviceJvmOptions(workDir));
-        if (jvm.stream().noneMatch(o -> o.startsWith("-Xmx"))) {
-            jvm.add(0, "-Xmx" + heapMb + "m");
-        }
+        List<String> jvm = withHeap(run.serviceJvmOptions(workDir), heapMb);
         long t0 = System.nanoTime();
         Suite suite = Suite.start(new Suite.Options(run.project.toAbsolutePath(), workDir, null, 0, 0, 0, TOPIC,
                 timeScale, Duration.ofSeconds(300)), new Suite.Tuning(settings, jvm));
         double seconds = (System.nanoTime() - t0) / 1e9;
         Progress.say("%s: all healthy in %.1f s", workload, seconds);
         return new BenchSuite(suite, seconds);
+    }
+
+    /**
+     * The services' JVM options: the heap of {@link #start(RunOptions, String, int, double, long)} first, unless
+     * {@code options} cap it themselves, then {@code options} (a later option wins).
+     */
+    static List<String> withHeap(List<String> options, long heapMb) {
+        List<String> jvm = new ArrayList<>();
+        if (options.stream().noneMatch(o -> o.startsWith("-Xmx"))) {
+            jvm.addAll(List.of("-Xms" + Math.min(SUITE_HEAP_MB, heapMb) + "m", "-Xmx" + heapMb + "m"));
+        }
+        jvm.addAll(options);
+        return jvm;
     }
 
     static String nodeNames(int nodes) {

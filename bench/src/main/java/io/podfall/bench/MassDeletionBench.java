@@ -86,7 +86,7 @@ final class MassDeletionBench {
      * largest live heap a pod was seen to take in a service (the API server's, 20 KB a pod with 2,000 held).
      */
     static long heapMb(int replicas) {
-        return 256 + replicas * 40L / 1024;
+        return BenchSuite.SUITE_HEAP_MB + replicas * 40L / 1024;
     }
 
     /** The recorded log of a run of this workload, for P3. */

@@ -17,8 +17,8 @@ final class RunOptions {
 
     @Option(names = "--service-jvm-option", paramLabel = "OPTION",
             description = "a JVM option for every service, after the suite's -Xmx256m -XX:+UseSerialGC and the workload's "
-                    + "heap cap (p2, p4: 256 MB + 40 KB a replica); -Xmx here replaces that cap, -XX:+Use...GC the serial "
-                    + "collector; repeatable")
+                    + "heap (-Xms256m, capped at 256 MB + 40 KB a replica in p2 and p4); -Xmx here replaces both, -Xms "
+                    + "the start, -XX:+Use...GC the serial collector; repeatable")
     List<String> serviceJvmOptions = new ArrayList<>();
 
     @Option(names = "--jfr", description = "record each service with JFR (settings=profile) into WORK-DIR/WORKLOAD/jfr/, "
