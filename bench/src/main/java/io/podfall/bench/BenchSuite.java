@@ -30,8 +30,6 @@ import java.util.stream.IntStream;
  */
 final class BenchSuite implements AutoCloseable {
     static final String TOPIC = "podfall.events";
-    /** The heap {@code podfall up} gives each service (flow-cli ServiceProcess: {@code -Xmx256m}). */
-    static final long SUITE_HEAP_MB = 256;
 
     private final Suite suite;
     private final ApiClient api;
@@ -52,7 +50,7 @@ final class BenchSuite implements AutoCloseable {
      * carries.
      */
     static BenchSuite start(RunOptions run, String workload, int nodes, double timeScale) {
-        return start(run, workload, nodes, timeScale, SUITE_HEAP_MB);
+        return start(run, workload, nodes, timeScale, ServiceProcess.HEAP_MB);
     }
 
     /**
@@ -94,7 +92,7 @@ final class BenchSuite implements AutoCloseable {
     static List<String> withHeap(List<String> options, long heapMb) {
         List<String> jvm = new ArrayList<>();
         if (options.stream().noneMatch(o -> o.startsWith("-Xmx"))) {
-            jvm.addAll(List.of("-Xms" + Math.min(SUITE_HEAP_MB, heapMb) + "m", "-Xmx" + heapMb + "m"));
+            jvm.addAll(List.of("-Xms" + Math.min(ServiceProcess.HEAP_MB, heapMb) + "m", "-Xmx" + heapMb + "m"));
         }
         jvm.addAll(options);
         return jvm;

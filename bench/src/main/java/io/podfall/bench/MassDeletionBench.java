@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.podfall.cli.launch.ServiceProcess;
 import io.podfall.cli.log.EventFile;
 import io.podfall.cli.scenario.ApiClient;
 import io.podfall.kubelet.nodestatus.InitialNode;
@@ -86,7 +87,7 @@ final class MassDeletionBench {
      * largest live heap a pod was seen to take in a service (the API server's, 20 KB a pod with 2,000 held).
      */
     static long heapMb(int replicas) {
-        return BenchSuite.SUITE_HEAP_MB + replicas * 40L / 1024;
+        return ServiceProcess.HEAP_MB + replicas * 40L / 1024;
     }
 
     /** The recorded log of a run of this workload, for P3. */

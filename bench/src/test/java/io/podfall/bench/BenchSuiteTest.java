@@ -1,5 +1,6 @@
 package io.podfall.bench;
 
+import io.podfall.cli.launch.ServiceProcess;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -11,7 +12,7 @@ class BenchSuiteTest {
     void aServiceHeapStartsAtTheSuitesWhateverItsCap() {
         assertEquals(List.of("-Xms256m", "-Xmx4162m", "-XX:+UseParallelGC"),
                 BenchSuite.withHeap(List.of("-XX:+UseParallelGC"), MassDeletionBench.heapMb(100_000)));
-        assertEquals(List.of("-Xms256m", "-Xmx256m"), BenchSuite.withHeap(List.of(), BenchSuite.SUITE_HEAP_MB));
+        assertEquals(List.of("-Xms256m", "-Xmx256m"), BenchSuite.withHeap(List.of(), ServiceProcess.HEAP_MB));
     }
 
     @Test

@@ -24,6 +24,8 @@ public final class ServiceProcess {
      * quarkus.package.jar.appcds.enabled}, the root pom): the classes a start loads, already parsed and verified.
      */
     static final String CLASS_DATA_ARCHIVE = "app-cds.jsa";
+    /** Each service's heap, in MB: its cap, and so its start on any machine of 16 GB or more (1/64 of it). */
+    public static final long HEAP_MB = 256;
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final String name;
@@ -68,7 +70,7 @@ public final class ServiceProcess {
      */
     static List<String> command(Path jar, int port, Map<String, String> config, List<String> jvmOptions) {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m"));
+                "-Xmx" + HEAP_MB + "m"));
         if (jvmOptions.stream().noneMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"))) {
             cmd.add("-XX:+UseSerialGC");
         }
