@@ -154,7 +154,10 @@ public class LogProcessor {
      */
     private Object decode(KafkaRecord<String, byte[]> record) {
         try {
-            Function<String, byte[]> header = name -> lastHeader(record.getHeaders(), name);
+            // The consumer's own headers: SmallRye's record.getHeaders() first copies each of them into a list of its
+            // own (3 % of what runtime-svc allocated in P1, where a poll holds a record or two).
+            Headers headers = record.getMetadata(IncomingKafkaRecordMetadata.class).orElseThrow().getRecord().headers();
+            Function<String, byte[]> header = name -> lastHeader(headers, name);
             EventCodec.Envelope envelope = EventCodec.envelope(header, record.getPayload());
             contract.check(envelope.type(), envelope.source());
             if (live && !core.reads(envelope.type())) {
