@@ -1,9 +1,8 @@
 package io.podfall.adapter;
 
 import io.podfall.model.core.Core;
+import io.podfall.model.core.CoreHost;
 import io.podfall.model.core.Effects;
-import io.podfall.model.core.Timer;
-import io.podfall.model.core.TimerQueue;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventCodec;
 import io.podfall.model.event.UnreadableEventException;
@@ -25,9 +24,7 @@ import org.jboss.logging.Logger;
 
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -38,7 +35,8 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 /**
- * Runs the service's core over the log: consume, decide, append, in log order, on one thread and one lock.
+ * Runs the service's core over the log: consume, decide, append, in log order, on one thread and one lock. The core
+ * runs in a {@link CoreHost}, as in the replay engine (flow-replay); this class is what Kafka adds to it.
  *
  * <p><b>What the core reads.</b> Every event moves time on and is matched against the effects held back, but only
  * those of a type the core {@link Core#reads reads} reach it (and the observers): most of the log is other
@@ -47,10 +45,8 @@ import java.util.function.Function;
  * event of the catalogue from a source that may append it.
  *
  * <p><b>Rebuild on start.</b> The service reads the log from the beginning. Until it has caught up with what was
- * there when it started, time is the time written on the events (so the core decides as it did live) and its
- * effects are held back: an effect that then shows up further on in the log had been appended before the
- * restart and is dropped; whatever is left when the service catches up had been decided but not appended (a
- * crash between the two) and is appended then. Ids are derived from causes, so "the same effect" is exact.
+ * there when it started, time is the time written on the events (so the core decides as it did live) and the host
+ * holds its effects back ({@link CoreHost}): what is left when the service catches up is appended then.
  *
  * <p><b>Live.</b> Time is the simulated clock. Effects are appended as soon as they are decided, without
  * waiting for the broker's acknowledgement before the next event: the producer batches them.
@@ -70,7 +66,7 @@ public class LogProcessor {
     /** The worker pool of one thread {@link #consume} runs on ({@code smallrye.messaging.worker.podfall-log.*}). */
     static final String LOG_THREAD = "podfall-log";
 
-    private final Core<Object> core;
+    private final CoreHost<Object> host;
     private final EventContract contract;
     private final MeterRegistry metrics;
     private final LogWriter writer;
@@ -80,24 +76,18 @@ public class LogProcessor {
     private final jakarta.enterprise.event.Event<CaughtUp> caughtUp;
 
     private final ReentrantLock lock = new ReentrantLock();
-    private final Object state;
-    private final TimerQueue timers = new TimerQueue();
-    /** Effects decided while rebuilding, not yet seen on the log, by event id, in decision order. */
-    private final Map<String, Event> heldBack = new LinkedHashMap<>();
+    /** Completed once what was held back while rebuilding is appended: the observers' futures for those effects. */
     private final List<CompletableFuture<Void>> heldBackWritten = new ArrayList<>();
     private final ScheduledThreadPoolExecutor alarm = newAlarm();
     private ScheduledFuture<?> nextAlarm;
     /** When {@link #nextAlarm} rings: the earliest timer's time when it was set. */
     private Instant nextAlarmAt;
-    private Instant lastNow = Instant.EPOCH;
-    /** Read outside the lock too, when a poll is decoded; once true, true for good. */
-    private volatile boolean live;
 
     @Inject
     public LogProcessor(Core<Object> core, LogWriter writer, LogPosition position, SimulatedClock clock,
                         EventContract contract, MeterRegistry metrics,
                         Instance<LogObserver> observers, jakarta.enterprise.event.Event<CaughtUp> caughtUp) {
-        this.core = core;
+        this.host = new CoreHost<>(core, false);
         this.contract = contract;
         this.metrics = metrics;
         this.writer = writer;
@@ -105,7 +95,6 @@ public class LogProcessor {
         this.clock = clock;
         this.observers = observers;
         this.caughtUp = caughtUp;
-        this.state = core.newState();
         position.onCaughtUp(this::goLive);
     }
 
@@ -160,7 +149,7 @@ public class LogProcessor {
             Function<String, byte[]> header = name -> lastHeader(headers, name);
             EventCodec.Envelope envelope = EventCodec.envelope(header, record.getPayload());
             contract.check(envelope.type(), envelope.source());
-            if (live && !core.reads(envelope.type())) {
+            if (host.isLive() && !host.reads(envelope.type())) {
                 return envelope;
             }
             return EventCodec.decode(header, record.getPayload(), envelope);
@@ -185,14 +174,10 @@ public class LogProcessor {
             return;
         }
         try {
-            // Timers due by now fire first: while rebuilding, this very event may be one of their effects, as
-            // appended before the restart, and it must find that effect held back to cancel it.
-            Instant now = advanceTo(live || event == null ? clock.now() : event.time());
-            if (event != null) {
-                heldBack.remove(event.id());
-                if (core.reads(type)) {
-                    dispatch(event, core.handle(state, event, now));
-                }
+            if (event == null) {
+                host.advanceTo(clock.now(), this::dispatch);
+            } else {
+                host.handle(event, host.isLive() ? clock.now() : event.time(), this::dispatch);
             }
         } catch (UnreadableEventException e) {
             rejected.add(deadLetter(record, tp, offset, e));
@@ -221,7 +206,7 @@ public class LogProcessor {
     public <S, T> T read(Class<S> stateType, Function<S, T> query) {
         lock.lock();
         try {
-            return query.apply(stateType.cast(state));
+            return query.apply(stateType.cast(host.state()));
         } finally {
             lock.unlock();
         }
@@ -231,28 +216,14 @@ public class LogProcessor {
         return position.isCaughtUp();
     }
 
-    /** Moves time forward to {@code t} (never back), firing every timer due on the way, in order. */
-    private Instant advanceTo(Instant t) {
-        Instant now = t.isAfter(lastNow) ? t : lastNow;
-        for (var due = timers.pollDue(now); due.isPresent(); due = timers.pollDue(now)) {
-            Timer timer = due.get();
-            Instant at = live ? now : timer.at();
-            lastNow = at.isAfter(lastNow) ? at : lastNow;
-            dispatch(null, core.fire(state, timer, lastNow));
-        }
-        lastNow = now;
-        return now;
-    }
-
-    private void dispatch(Event input, Effects effects) {
-        timers.apply(effects);
+    /** Under the lock: a decision of the host's, appended at once live, or once caught up. */
+    private void dispatch(Event input, Effects effects, boolean heldBack) {
         CompletionStage<Void> written;
         if (effects.events().isEmpty()) {
             written = CompletableFuture.completedFuture(null);
-        } else if (live) {
+        } else if (!heldBack) {
             written = writer.appendAll(effects.events());
         } else {
-            effects.events().forEach(e -> heldBack.put(e.id(), e));
             CompletableFuture<Void> later = new CompletableFuture<>();
             heldBackWritten.add(later);
             written = later;
@@ -262,7 +233,7 @@ public class LogProcessor {
                 o.handled(input, effects, written);
             }
         }
-        if (live) {
+        if (!heldBack) {
             rearm();
         }
     }
@@ -270,14 +241,14 @@ public class LogProcessor {
     private void goLive() {
         lock.lock();
         try {
-            if (live) {
+            if (host.isLive()) {
                 return;
             }
-            live = true;
-            if (!heldBack.isEmpty()) {
-                LOG.infof("Appending %d effects decided before the restart but never appended", heldBack.size());
+            List<Event> unseen = host.goLive();
+            if (!unseen.isEmpty()) {
+                LOG.infof("Appending %d effects decided before the restart but never appended", unseen.size());
             }
-            CompletionStage<Void> written = writer.appendAll(List.copyOf(heldBack.values()));
+            CompletionStage<Void> written = writer.appendAll(unseen);
             heldBackWritten.forEach(f -> written.whenComplete((v, err) -> {
                 if (err != null) {
                     f.completeExceptionally(err);
@@ -285,7 +256,6 @@ public class LogProcessor {
                     f.complete(null);
                 }
             }));
-            heldBack.clear();
             heldBackWritten.clear();
             rearm();
         } finally {
@@ -300,7 +270,7 @@ public class LogProcessor {
      * controller manager holding 5,000 pods).
      */
     private void rearm() {
-        Instant next = timers.next().map(Timer::at).orElse(null);
+        Instant next = host.nextTimer().orElse(null);
         if (Objects.equals(next, nextAlarmAt)) {
             return;
         }
@@ -322,7 +292,7 @@ public class LogProcessor {
             // This alarm has rung, early or not: the next decision sets one again if a timer is still waiting.
             nextAlarm = null;
             nextAlarmAt = null;
-            advanceTo(clock.now());
+            host.advanceTo(clock.now(), this::dispatch);
             rearm();
         } catch (RuntimeException e) {
             LOG.error("A timer failed", e);
