@@ -1,6 +1,5 @@
 package io.podfall.apiserver;
 
-import io.podfall.apiserver.registry.Registry;
 import io.podfall.model.core.Core;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
@@ -13,6 +12,6 @@ public class CoreProducer {
     @Singleton
     @SuppressWarnings("rawtypes")
     Core core() {
-        return new Registry();
+        return new ApiServerConfiguration().newRegistry();
     }
 }

@@ -120,7 +120,7 @@ class ReplayIT {
 
         assertEquals(0, reproduced, asRecorded.toString());
         assertEquals(1, diverged, whatIf.toString());
-        String summary = "pod " + Subjects.of("default", "pods", name) + ": SIGKILL at \\+5\\.\\d s recorded, \\+60.0 s replayed; "
+        String summary = "pod " + Subjects.of("default", "pods", name) + ": SIGKILL at \\+5\\.\\d s recorded, \\+60\\.\\d s replayed; "
                 + "removed at \\+5\\.\\d s recorded, \\+60\\.\\d s replayed";
         assertTrue(whatIf.toString().lines().anyMatch(l -> l.matches(summary)), whatIf.toString());
         assertTrue(whatIf.toString().lines().anyMatch(l -> l.matches(" +- +\\+\\d+ ms +kubelet/node-1 +runtime.StopContainerRequested "

@@ -3,9 +3,11 @@ package io.podfall.cli;
 import io.podfall.cli.log.EventFile;
 import io.podfall.model.event.Event;
 import io.podfall.replay.Divergences;
+import io.podfall.replay.Latency;
 import io.podfall.replay.Replay;
 import io.podfall.replay.ReplayReport;
 import io.podfall.replay.Settings;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -69,6 +71,14 @@ final class ReplayCommand implements Callable<Integer> {
             description = "how far a step's delay from its cause may differ, in simulated time (default: ${DEFAULT-VALUE})")
     String tolerance;
 
+    @Option(names = "--latency", paramLabel = "MODE", defaultValue = "recorded", converter = LatencyConverter.class,
+            description = "how long each event takes to reach the log and each service to read it: recorded (each "
+                    + "service reads a recorded event at the delay it reacted to it in the recording, so every race "
+                    + "resolves as recorded; the rest as model), model (each service at the median of its recorded "
+                    + "delays for the event's type), zero (none: every race resolves in the engine's fixed order) "
+                    + "(default: ${DEFAULT-VALUE})")
+    Latency latency;
+
     @Option(names = "--output", paramLabel = "FILE", description = "also write the replayed log there (JSON Lines; "
             + "with --live, the replayed flows as the target appended them)")
     Path output;
@@ -94,7 +104,7 @@ final class ReplayCommand implements Callable<Integer> {
             return live.run(spec.commandLine(), log.bootstrap, recorded, start, end, allowed, output);
         }
         long started = System.nanoTime();
-        Replay replay = Replay.of(recorded, start, end, allowed, settings);
+        Replay replay = Replay.of(recorded, start, end, allowed, settings, latency);
         Duration took = Duration.ofNanos(System.nanoTime() - started);
         Duration simulated = Duration.between(start, replay.until());
         out.printf(Locale.ROOT, "replayed %d events (recorded: %d) over %s of simulated time in %s: %.0f events/s, %.0fx real time%n",
@@ -109,6 +119,18 @@ final class ReplayCommand implements Callable<Integer> {
             }
         }
         return replay.reproduces() ? 0 : 1;
+    }
+
+    /** {@code recorded}, {@code model} or {@code zero}, as the option's help writes them. */
+    static final class LatencyConverter implements CommandLine.ITypeConverter<Latency> {
+        @Override
+        public Latency convert(String value) {
+            try {
+                return Latency.valueOf(value.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException("not recorded, model or zero: " + value);
+            }
+        }
     }
 
     private static double seconds(Duration d) {

@@ -127,7 +127,7 @@ class LiveReplayCommandTest {
         assertTrue(r.out().contains("inputs: 2 client requests\n"), r.out());
         assertTrue(r.out().contains(" MISSING   apiserver.ObjectMarkedTerminating namespaces/default/pods/web-1 from /apiserver, "
                 + "after apiserver.DeletionRequested; and "), r.out());
-        assertTrue(r.out().contains("diverged: 2 divergences in 2 of 2 flows"), r.out());
+        assertTrue(r.out().contains("diverged: 2 MISSING in 2 of 2 flows"), r.out());
         assertEquals(requests.stream().map(Event::id).toList(), EventFile.read(output).events().stream().map(Event::id).toList(),
                 "the replayed flows as the target holds them: the requests alone");
     }

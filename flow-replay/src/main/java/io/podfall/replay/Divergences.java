@@ -28,9 +28,12 @@ import java.util.function.Function;
  * order; neither order is a divergence. Ids are not compared: an event decided by a timer has an id derived from
  * the timer's due time, which live is a few milliseconds later.
  *
- * <p>Timing is compared hop by hop: the delay from an event's cause to the event, recorded against replayed. The
- * live services take some milliseconds per hop where the engine takes none, so {@code tolerance} should be
- * larger than a hop (and a difference shows at the hop where it arises, not again at every later step).
+ * <p>Timing is compared hop by hop: the delay from an event's cause to the event, recorded against replayed (a
+ * difference shows at the hop where it arises, not again at every later step). A delay off by more than
+ * {@code tolerance} is reported; it {@link Divergence#counts counts} against the replay only where it changed an order:
+ * where the event, among the events of its flow found in both logs, is not where it was in the recording: one recorded
+ * before it was replayed after it, or one recorded after it before. An incident is a race; a step that came later
+ * but still in its place among the others did not change its outcome.
  */
 public final class Divergences {
     /** What went differently. */
@@ -53,8 +56,15 @@ public final class Divergences {
      * @param cause    the event it reacts to (the recorded one, when there is one), null for an input
      * @param detail   {@link Kind#MISSING}, {@link Kind#EXTRA}: how many events it caused in turn;
      *                 {@link Kind#TIMING}: the two delays
+     * @param changedOrder {@link Kind#TIMING}: whether the event left its recorded place among its flow's events
      */
-    public record Divergence(Kind kind, Event recorded, Event replayed, Event cause, String detail) {
+    public record Divergence(Kind kind, Event recorded, Event replayed, Event cause, String detail,
+                             boolean changedOrder) {
+        /** Whether it makes the replay one that did not reproduce its recording: all but a TIMING in its place. */
+        public boolean counts() {
+            return kind != Kind.TIMING || changedOrder;
+        }
+
         /** The event the divergence is about: the recorded one, or the replayed one if it is extra. */
         public Event event() {
             return recorded != null ? recorded : replayed;
@@ -76,11 +86,15 @@ public final class Divergences {
         CausalTree rec = new CausalTree(recorded);
         CausalTree rep = new CausalTree(replayed);
         List<Divergence> found = new ArrayList<>();
+        Map<String, Event> replayedAs = new HashMap<>();
         Deque<Event[]> pairs = new ArrayDeque<>();
         pairs.push(new Event[]{null, null});
         while (!pairs.isEmpty()) {
             Event[] pair = pairs.pop();
             Event cause = pair[0];
+            if (cause != null) {
+                replayedAs.put(cause.id(), pair[1]);
+            }
             Map<String, List<List<Event>>> bySource = bySource(rec.children(pair[0]), rep.children(pair[1]), cause == null);
             for (List<List<Event>> siblings : bySource.values()) {
                 List<Event> r = siblings.get(0);
@@ -100,18 +114,60 @@ public final class Divergences {
                         pMatched[j] = true;
                         matched(Kind.REORDERED, r.get(i), p.get(j), pair, tolerance, found, pairs);
                     } else {
-                        found.add(new Divergence(Kind.MISSING, r.get(i), null, cause, caused(rec, r.get(i))));
+                        found.add(new Divergence(Kind.MISSING, r.get(i), null, cause, caused(rec, r.get(i)), false));
                     }
                 }
                 for (int j = 0; j < p.size(); j++) {
                     if (!pMatched[j]) {
-                        found.add(new Divergence(Kind.EXTRA, null, p.get(j), cause, caused(rep, p.get(j))));
+                        found.add(new Divergence(Kind.EXTRA, null, p.get(j), cause, caused(rep, p.get(j)), false));
                     }
                 }
             }
         }
         found.sort(Comparator.comparing(d -> d.event().time()));
-        return found;
+        return outOfPlace(found, replayedAs, recorded, replayed);
+    }
+
+    /**
+     * The divergences with each TIMING marked where it changed an order: per flow, among the events found in both logs,
+     * an event keeps its place when everything recorded before it was replayed before it, and everything after, after.
+     */
+    private static List<Divergence> outOfPlace(List<Divergence> found, Map<String, Event> replayedAs,
+                                               List<Event> recorded, List<Event> replayed) {
+        if (found.stream().noneMatch(d -> d.kind() == Kind.TIMING)) {
+            return found;
+        }
+        Map<String, Integer> replayedAt = positions(replayed);
+        Map<String, List<Event>> flows = new HashMap<>();
+        for (Event r : recorded) {
+            if (replayedAs.containsKey(r.id())) {
+                flows.computeIfAbsent(r.correlationId(), k -> new ArrayList<>()).add(r);
+            }
+        }
+        Set<String> kept = new HashSet<>();
+        for (List<Event> flow : flows.values()) {
+            int n = flow.size();
+            int[] at = flow.stream().mapToInt(r -> replayedAt.get(replayedAs.get(r.id()).id())).toArray();
+            int[] laterBefore = new int[n];
+            int[] earlierAfter = new int[n];
+            for (int i = 0, max = -1; i < n; max = Math.max(max, at[i]), i++) {
+                laterBefore[i] = max;
+            }
+            for (int i = n - 1, min = Integer.MAX_VALUE; i >= 0; min = Math.min(min, at[i]), i--) {
+                earlierAfter[i] = min;
+            }
+            for (int i = 0; i < n; i++) {
+                if (laterBefore[i] < at[i] && at[i] < earlierAfter[i]) {
+                    kept.add(flow.get(i).id());
+                }
+            }
+        }
+        List<Divergence> out = new ArrayList<>(found.size());
+        for (Divergence d : found) {
+            out.add(d.kind() == Kind.TIMING && !kept.contains(d.recorded().id())
+                    ? new Divergence(d.kind(), d.recorded(), d.replayed(), d.cause(), d.detail(), true) : d);
+        }
+        return out;
     }
 
     /**
@@ -121,16 +177,26 @@ public final class Divergences {
     private static void matched(Kind kind, Event r, Event p, Event[] causes, Duration tolerance, List<Divergence> found,
                                 Deque<Event[]> pairs) {
         if (kind == Kind.REORDERED) {
-            found.add(new Divergence(Kind.REORDERED, r, p, causes[0], ""));
+            found.add(new Divergence(Kind.REORDERED, r, p, causes[0], "", false));
         }
         Duration recordedDelay = causes[0] == null ? Duration.ZERO : Duration.between(causes[0].time(), r.time());
         Duration replayedDelay = causes[1] == null ? Duration.between(r.time(), p.time()) : Duration.between(causes[1].time(), p.time());
         if (recordedDelay.minus(replayedDelay).abs().compareTo(tolerance) > 0) {
             found.add(new Divergence(Kind.TIMING, r, p, causes[0], causes[0] == null
                     ? "recorded at " + r.time() + ", replayed at " + p.time()
-                    : "recorded " + seconds(recordedDelay) + " after " + causes[0].type() + ", replayed " + seconds(replayedDelay)));
+                    : "recorded " + seconds(recordedDelay) + " after " + causes[0].type() + ", replayed "
+                            + seconds(replayedDelay), false));
         }
         pairs.push(new Event[]{r, p});
+    }
+
+    /** Each event's first position in a log, by id. */
+    private static Map<String, Integer> positions(List<Event> log) {
+        Map<String, Integer> at = new HashMap<>();
+        for (int i = 0; i < log.size(); i++) {
+            at.putIfAbsent(log.get(i).id(), i);
+        }
+        return at;
     }
 
     private static String caused(CausalTree tree, Event e) {

@@ -1,67 +1,70 @@
 package io.podfall.replay;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.podfall.apiserver.ApiServerConfiguration;
 import io.podfall.apiserver.registry.Registry;
 import io.podfall.apiserver.registry.RegistryState;
 import io.podfall.apiserver.registry.SystemNamespaces;
 import io.podfall.controller.ControllerManagerState;
-import io.podfall.controller.nodelifecycle.NodeLifecycleController;
+import io.podfall.controller.ControllerManagerConfiguration;
 import io.podfall.kubelet.KubeletState;
-import io.podfall.kubelet.nodelease.NodeLeaseController;
+import io.podfall.kubelet.KubeletConfiguration;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.PodWorkers;
 import io.podfall.kubelet.podworkers.PodWorkersState;
 import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.core.Core;
+import io.podfall.model.core.CoreHost;
 import io.podfall.model.core.Effects;
-import io.podfall.model.core.Timer;
-import io.podfall.model.core.TimerQueue;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.UnreadableEventException;
 import io.podfall.runtime.NodeServices;
+import io.podfall.runtime.RuntimeConfiguration;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
+import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
+import java.util.PriorityQueue;
 import java.util.Queue;
+import java.util.function.Predicate;
 
 /**
  * The four services' cores in one process, over an in-memory log, on a virtual clock: the same classes the services
- * run, built as their CoreProducers build them, with nothing between them but the log.
+ * run, built by the factories their CoreProducers call ({@link KubeletConfiguration} and the like), each in the
+ * {@link CoreHost} the services' LogProcessor runs it in, with nothing between them but the log.
  *
- * <p><b>Order.</b> Every event on the log is delivered to every core, in log order, to the cores in a fixed order
- * (API server, controller manager, the kubelets in the order given, the runtime); what a core emits is appended to
- * the tail of the log, so it is delivered after everything appended before it. Before a core handles an event, its
- * timers that are due fire, as the services' LogProcessor does.
+ * <p><b>A discrete-event simulation of the services over one log.</b> Each service reads the log in its order, as a
+ * Kafka consumer does, at times of its own: an event reaches the log some time after it was decided, and each service
+ * reads it some time after that ({@link Latencies}: as recorded, from a model, or at once). Before a service handles an
+ * event its timers due by then fire, as the LogProcessor fires them. What a service decides goes to the log at its
+ * delay; time moves to whatever happens next: an event reaching the log, a service reading one, an input, a timer.
+ * At one instant, events reach the log first (in the recording's order), then services read (the earliest position on
+ * the log first, then in service order: API server, controller manager, the kubelets in the order given, the
+ * runtime), then an input arrives, then a timer that fell due with nothing to read rings (live, a timer due at the
+ * very instant a request arrives fires a moment after it). With no latency the clock stands still while anything is
+ * undelivered, and every race resolves in that fixed order.
  *
- * <p><b>Starts.</b> A service whose start is among the inputs (the API server, a kubelet) is down until then: what
- * is appended before it is not delivered to it. At its start it handles all of that in log order, as a service
- * catches up with the log (what it emits is appended as usual), then does what it does once caught up. Live, a
- * kubelet that starts first registers its nodes before the API server reads them; a Lease it asks for once its Node
- * is stored then finds {@code kube-node-lease} created. The controller manager and the runtime ask for nothing of
- * their own when they start, so a log does not say when they did: they run from the beginning.
+ * <p><b>Starts.</b> A service whose start is among the inputs (the API server, a kubelet) is down until then: it reads
+ * nothing. At its start it reads all of the log so far, as a service catches up with the log (what it emits is
+ * appended as usual), then does what it does once caught up. Live, a kubelet that starts first registers its nodes
+ * before the API server reads them; a Lease it asks for once its Node is stored then finds {@code kube-node-lease}
+ * created. The controller manager and the runtime ask for nothing of their own when they start, so a log does not say
+ * when they did: they run from the beginning.
  *
- * <p><b>Time.</b> The clock stands still while the log has undelivered events: a reaction takes no simulated time.
- * When the log is drained the clock jumps to the next input or the next timer of any core, whichever is earlier
- * (an input first on a tie: live, a timer due at the very instant a request arrives fires a moment after it); timers
- * due at one instant fire in core order, then in the due order of {@link TimerQueue}. Nothing sleeps.
- *
- * <p><b>Inputs</b> are taken in the order given, each at its time but never before the one before it, so a
- * recording's inputs reach the log in the order they did.
+ * <p><b>Inputs</b> are taken in the order given, each at its time but never before the one before it, so a recording's
+ * inputs reach the log in the order they did.
  *
  * <p><b>Unreadable data.</b> An event a core fails on (its data does not read as its type, or reads with a part
  * missing) is skipped by that core and named ({@link #skipped}), as a service sends it to the dead-letter topic and
  * goes on (flow-adapter LogProcessor).
  *
- * <p>Same inputs, same log: the cores are deterministic and ids are derived from causes, so two engines given the
- * same inputs append the same events, byte for byte.
+ * <p>Same inputs and latencies, same log: the cores are deterministic, ids are derived from causes and the latencies
+ * from the recording, so two engines given the same append the same events, byte for byte.
  *
  * <p>{@link #fold} is the other use of the cores: it rebuilds their state from a recorded log without deciding
  * anything anew, as a restarted service does, to say what each component held at a moment of the recording, or to
@@ -82,9 +85,12 @@ public final class Engine {
             this(nodes, compat, OptionalLong.empty());
         }
 
-        PodWorkers podWorkers() {
-            return evictionMaxPodGracePeriod.isPresent()
-                    ? new PodWorkers(nodes, compat, evictionMaxPodGracePeriod.getAsLong()) : new PodWorkers(nodes, compat);
+        /** The kubelet-svc configuration these settings are: the rest as the service's defaults. */
+        public KubeletConfiguration configuration() {
+            KubeletConfiguration defaults = KubeletConfiguration.defaults(nodes);
+            return new KubeletConfiguration(nodes, compat,
+                    evictionMaxPodGracePeriod.orElse(defaults.evictionMaxPodGracePeriodSeconds()),
+                    defaults.nodeLeaseDurationSeconds());
         }
     }
 
@@ -92,43 +98,63 @@ public final class Engine {
     public record Kubelet(PodWorkers podWorkers, PodWorkersState state) {
     }
 
-    private final Runner<RegistryState> apiServer;
-    private final Runner<ControllerManagerState> controllerManager;
-    private final List<Runner<KubeletState>> kubelets = new ArrayList<>();
-    private final Runner<NodeServices.State> runtime;
-    /** The cores in delivery order. */
-    private final List<Runner<?>> runners = new ArrayList<>();
+    /** What happens at one instant, in this order: see the class comment. */
+    private static final int APPEND = 0;
+    private static final int READ = 1;
+    private static final int INPUT = 2;
+    private static final int TIMER = 3;
+
+    private final Service<RegistryState> apiServer;
+    private final Service<ControllerManagerState> controllerManager;
+    private final List<Service<KubeletState>> kubelets = new ArrayList<>();
+    private final Service<NodeServices.State> runtime;
+    /** The services in the order they read an event at one instant. */
+    private final List<Service<?>> services = new ArrayList<>();
+    private final Latencies latencies;
 
     private final List<Event> log = new ArrayList<>();
-    private int delivered;
+    /** When each event of {@link #log} reached it. */
+    private final List<Instant> appendedAt = new ArrayList<>();
+    /** Decided, not yet on the log: by when it gets there, then the recording's order, then decision order. */
+    private final PriorityQueue<Pending> pending = new PriorityQueue<>(Comparator.comparing(Pending::at)
+            .thenComparingInt(Pending::position).thenComparingLong(Pending::seq));
+    private long decisions;
     private final Queue<Input> inputs = new ArrayDeque<>();
-    /** What the cores decided while folding a recording that the recording did not hold (yet), by id, in order. */
-    private final Map<String, Event> heldBack = new LinkedHashMap<>();
     /** The events a core could not read, as {@code <core> skipped <type> <subject> <id>: <reason>}. */
     private final List<String> skipped = new ArrayList<>();
     private Instant clock = Instant.EPOCH;
+    /** Whether it has run: before, it can fold a recording ({@link #fold}); {@link #goLive} ends that. */
+    private boolean live;
 
+    /** An engine in which nothing takes time ({@link Latency#ZERO}). */
     public Engine(List<KubeletSettings> kubeletSettings) {
-        apiServer = add("apiserver", new Registry());
-        controllerManager = add("controller manager", io.podfall.controller.CoreProducer.controllerManager(
-                Duration.ofSeconds(NodeLifecycleController.DEFAULT_GRACE_PERIOD_SECONDS)));
-        for (KubeletSettings k : kubeletSettings) {
-            kubelets.add(add("kubelet " + String.join(",", k.nodes()),
-                    new io.podfall.kubelet.Kubelet(k.podWorkers(), NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS)));
-        }
-        runtime = add("runtime", io.podfall.runtime.CoreProducer.nodeServices());
+        this(kubeletSettings, Latencies.ZERO);
     }
 
-    private <S> Runner<S> add(String name, Core<S> core) {
-        Runner<S> r = new Runner<>(name, core, skipped);
-        runners.add(r);
-        return r;
+    public Engine(List<KubeletSettings> kubeletSettings, Latencies latencies) {
+        this.latencies = latencies;
+        apiServer = add("apiserver", "apiserver", new ApiServerConfiguration().newRegistry(), source -> true);
+        controllerManager = add("controller manager", "controller",
+                ControllerManagerConfiguration.DEFAULTS.newControllerManager(), source -> true);
+        for (KubeletSettings k : kubeletSettings) {
+            kubelets.add(add("kubelet " + String.join(",", k.nodes()), "kubelet", k.configuration().newKubelet(),
+                    source -> k.nodes().contains(source.substring(source.lastIndexOf('/') + 1))));
+        }
+        runtime = add("runtime", "runtime", new RuntimeConfiguration().newNodeServices(), source -> true);
+    }
+
+    /** A service of a {@code kind} ({@link Latencies#kind}) whose sources of that kind are those {@code ofIts}. */
+    private <S> Service<S> add(String name, String kind, Core<S> core, Predicate<String> ofIts) {
+        Service<S> s = new Service<>(name, new CoreHost<>(core, false),
+                latencies.reader(kind, source -> Latencies.kind(source).equals(kind) && ofIts.test(source)));
+        services.add(s);
+        return s;
     }
 
     /** Adds inputs after those given before; they reach the log when {@link #runUntil} gets to their time. */
     public void schedule(List<? extends Input> more) {
         for (Input input : more) {
-            Runner<?> starting = starting(input);
+            Service<?> starting = starting(input);
             if (starting != null && !starting.handledAny) {
                 starting.down = true;
             }
@@ -136,8 +162,8 @@ public final class Engine {
         inputs.addAll(more);
     }
 
-    /** The core an input starts, or null for a request. */
-    private Runner<?> starting(Input input) {
+    /** The service an input starts, or null for a request. */
+    private Service<?> starting(Input input) {
         if (input instanceof Input.KubeletStart k) {
             return kubelets.get(k.kubelet());
         }
@@ -145,34 +171,68 @@ public final class Engine {
     }
 
     /**
-     * Runs until nothing is left to do at or before {@code until}: every input due by then appended, every event
-     * delivered, every timer due by then fired.
+     * Runs until nothing is left to do at or before {@code until}: every input due by then appended, every event that
+     * reaches the log by then appended and read by every service that reads it by then, every timer due by then fired.
      */
     public void runUntil(Instant until) {
+        goLive();
         while (true) {
-            if (delivered < log.size()) {
-                deliver(log.get(delivered++));
-                continue;
+            Instant at = null;
+            int what = -1;
+            Service<?> who = null;
+            if (!pending.isEmpty()) {
+                at = pending.peek().at();
+                what = APPEND;
+            }
+            Service<?> reader = null;
+            for (Service<?> s : services) {
+                Instant read = s.nextRead();
+                if (read != null && (reader == null || read.isBefore(reader.nextRead())
+                        || read.equals(reader.nextRead()) && s.cursor < reader.cursor)) {
+                    reader = s;
+                }
+            }
+            if (reader != null && (at == null || reader.nextRead().isBefore(at))) {
+                at = reader.nextRead();
+                what = READ;
+                who = reader;
             }
             Input input = inputs.peek();
-            Runner<?> timerOf = earliestTimer();
             Instant inputAt = input == null ? null : later(input.at(), clock);
-            if (input != null && (timerOf == null || !timerOf.timers.next().orElseThrow().at().isBefore(inputAt))) {
-                if (inputAt.isAfter(until)) {
-                    return;
+            if (input != null && (at == null || inputAt.isBefore(at))) {
+                at = inputAt;
+                what = INPUT;
+            }
+            for (Service<?> s : services) {
+                Instant due = s.host.nextTimer().orElse(null);
+                if (due != null && !s.down && (at == null || due.isBefore(at))) {
+                    at = due;
+                    what = TIMER;
+                    who = s;
                 }
-                clock = inputAt;
-                log.addAll(appended(inputs.remove()));
-            } else if (timerOf != null) {
-                Instant at = later(timerOf.timers.next().orElseThrow().at(), clock);
-                if (at.isAfter(until)) {
-                    return;
-                }
-                clock = at;
-                fireDue(timerOf);
-            } else {
+            }
+            if (at == null || at.isAfter(until)) {
                 return;
             }
+            clock = later(at, clock);
+            switch (what) {
+                case APPEND -> {
+                    Pending p = pending.remove();
+                    log.add(p.event());
+                    appendedAt.add(clock);
+                }
+                case READ -> who.read(clock);
+                case INPUT -> append(appended(inputs.remove()));
+                default -> who.host.advanceTo(clock, who::decided);
+            }
+        }
+    }
+
+    /** Sends what was decided at the clock's time towards the log, each at its delay. */
+    private void append(List<Event> decided) {
+        for (Event e : decided) {
+            Instant at = clock.plus(latencies.decided(e));
+            pending.add(new Pending(e, at, latencies.position(e), decisions++));
         }
     }
 
@@ -183,64 +243,34 @@ public final class Engine {
         }
         catchUp(starting(input));
         if (input instanceof Input.KubeletStart k) {
-            Runner<KubeletState> kubelet = kubelets.get(k.kubelet());
-            return ((io.podfall.kubelet.Kubelet) kubelet.core).podWorkers().registerNodes(kubelet.state.podWorkers(), clock);
+            Service<KubeletState> kubelet = kubelets.get(k.kubelet());
+            return ((io.podfall.kubelet.Kubelet) kubelet.host.core()).podWorkers()
+                    .registerNodes(kubelet.host.state().podWorkers(), clock);
         }
-        return SystemNamespaces.missing(apiServer.state, clock);
+        return SystemNamespaces.missing(apiServer.host.state(), clock);
     }
 
-    /** A core that was down handles, now, what was delivered without it: all of the log so far. */
-    private void catchUp(Runner<?> r) {
-        if (!r.down) {
+    /** A service that was down reads, now, all that reached the log without it. */
+    private void catchUp(Service<?> s) {
+        if (!s.down) {
             return;
         }
-        r.down = false;
-        for (int i = 0; i < delivered; i++) {
-            fireDue(r);
-            log.addAll(r.handle(log.get(i), clock));
+        s.down = false;
+        while (s.cursor < log.size()) {
+            s.handle(log.get(s.cursor++), clock);
         }
-    }
-
-    private void deliver(Event event) {
-        for (Runner<?> r : runners) {
-            if (!r.down) {
-                fireDue(r);
-                log.addAll(r.handle(event, clock));
-            }
-        }
-    }
-
-    /** Fires the runner's timers due by now, at now, appending what they emit. */
-    private void fireDue(Runner<?> r) {
-        for (var due = r.timers.pollDue(clock); due.isPresent(); due = r.timers.pollDue(clock)) {
-            log.addAll(r.fire(due.get(), clock));
-        }
-    }
-
-    /** The runner whose next timer is the earliest (the first in core order on a tie), or null. */
-    private Runner<?> earliestTimer() {
-        Runner<?> earliest = null;
-        for (Runner<?> r : runners) {
-            var next = r.timers.next();
-            if (next.isPresent() && (earliest == null
-                    || next.get().at().isBefore(earliest.timers.next().orElseThrow().at()))) {
-                earliest = r;
-            }
-        }
-        return earliest;
     }
 
     /**
      * Rebuilds every core's state with one more event of a recorded log, as a service does while it catches up
      * with the log (flow-adapter LogProcessor): time is the event's, the timers due by then fire at their due time
-     * first, and what the cores decide is dropped, since a recording holds it already.
+     * first, and what the cores decide is held back, since a recording holds it already.
      */
     public void fold(Event recorded) {
-        foldUntil(recorded.time());
+        requireFolding();
         clock = later(recorded.time(), clock);
-        heldBack.remove(recorded.id());
-        for (Runner<?> r : runners) {
-            holdBack(r.handle(recorded, clock));
+        for (Service<?> s : services) {
+            s.handle(recorded, clock);
         }
         observeRevision(recorded);
     }
@@ -260,35 +290,44 @@ public final class Engine {
             }
             String rv = object.path("metadata").path("resourceVersion").asText("");
             if (!rv.isEmpty() && rv.chars().allMatch(Character::isDigit)) {
-                apiServer.state.observeRevision(Long.parseLong(rv));
+                apiServer.host.state().observeRevision(Long.parseLong(rv));
             }
         }
     }
 
-    /** Fires, in due order and at their due times, the timers due by {@code at}, dropping what they emit. */
+    /** Fires, at their due times, the timers due by {@code at}, holding back what they emit. */
     public void foldUntil(Instant at) {
-        for (Runner<?> r = earliestTimer(); r != null && !r.timers.next().orElseThrow().at().isAfter(at); r = earliestTimer()) {
-            Timer timer = r.timers.pollDue(at).orElseThrow();
-            clock = later(timer.at(), clock);
-            holdBack(r.fire(timer, clock));
-        }
+        requireFolding();
         clock = later(at, clock);
-    }
-
-    /** Dropped if the recording holds it further on (it was appended live before the folding stops), else kept. */
-    private void holdBack(List<Event> decided) {
-        decided.forEach(e -> heldBack.put(e.id(), e));
+        for (Service<?> s : services) {
+            s.host.advanceTo(clock, s::decided);
+        }
     }
 
     /**
      * Ends folding: what the cores decided while folding and the folded part of the recording does not hold is
      * appended now (its causes came before the moment folding stopped, its answers after), as a service that has
      * caught up with the log appends what it decided while rebuilding and never saw on the log (flow-adapter
-     * LogProcessor). From here on {@link #runUntil} goes on from the state the recording led to.
+     * LogProcessor), in the order of the times it was decided. From here on {@link #runUntil} goes on from the state
+     * the recording led to. The first {@link #runUntil} does it if not done.
      */
     public void goLive() {
-        log.addAll(heldBack.values());
-        heldBack.clear();
+        if (live) {
+            return;
+        }
+        live = true;
+        List<Event> unseen = new ArrayList<>();
+        for (Service<?> s : services) {
+            unseen.addAll(s.host.goLive());
+        }
+        unseen.sort(Comparator.comparing(Event::time)); // stable: services in their order at one instant
+        append(unseen);
+    }
+
+    private void requireFolding() {
+        if (live) {
+            throw new IllegalStateException("the engine has run: it folds a recording only before");
+        }
     }
 
     /** What the cores could not read and skipped, in the order they met it (none for a sound log). */
@@ -307,66 +346,87 @@ public final class Engine {
     }
 
     public RegistryState apiServer() {
-        return apiServer.state;
+        return apiServer.host.state();
     }
 
     public ControllerManagerState controllerManager() {
-        return controllerManager.state;
+        return controllerManager.host.state();
     }
 
     public List<Kubelet> kubelets() {
-        return kubelets.stream().map(k -> new Kubelet(((io.podfall.kubelet.Kubelet) k.core).podWorkers(),
-                k.state.podWorkers())).toList();
+        return kubelets.stream().map(k -> new Kubelet(((io.podfall.kubelet.Kubelet) k.host.core()).podWorkers(),
+                k.host.state().podWorkers())).toList();
     }
 
     public NodeServices.State runtime() {
-        return runtime.state;
+        return runtime.host.state();
     }
 
     private static Instant later(Instant a, Instant b) {
         return a.isAfter(b) ? a : b;
     }
 
-    /** One core with its state and timers, as a service's LogProcessor holds them. */
-    private static final class Runner<S> {
+    /** An event decided, on its way to the log. */
+    private record Pending(Event event, Instant at, int position, long seq) {
+    }
+
+    /** One service: its core in its host, and where it is in the log, as its Kafka consumer would be. */
+    private final class Service<S> {
         final String name;
-        final Core<S> core;
-        final S state;
-        final TimerQueue timers = new TimerQueue();
-        final List<String> skipped;
-        /** Whether it was handed an event yet: only a core that was not can be down until its start. */
+        final CoreHost<S> host;
+        /** When it reads each event after it reached the log. */
+        final Latencies.Reader reader;
+        /** The position on the log of the next event it reads. */
+        int cursor;
+        /** When it read the event before: it reads in log order, so never earlier than that. */
+        Instant lastRead = Instant.EPOCH;
+        /** When it reads the event at {@link #cursor}, once that event is on the log. */
+        Instant nextRead;
+        /** Whether it was handed an event yet: only a service that was not can be down until its start. */
         boolean handledAny;
-        /** Not started yet: events are not delivered to it until its start input ({@link #catchUp}). */
+        /** Not started yet: it reads nothing until its start input ({@link #catchUp}). */
         boolean down;
 
-        Runner(String name, Core<S> core, List<String> skipped) {
+        Service(String name, CoreHost<S> host, Latencies.Reader reader) {
             this.name = name;
-            this.core = core;
-            this.state = core.newState();
-            this.skipped = skipped;
+            this.host = host;
+            this.reader = reader;
         }
 
-        List<Event> handle(Event event, Instant now) {
-            handledAny = true;
-            if (!core.reads(event.type())) {
-                return List.of(); // as the service's adapter: neither decoded nor handed to the core
+        /** When it reads the next event on the log, or null if it is down or has read all there is. */
+        Instant nextRead() {
+            if (down || cursor >= log.size()) {
+                return null;
             }
+            if (nextRead == null) {
+                Event e = log.get(cursor);
+                nextRead = later(host.reads(e.type()) ? appendedAt.get(cursor).plus(reader.read(e))
+                        : appendedAt.get(cursor), lastRead);
+            }
+            return nextRead;
+        }
+
+        /** Reads the event at {@link #cursor} at {@code now}. */
+        void read(Instant now) {
+            lastRead = now;
+            nextRead = null;
+            handle(log.get(cursor++), now);
+        }
+
+        void handle(Event event, Instant now) {
+            handledAny = true;
             try {
-                return applied(core.handle(state, event, now));
+                host.handle(event, now, this::decided);
             } catch (RuntimeException e) {
                 String reason = e instanceof UnreadableEventException ? e.getMessage() : "the core failed: " + e;
                 skipped.add(name + " skipped " + event.type() + " " + event.subject() + " " + event.id() + ": " + reason);
-                return List.of();
             }
         }
 
-        List<Event> fire(Timer timer, Instant now) {
-            return applied(core.fire(state, timer, now));
-        }
-
-        private List<Event> applied(Effects effects) {
-            timers.apply(effects);
-            return effects.events();
+        void decided(Event input, Effects effects, boolean heldBack) {
+            if (!heldBack) {
+                append(effects.events());
+            }
         }
     }
 }

@@ -47,18 +47,31 @@ public final class ReplayReport {
     }
 
     /**
-     * {@code reproduced: …} or {@code diverged: …}, with the window, as the last line. The flows counted are the
-     * recording's and those only the replay has (an EXTRA event's): a replayed flow that matches a recorded one
-     * under another id (a heartbeat due at another instant) is that one.
+     * {@code reproduced: …} or {@code diverged: …}, with the window and what made it so, then the replayed log's
+     * digest, as the last lines. The flows counted are the recording's and those only the replay has (an EXTRA
+     * event's): a replayed flow that matches a recorded one under another id (a heartbeat due at another instant) is
+     * that one.
      */
     public static String verdict(Replay replay) {
         long flows = Stream.concat(replay.recorded().stream().map(Event::correlationId),
                 replay.divergences().stream().map(Divergences.Divergence::flow)).distinct().count();
         String window = " from " + replay.since() + " to " + replay.until();
-        return (replay.reproduces()
-                ? "reproduced: no divergence in " + flows + " flows" + window
-                : "diverged: " + replay.divergences().size() + " divergences in " + byFlow(replay).size() + " of " + flows
-                        + " flows" + window) + "\n";
+        long timing = replay.divergences().stream().filter(d -> !d.counts()).count();
+        String late = timing == 0 ? "" : " (" + timing + " TIMING beyond the tolerance, each in its recorded place "
+                + "among its flow's events: reported, not a divergence)";
+        String head = replay.reproduces()
+                ? "reproduced: no divergence in " + flows + " flows" + window + late
+                : "diverged: " + counted(replay) + " in " + byFlow(replay).size() + " of " + flows + " flows" + window
+                        + late;
+        return head + "\ndigest: " + replay.digest() + " of the " + replay.replayed().size() + " replayed events\n";
+    }
+
+    /** {@code 3 MISSING, 1 TIMING that changed an order}: what made a replay diverge, by kind. */
+    private static String counted(Replay replay) {
+        Map<String, Long> byKind = replay.divergences().stream().filter(Divergences.Divergence::counts)
+                .collect(Collectors.groupingBy(d -> d.kind() == Divergences.Kind.TIMING
+                        ? "TIMING that changed an order" : d.kind().name(), LinkedHashMap::new, Collectors.counting()));
+        return byKind.entrySet().stream().map(e -> e.getValue() + " " + e.getKey()).collect(Collectors.joining(", "));
     }
 
     private static Map<String, List<Divergences.Divergence>> byFlow(Replay replay) {
@@ -84,6 +97,9 @@ public final class ReplayReport {
         }
         if (!d.detail().isEmpty()) {
             out.append("; ").append(d.detail());
+        }
+        if (d.changedOrder()) {
+            out.append("; out of its recorded place among its flow's events");
         }
         return out.toString();
     }

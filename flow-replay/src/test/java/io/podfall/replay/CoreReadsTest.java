@@ -2,7 +2,10 @@ package io.podfall.replay;
 
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.podfall.apiserver.ApiServerConfiguration;
 import io.podfall.apiserver.registry.Registry;
+import io.podfall.controller.ControllerManagerConfiguration;
+import io.podfall.runtime.RuntimeConfiguration;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.DeletionRequest;
@@ -11,11 +14,8 @@ import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
-import io.podfall.controller.nodelifecycle.NodeLifecycleController;
-import io.podfall.kubelet.nodelease.NodeLeaseController;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -35,12 +35,10 @@ class CoreReadsTest {
     @Test
     void everyCoreDecidesNothingOnWhatItDoesNotReadAndTheSameOnWhatItDoes() {
         Map<String, Supplier<Core<?>>> cores = Map.of(
-                "apiserver", Registry::new,
-                "controller manager", () -> io.podfall.controller.CoreProducer.controllerManager(
-                        Duration.ofSeconds(NodeLifecycleController.DEFAULT_GRACE_PERIOD_SECONDS)),
-                "kubelet", () -> new io.podfall.kubelet.Kubelet(Scenarios.node1().get(0).podWorkers(),
-                        NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS),
-                "runtime", io.podfall.runtime.CoreProducer::nodeServices);
+                "apiserver", () -> new ApiServerConfiguration().newRegistry(),
+                "controller manager", ControllerManagerConfiguration.DEFAULTS::newControllerManager,
+                "kubelet", () -> Scenarios.node1().get(0).configuration().newKubelet(),
+                "runtime", () -> new RuntimeConfiguration().newNodeServices());
         List<List<Event>> logs = List.of(
                 Scenarios.run(Scenarios.node1(), Scenarios.twoPodsDeleted()).log(),
                 Scenarios.run(Scenarios.node1(), Scenarios.graceShortened()).log(),
@@ -61,7 +59,7 @@ class CoreReadsTest {
         Registry apiserver = new Registry();
         assertTrue(apiserver.reads(EventTypes.DELETION_REQUESTED));
         assertEquals(false, apiserver.reads(EventTypes.OBJECT_REMOVED), "its own facts are its effects");
-        Core<?> runtime = io.podfall.runtime.CoreProducer.nodeServices();
+        Core<?> runtime = new RuntimeConfiguration().newNodeServices();
         assertTrue(runtime.reads(EventTypes.STOP_CONTAINER_REQUESTED));
         assertTrue(runtime.reads(EventTypes.NODE_UNPUBLISH_VOLUME_REQUESTED));
         assertEquals(false, runtime.reads(EventTypes.CONTAINER_EXITED));

@@ -62,8 +62,9 @@ class LiveReplayTest {
                 "the target's start, Lease renewals and own client's pod are not compared");
         assertEquals(T0.plusSeconds(2), replay.replayed().get(0).time(), "the report reads in the recording's time");
         assertTrue(ReplayReport.text(replay).startsWith("inputs: 4 client requests\nnote: live\n"), ReplayReport.text(replay));
-        assertTrue(ReplayReport.text(replay).endsWith("reproduced: no divergence in 4 flows from " + T0.plusSeconds(2) + " to "
-                + replay.until() + "\n"), ReplayReport.text(replay));
+        assertTrue(ReplayReport.text(replay).endsWith("reproduced: no divergence in 4 flows from " + T0.plusSeconds(2)
+                + " to " + replay.until() + "\ndigest: " + replay.digest() + " of the 57 replayed events\n"),
+                ReplayReport.text(replay));
     }
 
     /**

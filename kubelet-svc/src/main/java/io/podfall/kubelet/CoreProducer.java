@@ -2,6 +2,7 @@ package io.podfall.kubelet;
 
 import io.podfall.kubelet.nodelease.NodeLeaseController;
 import io.podfall.kubelet.podworkers.Compat;
+import io.podfall.kubelet.podworkers.EvictionManager;
 import io.podfall.kubelet.podworkers.PodWorkers;
 import io.podfall.model.core.Core;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -20,22 +21,32 @@ public class CoreProducer {
 
     @Produces
     @Singleton
-    PodWorkers podWorkers(@ConfigProperty(name = "podfall.kubelet.nodes") List<String> nodes,
-                          @ConfigProperty(name = "podfall.kubelet.compat.shortened-grace-ignored",
-                                  defaultValue = "false") boolean shortenedGraceIgnored,
-                          @ConfigProperty(name = "podfall.kubelet.compat.force-delete-uses-spec-grace",
-                                  defaultValue = "false") boolean forceDeleteUsesSpecGrace,
-                          @ConfigProperty(name = "podfall.kubelet.eviction-max-pod-grace-period",
-                                  defaultValue = "30") long evictionMaxPodGracePeriod) {
-        return new PodWorkers(nodes, new Compat(shortenedGraceIgnored, forceDeleteUsesSpecGrace), evictionMaxPodGracePeriod);
+    Kubelet kubelet(@ConfigProperty(name = "podfall.kubelet.nodes") List<String> nodes,
+                    @ConfigProperty(name = "podfall.kubelet.compat.shortened-grace-ignored",
+                            defaultValue = "false") boolean shortenedGraceIgnored,
+                    @ConfigProperty(name = "podfall.kubelet.compat.force-delete-uses-spec-grace",
+                            defaultValue = "false") boolean forceDeleteUsesSpecGrace,
+                    @ConfigProperty(name = "podfall.kubelet.eviction-max-pod-grace-period",
+                            defaultValue = "" + EvictionManager.DEFAULT_MAX_POD_GRACE_PERIOD_SECONDS)
+                    long evictionMaxPodGracePeriod,
+                    @ConfigProperty(name = "podfall.kubelet.node-lease-duration-seconds",
+                            defaultValue = "" + NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS)
+                    int nodeLeaseDurationSeconds) {
+        return new KubeletConfiguration(nodes, new Compat(shortenedGraceIgnored, forceDeleteUsesSpecGrace),
+                evictionMaxPodGracePeriod, nodeLeaseDurationSeconds).newKubelet();
+    }
+
+    /** What the log processor injects, a {@code Core<Object>}: the Kubelet bean is a {@code Core<KubeletState>}. */
+    @Produces
+    @Singleton
+    @SuppressWarnings("rawtypes")
+    Core core(Kubelet kubelet) {
+        return kubelet;
     }
 
     @Produces
     @Singleton
-    @SuppressWarnings("rawtypes")
-    Core core(PodWorkers podWorkers,
-              @ConfigProperty(name = "podfall.kubelet.node-lease-duration-seconds",
-                      defaultValue = "" + NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS) int nodeLeaseDurationSeconds) {
-        return new Kubelet(podWorkers, nodeLeaseDurationSeconds);
+    PodWorkers podWorkers(Kubelet kubelet) {
+        return kubelet.podWorkers();
     }
 }

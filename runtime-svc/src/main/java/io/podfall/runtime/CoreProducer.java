@@ -1,8 +1,6 @@
 package io.podfall.runtime;
 
 import io.podfall.model.core.Core;
-import io.podfall.runtime.cri.ContainerRuntime;
-import io.podfall.runtime.csi.CsiNodePlugin;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
@@ -15,11 +13,6 @@ public class CoreProducer {
     @Singleton
     @SuppressWarnings("rawtypes")
     Core core() {
-        return nodeServices();
-    }
-
-    /** The core as this service runs it; the replay engine (flow-replay) runs the same one. */
-    public static NodeServices nodeServices() {
-        return new NodeServices(new ContainerRuntime(), new CsiNodePlugin());
+        return new RuntimeConfiguration().newNodeServices();
     }
 }

@@ -34,7 +34,7 @@ public final class EvictionManager {
     /** pkg/kubelet/kubelet.go evictionMonitoringPeriod: how often synchronize runs. */
     static final Duration MONITORING_INTERVAL = Duration.ofSeconds(10);
     /** The default of {@code podfall.kubelet.eviction-max-pod-grace-period} (seconds). */
-    static final long DEFAULT_MAX_POD_GRACE_PERIOD_SECONDS = 30;
+    public static final long DEFAULT_MAX_POD_GRACE_PERIOD_SECONDS = 30;
     /** pkg/apis/scheduling SystemCriticalPriority: a pod of this priority or more is critical. */
     static final int SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
     /** The eviction signal of each resource (pkg/kubelet/eviction/api/types.go). */
