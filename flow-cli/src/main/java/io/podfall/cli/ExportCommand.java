@@ -2,7 +2,7 @@ package io.podfall.cli;
 
 import io.podfall.cli.log.EventFile;
 import io.podfall.model.event.Event;
-import io.podfall.model.event.Subjects;
+import io.podfall.replay.Snapshot;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -17,13 +17,17 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.function.Predicate;
 
 @Command(name = "export", mixinStandardHelpOptions = true,
         description = {"Write the log as JSON Lines: one CloudEvent a line in structured JSON form, in log order.",
                 "Times are RFC 3339 (2026-11-29T10:27:00Z) or an age before now (90s, 15m, 2h, 1d, PT1H); --since is "
-                        + "inclusive, --until exclusive."},
+                        + "inclusive, --until exclusive.",
+                "A slice (any of the options below) begins with its snapshot: what its flows may read, as the "
+                        + "API server held it just before the slice's first instant (Nodes, Namespaces, Leases, the "
+                        + "objects of the slice's namespaces), one apiserver.ObjectListed a line, so that replay and "
+                        + "state take the file on its own."},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:written", "2:bad options", "3:the log could not be read or the file not written"})
 final class ExportCommand implements Callable<Integer> {
@@ -47,8 +51,9 @@ final class ExportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        Predicate<Event> keep = filter(since == null ? null : instant(since, Instant.now()),
-                until == null ? null : instant(until, Instant.now()), namespace, correlation);
+        Instant now = Instant.now();
+        Snapshot.Selection keep = new Snapshot.Selection(namespace, correlation,
+                since == null ? null : instant(since, now), until == null ? null : instant(until, now));
         if (output.equals("-")) {
             Writer out = new OutputStreamWriter(System.out, StandardCharsets.UTF_8);
             export(keep, out);
@@ -70,27 +75,26 @@ final class ExportCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** Streams the events {@code keep} accepts to {@code out}, keeping none; how many. */
-    private long export(Predicate<Event> keep, Writer out) {
+    /**
+     * Writes the events {@code keep} accepts to {@code out}; how many. All of the log is streamed, keeping none; a
+     * slice is read whole, since its snapshot is rebuilt from what comes before it ({@link Snapshot#slice}).
+     */
+    private long export(Snapshot.Selection keep, Writer out) throws IOException {
+        if (!keep.isAll()) {
+            List<Event> slice = Snapshot.slice(source.read(), keep);
+            EventFile.write(out, slice);
+            return slice.size();
+        }
         long[] n = {0};
         source.forEach(e -> {
-            if (keep.test(e)) {
-                try {
-                    EventFile.write(out, e);
-                } catch (IOException ex) {
-                    throw new UncheckedIOException(ex);
-                }
-                n[0]++;
+            try {
+                EventFile.write(out, e);
+            } catch (IOException ex) {
+                throw new UncheckedIOException(ex);
             }
+            n[0]++;
         }, false);
         return n[0];
-    }
-
-    static Predicate<Event> filter(Instant since, Instant until, String namespace, String correlation) {
-        return e -> (since == null || !e.time().isBefore(since))
-                && (until == null || e.time().isBefore(until))
-                && (namespace == null || namespace.equals(Subjects.namespaceOf(e.subject())))
-                && (correlation == null || correlation.equals(e.correlationId()));
     }
 
     /** An RFC 3339 instant, or an age before {@code now} ({@link Durations}). */

@@ -104,7 +104,7 @@ final class ReplayCommand implements Callable<Integer> {
             return live.run(spec.commandLine(), log.bootstrap, recorded, start, end, allowed, output);
         }
         long started = System.nanoTime();
-        Replay replay = Replay.of(recorded, start, end, allowed, settings, latency);
+        Replay replay = Replay.ofExport(recorded, start, end, allowed, settings, latency);
         Duration took = Duration.ofNanos(System.nanoTime() - started);
         Duration simulated = Duration.between(start, replay.until());
         out.printf(Locale.ROOT, "replayed %d events (recorded: %d) over %s of simulated time in %s: %.0f events/s, %.0fx real time%n",

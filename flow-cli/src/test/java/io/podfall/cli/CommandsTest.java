@@ -4,6 +4,7 @@ import io.podfall.cli.analysis.PodLog;
 import io.podfall.cli.log.EventFile;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
+import io.podfall.replay.Snapshot;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -171,7 +172,7 @@ class CommandsTest {
         assertEquals(log.stream().filter(e -> e.correlationId().equals("del-a")
                 && !e.time().isAfter(Instant.parse("2026-11-29T10:00:02.099Z"))).toList(), exported);
         assertTrue(exported.size() > 3);
-        assertEquals(List.of(), log.stream().filter(ExportCommand.filter(null, null, "other", null)).toList());
+        assertEquals(List.of(), log.stream().filter(new Snapshot.Selection("other", null, null, null)).toList());
     }
 
     @Test

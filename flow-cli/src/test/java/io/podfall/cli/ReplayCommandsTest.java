@@ -1,5 +1,6 @@
 package io.podfall.cli;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.broker.Broker;
@@ -37,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ReplayCommandsTest {
     private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
     private static final String POD = "namespaces/default/pods/web-1";
+    private static final String INCIDENT_POD = "namespaces/incident/pods/victim";
 
     @TempDir
     Path dir;
@@ -71,6 +73,26 @@ class ReplayCommandsTest {
     private static Input deletion(int n, Instant at, long grace) {
         return request(n, at, EventTypes.DELETION_REQUESTED, POD, new DeletionRequest("pods", "default", "web-1",
                 new DeleteOptionsBuilder().withGracePeriodSeconds(grace).build()));
+    }
+
+    /**
+     * Beside web-1, which runs on: namespace {@code incident} created at +20 s, pod {@code victim} in it at +21 s,
+     * deleted with 5 s of grace at +30 s (its process ignores SIGTERM: killed at +35 s); exported at +60 s.
+     */
+    private static List<Event> podDeletedInANamespaceOfItsOwn() {
+        ObjectNode namespace = Json.MAPPER.createObjectNode().put("apiVersion", "v1").put("kind", "Namespace");
+        namespace.putObject("metadata").put("name", "incident");
+        return recording(T0.plusSeconds(60),
+                request(2, T0.plusSeconds(20), EventTypes.CREATION_REQUESTED, "namespaces/incident",
+                        new CreationRequest("namespaces", "", namespace)),
+                request(3, T0.plusSeconds(21), EventTypes.CREATION_REQUESTED, INCIDENT_POD,
+                        new CreationRequest("pods", "incident", Json.tree(new PodBuilder().withNewMetadata()
+                                .withName("victim").withNamespace("incident")
+                                .addToAnnotations("podfall.io/on-sigterm", "ignore").endMetadata().withNewSpec()
+                                .addNewContainer().withName("app").withImage("nginx").endContainer().endSpec().build()))),
+                request(4, T0.plusSeconds(30), EventTypes.DELETION_REQUESTED, INCIDENT_POD,
+                        new DeletionRequest("pods", "incident", "victim",
+                                new DeleteOptionsBuilder().withGracePeriodSeconds(5L).build())));
     }
 
     /** A client's request with a random (version 4) id and no cause, as the API server's front door appends it. */
@@ -269,4 +291,31 @@ class ReplayCommandsTest {
         assertEquals(Podfall.FAILED, run("state", dir.resolve("missing.jsonl").toString()).code());
     }
 
+    /**
+     * Issue #31's acceptance: a pod deleted in a namespace of its own, {@code export --namespace NS}, then
+     * {@code replay} of that file alone reproduces it; {@code state} and {@code replay --since} read the same file.
+     */
+    @Test
+    void aNamespaceExportReplaysOnItsOwn() throws IOException {
+        Path incident = dir.resolve("incident.jsonl");
+        assertEquals(0, run("export", "--file", file(podDeletedInANamespaceOfItsOwn()).toString(), "--namespace",
+                "incident", "--output", incident.toString()).code());
+        List<Event> exported = EventFile.read(incident).events();
+        assertTrue(exported.stream().anyMatch(e -> e.is(EventTypes.OBJECT_LISTED)
+                && e.subject().equals("nodes/node-1")), "the node its pod ran on");
+
+        Result replay = run("replay", incident.toString());
+        Result since = run("replay", incident.toString(), "--since", "2026-03-01T10:00:30Z");
+        Result state = run("state", "--at", "2026-03-01T10:00:32Z", incident.toString());
+
+        assertEquals(0, replay.code(), replay.out() + replay.err());
+        assertTrue(replay.out().contains("reproduced: no divergence in "), replay.out());
+        assertTrue(!replay.out().contains("MISSING") && !replay.out().contains("EXTRA")
+                && !replay.out().contains("REORDERED"), replay.out());
+        assertEquals(0, since.code(), since.out() + since.err());
+        assertEquals(0, state.code(), state.err());
+        assertTrue(state.out().contains("\n  nodes/node-1 "), state.out());
+        assertTrue(state.out().contains("\n  " + INCIDENT_POD + " phase=Running node=node-1 "), state.out());
+        assertTrue(state.out().contains(" app=RUNNING signalled at 2026-03-01T10:00:30Z"), state.out());
+    }
 }

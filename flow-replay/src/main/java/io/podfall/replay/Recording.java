@@ -32,16 +32,20 @@ import java.util.TreeSet;
  *   <li><b>The kubelets and their start</b>: a kubelet registers the nodes it runs, uncaused CreationRequested for
  *       {@code nodes/<node>} from {@code /kubelet/<node>}, all with one time (PodWorkers.registerNodes): nodes
  *       first registered at one instant are one kubelet. Nodes seen only as a source, never registered (a log that
- *       begins later), make one more kubelet.</li>
+ *       begins later), make one more kubelet. A slice of a log lists its Nodes instead
+ *       ({@code apiserver.ObjectListed}, {@link Snapshot}): each names the nodes of its kubelet, which runs from the
+ *       start, as one that registered before the slice did.</li>
  *   <li><b>Settings</b>: a kubelet runs with a compatibility switch on when an event of one of its nodes names it in
  *       its {@code compat} field (a switch is named whenever it changed a decision, and a switch that changed
- *       nothing changes nothing in a replay either). Settings the log does not show take their defaults.</li>
+ *       nothing changes nothing in a replay either), or a listed Node names it for its kubelet. Settings the log does
+ *       not show take their defaults.</li>
  * </ul>
  *
  * @param notes what the reading could not use, for the report
  */
 public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> inputs, List<String> notes) {
     private static final String KUBELET_SOURCE = "/kubelet/";
+    private static final String NODES = ResourceType.NODES.plural() + "/";
     /** A version 3 UUID's version digit: {@code Ids.derived}. */
     private static final int DERIVED_ID_VERSION = 3;
 
@@ -62,6 +66,21 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
         Instant groupTime = null;
         for (int i = 0; i < log.size(); i++) {
             Event e = log.get(i);
+            if (e.is(EventTypes.OBJECT_LISTED)) {
+                if (e.subject() != null && e.subject().startsWith(NODES)) {
+                    String node = e.subject().substring(NODES.length());
+                    if (!kubeletOfNode.containsKey(node)) {
+                        Set<String> kubelet = new LinkedHashSet<>(Snapshot.kubeletNodes(e));
+                        kubelet.add(node);
+                        kubelet.removeAll(kubeletOfNode.keySet());
+                        groups.add(kubelet);
+                        kubelet.forEach(n -> kubeletOfNode.put(n, groups.size() - 1));
+                        groupTime = null;
+                    }
+                    compatByNode.computeIfAbsent(node, n -> new TreeSet<>()).addAll(Snapshot.kubeletCompat(e));
+                }
+                continue; // never an input: the state the slice starts from
+            }
             boolean replayed = i >= from;
             String node = e.source().startsWith(KUBELET_SOURCE) ? e.source().substring(KUBELET_SOURCE.length()) : null;
             if (node != null) {
@@ -146,6 +165,12 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
 
     /** The switches that are on, as a suffix for a kubelet's name in a report: {@code " (compat <names>)"} or "". */
     static String describe(Compat compat) {
+        List<String> on = switches(compat);
+        return on.isEmpty() ? "" : " (compat " + String.join(",", on) + ")";
+    }
+
+    /** The names of the switches that are on, as events name them in their {@code compat} field. */
+    static List<String> switches(Compat compat) {
         List<String> on = new ArrayList<>();
         if (compat.shortenedGraceIgnored()) {
             on.add(Compat.SHORTENED_GRACE_IGNORED);
@@ -153,7 +178,7 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
         if (compat.forceDeleteUsesSpecGrace()) {
             on.add(Compat.FORCE_DELETE_USES_SPEC_GRACE);
         }
-        return on.isEmpty() ? "" : " (compat " + String.join(",", on) + ")";
+        return on;
     }
 
     private static boolean isRegistration(Event e, String node) {

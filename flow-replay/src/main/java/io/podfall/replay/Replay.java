@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -74,6 +75,27 @@ public record Replay(Recording recording, Instant since, Instant until, List<Eve
         engine.runUntil(end(log).plus(WHAT_IF_HORIZON));
         return of(recording.noting(engine.skipped()), since, end(log), log.subList(from, log.size()),
                 pastTheEnd(engine.log(), end(log)), tolerance);
+    }
+
+    /**
+     * Replays a log as {@code podfall export} wrote it: all of a log, exactly as {@link #of(List, Instant, Instant,
+     * Duration, Settings, Latency)}; or a slice of one, which begins with its {@link Snapshot}. A slice is folded
+     * from its snapshot on and replayed from {@code since} or its first event, whichever is later; and only the
+     * replayed events its selection would hold are compared, since the recording holds no others: the periodic work
+     * of its nodes (Lease renewals, node status) and the flows of the namespaces it left out go on in the replay too.
+     */
+    public static Replay ofExport(List<Event> log, Instant since, Instant until, Duration tolerance, Settings settings,
+                                  Latency latency) {
+        int listed = Snapshot.length(log);
+        Optional<Snapshot.Selection> selection = Snapshot.selection(log);
+        if (listed == 0 || selection.isEmpty()) {
+            return of(log, since, until, tolerance, settings, latency);
+        }
+        Instant from = listed < log.size() ? later(since, log.get(listed).time()) : since;
+        Replay all = of(log, from, until, tolerance, settings, latency);
+        List<Event> replayed = all.replayed().stream().filter(selection.get()).toList();
+        return new Replay(all.recording(), all.since(), all.until(), all.recorded(), replayed,
+                Divergences.between(all.recorded(), replayed, tolerance));
     }
 
     /**

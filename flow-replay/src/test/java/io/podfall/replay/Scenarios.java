@@ -1,5 +1,6 @@
 package io.podfall.replay;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.podfall.apiserver.registry.Registry;
 import io.podfall.kubelet.podworkers.Compat;
@@ -59,6 +60,27 @@ final class Scenarios {
     static Input delete(int n, Instant at, String pod, long grace) {
         return request(n, at, EventTypes.DELETION_REQUESTED, pod(pod), new DeletionRequest("pods", "default", pod,
                 new DeleteOptionsBuilder().withGracePeriodSeconds(grace).build()));
+    }
+
+    /**
+     * The suite's start with pod {@code web} running in {@code default}, then the incident: namespace
+     * {@code incident} created at {@code T0 + 20 s}, pod {@code victim} in it a second later, deleted with 5 s of
+     * grace at {@code T0 + 30 s}; {@code web} is deleted meanwhile, at {@code T0 + 32 s}.
+     */
+    static List<Input> podDeletedInANamespaceOfItsOwn() {
+        ObjectNode namespace = Json.MAPPER.createObjectNode().put("apiVersion", "v1").put("kind", "Namespace");
+        namespace.putObject("metadata").put("name", "incident");
+        return List.of(new Input.ApiServerStart(T0), new Input.KubeletStart(0, T0.plusMillis(40)),
+                create(1, T0.plusSeconds(2), "web", "podfall.io/exit-delay-seconds", "0.5"),
+                request(2, T0.plusSeconds(20), EventTypes.CREATION_REQUESTED, "namespaces/incident",
+                        new CreationRequest("namespaces", "", namespace)),
+                request(3, T0.plusSeconds(21), EventTypes.CREATION_REQUESTED, "namespaces/incident/pods/victim",
+                        new CreationRequest("pods", "incident", Json.tree(aPod("victim").inNamespace("incident")
+                                .withAnnotation("podfall.io/exit-delay-seconds", "1").build()))),
+                request(4, T0.plusSeconds(30), EventTypes.DELETION_REQUESTED, "namespaces/incident/pods/victim",
+                        new DeletionRequest("pods", "incident", "victim",
+                                new DeleteOptionsBuilder().withGracePeriodSeconds(5L).build())),
+                delete(5, T0.plusSeconds(32), "web", 5));
     }
 
     /** A merge patch that declares (or, with null, ends) node-1's pressure of a resource (EvictionManager). */

@@ -122,6 +122,10 @@ public final class Registry implements Core<RegistryState> {
 
     @Override
     public Effects handle(RegistryState state, Event event, Instant now) {
+        if (event.is(EventTypes.OBJECT_LISTED)) {
+            restore(state, ObjectChange.of(event), now);
+            return Effects.NONE;
+        }
         if (!isRequest(event) || !state.firstSeen(event.id())) {
             return Effects.NONE;
         }
@@ -146,10 +150,26 @@ public final class Registry implements Core<RegistryState> {
         return out.build();
     }
 
-    /** Requests only: the registry's own facts are its effects, and it hears nothing of the nodes. */
+    /**
+     * Requests, and the objects listed at the start of a slice of the log: the registry's other facts are its
+     * effects, and it hears nothing of the nodes.
+     */
     @Override
     public boolean reads(String type) {
-        return REQUESTS.contains(type);
+        return REQUESTS.contains(type) || EventTypes.OBJECT_LISTED.equals(type);
+    }
+
+    /**
+     * An object listed at the start of a slice ({@link EventTypes#OBJECT_LISTED}): stored as it stands, its
+     * resourceVersion kept, as etcd restored from a snapshot holds it; no fact, since nothing changed.
+     */
+    private static void restore(RegistryState state, ObjectChange listed, Instant now) {
+        ResourceType type = listed.resourceType();
+        state.put(type, listed.object(type.javaType()), listed.object(), now);
+        String rv = listed.object().path("metadata").path("resourceVersion").asText("");
+        if (!rv.isEmpty() && rv.chars().allMatch(Character::isDigit)) {
+            state.observeRevision(Long.parseLong(rv));
+        }
     }
 
     /** The registry sets no timers: a grace period runs out at the kubelet, which then sends the final delete. */

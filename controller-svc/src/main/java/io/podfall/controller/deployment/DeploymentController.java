@@ -101,7 +101,9 @@ public final class DeploymentController implements Controller<DeploymentState> {
             }
             default -> podChanged(state, CachedPod.of(news.get().object()), removed, toSync);
         }
-        toSync.forEach(k -> sync(state, k, effects));
+        if (!event.is(EventTypes.OBJECT_LISTED)) { // listed at a slice's start: cached, synced at its next change
+            toSync.forEach(k -> sync(state, k, effects));
+        }
     }
 
     /** A retry after a backoff, or a request in flight timed out: sync the Deployment. */

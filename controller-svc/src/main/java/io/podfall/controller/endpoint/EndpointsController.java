@@ -146,12 +146,15 @@ public final class EndpointsController implements Controller<EndpointsController
         }
         ServiceKey key = new ServiceKey(namespace, metadata.path("name").asText());
         boolean removed = event.is(EventTypes.OBJECT_REMOVED);
+        // Listed at a slice's start: cached, and synced at the next change (its pods or Endpoints may come after it).
+        boolean listed = event.is(EventTypes.OBJECT_LISTED);
         if (resource.equals(SERVICES)) {
-            if (state.putService(key, removed ? null : cachedService(key, change.object(Service.class)))) {
+            if (state.putService(key, removed ? null : cachedService(key, change.object(Service.class))) && !listed) {
                 sync(state, key, event.time(), effects);
             }
         } else if (resource.equals(PODS)) {
-            podChanged(state, namespace, key.name(), removed ? null : cachedPod(change.object()), event.time(), effects);
+            podChanged(state, namespace, key.name(), removed ? null : cachedPod(change.object()), listed, event.time(),
+                    effects);
         } else {
             endpointsChanged(state, key, removed, change.object(), event, effects);
         }
@@ -159,9 +162,9 @@ public final class EndpointsController implements Controller<EndpointsController
 
     /** Syncs every service that selects the pod before or after the change (upstream {@code GetServicesToUpdate}). */
     private void podChanged(EndpointsControllerState state, String namespace, String name, CachedPod updated,
-                            Instant time, Effects.Builder effects) {
+                            boolean listed, Instant time, Effects.Builder effects) {
         Optional<CachedPod> before = state.pod(namespace, name);
-        if (!state.putPod(namespace, name, updated)) {
+        if (!state.putPod(namespace, name, updated) || listed) {
             return;
         }
         for (CachedService service : List.copyOf(state.servicesIn(namespace))) {

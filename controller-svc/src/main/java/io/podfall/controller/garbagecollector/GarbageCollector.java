@@ -67,7 +67,9 @@ import java.util.stream.Stream;
  * <p><b>When.</b> After each fact that changed the graph, the objects the {@link GraphBuilder} names are attempted
  * in order, and the blocking dependents an owner names after them; one decision per object and fact. Each request
  * is an effect of the fact that triggered it, so a cascade carries the correlation of the {@code kubectl delete}
- * that started it down to the last pod.
+ * that started it down to the last pod. An object listed at the start of a slice of the log
+ * ({@code apiserver.ObjectListed}) joins the graph and is attempted at its next change, not before: its owners may
+ * be listed after it.
  *
  * <p><b>Requests in flight.</b> At most one request per object is in flight: while it is, the object is not
  * attempted again. It ends with the API server's answer (a fact caused by it, or {@code apiserver.RequestRejected}),
@@ -109,7 +111,10 @@ public final class GarbageCollector implements Controller<GarbageCollectorState>
         } else if (EventTypes.OBJECT_CHANGES.contains(event.type())) {
             state.answered(event.causationId());
             Node.of(ObjectChange.of(event)).ifPresent(node -> {
-                attemptToDelete(state, state.fold(node, event.is(EventTypes.OBJECT_REMOVED)), effects);
+                List<String> attempts = state.fold(node, event.is(EventTypes.OBJECT_REMOVED));
+                if (!event.is(EventTypes.OBJECT_LISTED)) { // listed: in the graph, and decided on before the slice
+                    attemptToDelete(state, attempts, effects);
+                }
             });
         }
     }

@@ -81,7 +81,8 @@ public final class NamespaceController implements Controller<NamespaceController
         }
         boolean removed = event.is(EventTypes.OBJECT_REMOVED);
         if (ResourceType.NAMESPACES.plural().equals(change.resource())) {
-            namespaceChanged(state, change.object(Namespace.class), removed, effects);
+            namespaceChanged(state, change.object(Namespace.class), removed, event.is(EventTypes.OBJECT_LISTED),
+                    effects);
         } else if (!namespace.isEmpty()) {
             contentChanged(state, namespace, change.resource(), meta.path("uid").asText(), removed, effects);
         }
@@ -107,7 +108,12 @@ public final class NamespaceController implements Controller<NamespaceController
         }
     }
 
-    private void namespaceChanged(NamespaceControllerState state, Namespace ns, boolean removed, Effects.Builder effects) {
+    /**
+     * A namespace stored; {@code listed} at a slice's start ({@code apiserver.ObjectListed}): a terminating one had
+     * its content's deletion asked for before the slice, and is finalized when the last of it goes.
+     */
+    private void namespaceChanged(NamespaceControllerState state, Namespace ns, boolean removed, boolean listed,
+                                  Effects.Builder effects) {
         String name = ns.getMetadata().getName();
         if (removed) {
             state.namespaces.remove(name);
@@ -118,10 +124,12 @@ public final class NamespaceController implements Controller<NamespaceController
         if (!isTerminating(ns)) {
             return;
         }
-        if (state.emptying.add(name)) {
+        if (state.emptying.add(name) && !listed) {
             state.resourcesWithContent(name).forEach(resource -> deleteCollection(state, name, resource, effects));
         }
-        finalizeIfEmpty(state, ns, effects);
+        if (!listed) {
+            finalizeIfEmpty(state, ns, effects);
+        }
     }
 
     private void contentChanged(NamespaceControllerState state, String namespace, String resource, String uid,

@@ -150,7 +150,9 @@ public final class NodeLifecycleController implements Controller<NodeLifecycleSt
         if (!health.observe(node, event.causationId(), effects.causeTime())) {
             return;
         }
-        taint(health, effects);
+        if (!event.is(EventTypes.OBJECT_LISTED)) { // listed at a slice's start: its taints were decided before it
+            taint(health, effects);
+        }
         watch(health, effects);
     }
 

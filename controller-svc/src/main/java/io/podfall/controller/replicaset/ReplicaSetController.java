@@ -127,7 +127,9 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
                 toSync.add(key);
             }
         }
-        toSync.forEach(key -> sync(state, key, effects));
+        if (!event.is(EventTypes.OBJECT_LISTED)) { // listed at a slice's start: cached, synced at its next change
+            toSync.forEach(key -> sync(state, key, effects));
+        }
     }
 
     /** A retry after a backoff, a request in flight timed out, or the next pod available: sync the ReplicaSet. */

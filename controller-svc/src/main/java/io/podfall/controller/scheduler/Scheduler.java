@@ -81,7 +81,8 @@ public final class Scheduler implements Controller<SchedulerState> {
     public void handle(SchedulerState state, Event event, Effects.Builder effects) {
         if (event.is(EventTypes.REQUEST_REJECTED)) {
             bindingRejected(state, event);
-        } else if (EventTypes.OBJECT_CHANGES.contains(event.type()) && cacheChanged(state, event)) {
+        } else if (EventTypes.OBJECT_CHANGES.contains(event.type()) && cacheChanged(state, event)
+                && !event.is(EventTypes.OBJECT_LISTED)) { // listed at a slice's start: cached, more may follow
             schedulePending(state, effects);
         }
     }

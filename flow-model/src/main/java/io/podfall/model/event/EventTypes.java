@@ -50,11 +50,21 @@ public final class EventTypes {
     /** The object left storage (watch DELETED); the data holds its last state. */
     public static final String OBJECT_REMOVED = "apiserver.ObjectRemoved";
     /**
+     * An object as the API server held it at the start of a slice of the log, as a LIST at that revision returns it
+     * (full object, resourceVersion included): {@code podfall export} of a namespace, a flow or a time window writes
+     * these before the slice's events, so that the slice replays on its own. Not a change: the API server stores it
+     * as it stands, every cache takes it in as the object's state, and nobody decides anything on it (what was to be
+     * decided about it was decided before the slice began). The data may also carry {@code selection} (what the
+     * slice holds) and, for a Node, {@code kubelet} (the nodes of the kubelet that runs it, and its switches).
+     */
+    public static final String OBJECT_LISTED = "apiserver.ObjectListed";
+    /**
      * The facts whose data is an {@link io.podfall.model.apiserver.ObjectChange}: everything a watch of the API server
-     * shows, folded by every cache that mirrors it (a controller's informers, the kubelet's config source).
+     * shows, folded by every cache that mirrors it (a controller's informers, the kubelet's config source), and the
+     * objects listed at the start of a slice.
      */
     public static final java.util.Set<String> OBJECT_CHANGES = java.util.Set.of(OBJECT_CREATED, POD_BOUND,
-            POD_STATUS_UPDATED, OBJECT_UPDATED, OBJECT_MARKED_TERMINATING, OBJECT_REMOVED);
+            POD_STATUS_UPDATED, OBJECT_UPDATED, OBJECT_MARKED_TERMINATING, OBJECT_REMOVED, OBJECT_LISTED);
     /** A request was refused; the data is the Kubernetes Status the client gets. Data: {@link io.podfall.model.apiserver.RequestRejection}. */
     public static final String REQUEST_REJECTED = "apiserver.RequestRejected";
     /**

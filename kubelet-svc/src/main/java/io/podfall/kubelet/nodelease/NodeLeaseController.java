@@ -89,7 +89,7 @@ public final class NodeLeaseController {
         ObjectChange change = ObjectChange.of(event);
         boolean removed = event.is(EventTypes.OBJECT_REMOVED);
         if (ResourceType.NODES.plural().equals(change.resource())) {
-            nodeChanged(state, change.object(Node.class), removed, out);
+            nodeChanged(state, event, change.object(Node.class), removed, out);
         } else if (ResourceType.LEASES.plural().equals(change.resource())) {
             leaseChanged(state, event, change.object(Lease.class), removed, out);
         }
@@ -113,7 +113,7 @@ public final class NodeLeaseController {
         state.requests.requested(node, out.lastEventId(), type);
     }
 
-    private void nodeChanged(NodeLeaseState state, Node node, boolean removed, Effects.Builder out) {
+    private void nodeChanged(NodeLeaseState state, Event event, Node node, boolean removed, Effects.Builder out) {
         String name = node.getMetadata().getName();
         if (!nodeNames.contains(name)) {
             return;
@@ -125,7 +125,9 @@ public final class NodeLeaseController {
             return;
         }
         state.nodeUids.put(name, node.getMetadata().getUid());
-        ensureLease(state, name, out);
+        if (!event.is(EventTypes.OBJECT_LISTED)) { // listed at a slice's start: its Lease is listed too, maybe after it
+            ensureLease(state, name, out);
+        }
     }
 
     private void leaseChanged(NodeLeaseState state, Event event, Lease lease, boolean removed, Effects.Builder out) {

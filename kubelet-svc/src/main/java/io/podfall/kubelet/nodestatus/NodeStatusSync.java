@@ -86,8 +86,10 @@ public final class NodeStatusSync {
         }
         state.posts.answered(name, event.causationId());
         List<NodeConditions.Reported> reported = NodeConditions.of(EvictionManager.pressure(node));
+        // Listed at a slice's start: what it posted before the slice is there; it reports again when due.
         if ((NodeConditions.differ(reported, node.getStatus() == null ? null : node.getStatus().getConditions())
-                || !InitialNode.reportsResources(node)) && !state.posts.asking(name, reported)) {
+                || !InitialNode.reportsResources(node)) && !state.posts.asking(name, reported)
+                && !event.is(EventTypes.OBJECT_LISTED)) {
             out.emit(source(name), EventTypes.PATCH_REQUESTED, subject(name), patch(node, reported, out.causeTime()));
             state.posts.requested(name, out.lastEventId(), reported);
         }

@@ -229,6 +229,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
         return switch (event.type()) {
             case EventTypes.OBJECT_CREATED, EventTypes.POD_BOUND, EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_UPDATED,
                     EventTypes.OBJECT_MARKED_TERMINATING -> objectChanged(state, event, now);
+            case EventTypes.OBJECT_LISTED -> objectListed(state, event, now);
             case EventTypes.OBJECT_REMOVED -> objectRemoved(state, event, now);
             case EventTypes.SANDBOX_STARTED -> sandboxStarted(state, event, now);
             case EventTypes.CONTAINER_STARTED -> containerStarted(state, event, now);
@@ -340,6 +341,17 @@ public final class PodWorkers implements Core<PodWorkersState> {
 
     // --- the API server's facts: the kubelet's config source ---
 
+    /**
+     * An object listed at the start of a slice of the log: a Node of this kubelet is its Node as registered. A pod is
+     * not taken in: what its worker and the runtime did with it before the slice is no API object, so a slice does
+     * not hold it, and a worker started now would run the pod a second time.
+     */
+    private Effects objectListed(PodWorkersState state, Event event, Instant now) {
+        ObjectChange change = ObjectChange.of(event);
+        return ResourceType.NODES.plural().equals(change.resource())
+                ? nodeChanged(state, event, change.object(Node.class), now) : Effects.NONE;
+    }
+
     private Effects objectChanged(PodWorkersState state, Event event, Instant now) {
         ObjectChange change = ObjectChange.of(event);
         if (ResourceType.NODES.plural().equals(change.resource())) {
@@ -445,7 +457,8 @@ public final class PodWorkers implements Core<PodWorkersState> {
     private Effects nodeChanged(PodWorkersState state, Event event, Node node, Instant now) {
         String name = node.getMetadata().getName();
         Node known = state.nodes.get(name);
-        if (!nodeNames.contains(name) || (known == null && !event.is(EventTypes.OBJECT_CREATED))
+        if (!nodeNames.contains(name)
+                || (known == null && !event.is(EventTypes.OBJECT_CREATED) && !event.is(EventTypes.OBJECT_LISTED))
                 || (known != null && !isNewer(node, known))) {
             return Effects.NONE;
         }
