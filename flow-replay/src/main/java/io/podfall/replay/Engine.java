@@ -43,10 +43,11 @@ import java.util.function.Predicate;
  * reads it some time after that ({@link Latencies}: as recorded, from a model, or at once). Before a service handles an
  * event its timers due by then fire, as the LogProcessor fires them. What a service decides goes to the log at its
  * delay; time moves to whatever happens next: an event reaching the log, a service reading one, an input, a timer.
- * At one instant, events reach the log first (in the recording's order), then services read (the earliest position on
- * the log first, then in service order: API server, controller manager, the kubelets in the order given, the
- * runtime), then an input arrives, then a timer that fell due with nothing to read rings (live, a timer due at the
- * very instant a request arrives fires a moment after it). With no latency the clock stands still while anything is
+ * At one instant, services read first (the earliest position on the log first, then in service order: API server,
+ * controller manager, the kubelets in the order given, the runtime), then what was decided reaches the log, in the
+ * recording's order (an event decided at that very instant may come before one that was waiting), then an input
+ * arrives, then a timer that fell due with nothing to read rings (live, a timer due at the very instant a request
+ * arrives fires a moment after it). With no latency the clock stands still while anything is
  * undelivered, and every race resolves in that fixed order.
  *
  * <p><b>Starts.</b> A service whose start is among the inputs (the API server, a kubelet) is down until then: it reads
@@ -99,8 +100,8 @@ public final class Engine {
     }
 
     /** What happens at one instant, in this order: see the class comment. */
-    private static final int APPEND = 0;
-    private static final int READ = 1;
+    private static final int READ = 0;
+    private static final int APPEND = 1;
     private static final int INPUT = 2;
     private static final int TIMER = 3;
 
@@ -180,22 +181,17 @@ public final class Engine {
             Instant at = null;
             int what = -1;
             Service<?> who = null;
-            if (!pending.isEmpty()) {
-                at = pending.peek().at();
-                what = APPEND;
-            }
-            Service<?> reader = null;
             for (Service<?> s : services) {
                 Instant read = s.nextRead();
-                if (read != null && (reader == null || read.isBefore(reader.nextRead())
-                        || read.equals(reader.nextRead()) && s.cursor < reader.cursor)) {
-                    reader = s;
+                if (read != null && (who == null || read.isBefore(at) || read.equals(at) && s.cursor < who.cursor)) {
+                    at = read;
+                    what = READ;
+                    who = s;
                 }
             }
-            if (reader != null && (at == null || reader.nextRead().isBefore(at))) {
-                at = reader.nextRead();
-                what = READ;
-                who = reader;
+            if (!pending.isEmpty() && (at == null || pending.peek().at().isBefore(at))) {
+                at = pending.peek().at();
+                what = APPEND;
             }
             Input input = inputs.peek();
             Instant inputAt = input == null ? null : later(input.at(), clock);
@@ -222,16 +218,16 @@ public final class Engine {
                     appendedAt.add(clock);
                 }
                 case READ -> who.read(clock);
-                case INPUT -> append(appended(inputs.remove()));
+                case INPUT -> append(appended(inputs.remove()), false);
                 default -> who.host.advanceTo(clock, who::decided);
             }
         }
     }
 
-    /** Sends what was decided at the clock's time towards the log, each at its delay. */
-    private void append(List<Event> decided) {
+    /** Sends what was decided at the clock's time ({@code byTimer}: by a timer) towards the log, each at its delay. */
+    private void append(List<Event> decided, boolean byTimer) {
         for (Event e : decided) {
-            Instant at = clock.plus(latencies.decided(e));
+            Instant at = clock.plus(latencies.decided(e, byTimer));
             pending.add(new Pending(e, at, latencies.position(e), decisions++));
         }
     }
@@ -321,7 +317,7 @@ public final class Engine {
             unseen.addAll(s.host.goLive());
         }
         unseen.sort(Comparator.comparing(Event::time)); // stable: services in their order at one instant
-        append(unseen);
+        append(unseen, false);
     }
 
     private void requireFolding() {
@@ -425,7 +421,7 @@ public final class Engine {
 
         void decided(Event input, Effects effects, boolean heldBack) {
             if (!heldBack) {
-                append(effects.events());
+                append(effects.events(), input == null);
             }
         }
     }

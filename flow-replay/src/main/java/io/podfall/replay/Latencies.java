@@ -31,7 +31,7 @@ import java.util.function.Predicate;
  * react in the recording, or the recording lacks the event (a what-if, a divergence), at the model's delay: the median
  * of that service's recorded delays for events of that type, or for any type, or none. So a replay of an unchanged
  * recording decides every step at its recorded time (timers aside, which fire at their due time where live they rang a
- * moment later) and resolves every race as it went.
+ * moment later: what they decide reaches the log as late as recorded) and resolves every race as it went.
  *
  * <p><b>Which replayed event is which recorded one.</b> The one with its id (ids derive from causes), else the first
  * not yet matched among the recorded children of its cause's match with its source, type and subject (a timer's
@@ -117,10 +117,13 @@ public final class Latencies {
     }
 
     /**
-     * A replayed event was decided: it is matched with the recorded one it is, if any, and its delay to the log
-     * returned.
+     * A replayed event was decided ({@code byTimer}: by a timer that fell due): it is matched with the recorded one
+     * it is, if any, and its delay to the log returned. A timer fires at its due time, where live it rang a moment
+     * later: what it decided reaches the log that moment later, as recorded, so that two timers due close together
+     * put their effects on the log in the recorded order. Only for the very timer recorded (its id names its due
+     * time); what a what-if's timer decides at another time is not held back to the recorded one's.
      */
-    Duration decided(Event e) {
+    Duration decided(Event e, boolean byTimer) {
         if (mode == Latency.ZERO) {
             return Duration.ZERO;
         }
@@ -130,8 +133,12 @@ public final class Latencies {
         }
         matched.set(i);
         matchOf.put(e.id(), i);
-        return mode == Latency.RECORDED ? Duration.ofNanos(appendedAt[i] - nanos(recorded.get(i).time()))
-                : Duration.ZERO;
+        if (mode != Latency.RECORDED) {
+            return Duration.ZERO;
+        }
+        long time = nanos(recorded.get(i).time());
+        long rang = byTimer && e.id().equals(recorded.get(i).id()) ? Math.max(0, time - nanos(e.time())) : 0;
+        return Duration.ofNanos(appendedAt[i] - time + rang);
     }
 
     /**
