@@ -27,7 +27,9 @@ import java.util.concurrent.Callable;
                 "A slice (any of the options below) begins with its snapshot: what its flows may read, as the "
                         + "API server held it just before the slice's first instant (Nodes, Namespaces, Leases, the "
                         + "objects of the slice's namespaces), one apiserver.ObjectListed a line, so that replay and "
-                        + "state take the file on its own."},
+                        + "state take the file on its own. A namespace's slice runs from its first event on and also "
+                        + "holds the events of what every namespace shares: Nodes (a cordon, a taint), their "
+                        + "Leases."},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:written", "2:bad options", "3:the log could not be read or the file not written"})
 final class ExportCommand implements Callable<Integer> {

@@ -44,8 +44,10 @@ public final class Snapshot {
 
     /**
      * What a slice holds: the events that meet every criterion given (null: any); {@code since} inclusive,
-     * {@code until} exclusive. A replay of the slice compares only the replayed events it would hold too: the rest
-     * (the kubelets' Lease renewals and node status, other namespaces) is work the slice left out.
+     * {@code until} exclusive. A namespace holds, beside its own objects' events, those of the objects every
+     * namespace shares: cluster-scoped ones (a Node cordoned by {@code kubectl drain}, its status) and the nodes'
+     * Leases. A replay of the slice compares only the replayed events it would hold too: the rest (other namespaces,
+     * other flows) is work the slice left out.
      */
     public record Selection(String namespace, String correlation, Instant since, Instant until)
             implements Predicate<Event> {
@@ -53,8 +55,26 @@ public final class Snapshot {
         public boolean test(Event e) {
             return (since == null || !e.time().isBefore(since))
                     && (until == null || e.time().isBefore(until))
-                    && (namespace == null || namespace.equals(Subjects.namespaceOf(e.subject())))
+                    && (namespace == null || inNamespace(e))
                     && (correlation == null || correlation.equals(e.correlationId()));
+        }
+
+        private boolean inNamespace(Event e) {
+            String of = Subjects.namespaceOf(e.subject());
+            return namespace.equals(of) || of.isEmpty() || NodeLeaseController.NAMESPACE.equals(of);
+        }
+
+        /**
+         * This selection from the first event of its namespace on, where it names no start: the objects every
+         * namespace shares have events from the log's beginning, which are no part of the namespace's story.
+         */
+        Selection startingIn(List<Event> log) {
+            if (namespace == null || since != null) {
+                return this;
+            }
+            return log.stream().filter(e -> namespace.equals(Subjects.namespaceOf(e.subject()))
+                            && (correlation == null || correlation.equals(e.correlationId()))).findFirst()
+                    .map(e -> new Selection(namespace, correlation, e.time(), until)).orElse(this);
         }
 
         /** Whether it selects all of any log: then it needs no snapshot. */
@@ -99,7 +119,8 @@ public final class Snapshot {
      * to just before the slice's first instant ({@code since}, else its first event), rebuilt as {@code state --at}
      * rebuilds it ({@link StateReport#rebuild}). Nothing is listed when nothing came before.
      */
-    public static List<Event> slice(List<Event> log, Selection selection) {
+    public static List<Event> slice(List<Event> log, Selection asked) {
+        Selection selection = asked.startingIn(log);
         List<Event> kept = log.stream().filter(selection).toList();
         if (kept.isEmpty()) {
             return kept;
