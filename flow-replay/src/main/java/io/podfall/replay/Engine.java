@@ -47,7 +47,9 @@ import java.util.function.Predicate;
  * controller manager, the kubelets in the order given, the runtime), then what was decided reaches the log, in the
  * recording's order (an event decided at that very instant may come before one that was waiting), then an input
  * arrives, then a timer that fell due with nothing to read rings (live, a timer due at the very instant a request
- * arrives fires a moment after it). With no latency the clock stands still while anything is
+ * arrives fires a moment after it). At recorded latencies an input arrives before what reaches the log at its
+ * instant: a service that starts then has caught up with what reached the log before it, and what it asks for at
+ * its start goes to the log in the recording's order with the rest. With no latency the clock stands still while anything is
  * undelivered, and every race resolves in that fixed order.
  *
  * <p><b>Starts.</b> A service whose start is among the inputs (the API server, a kubelet) is down until then: it reads
@@ -57,8 +59,11 @@ import java.util.function.Predicate;
  * created. The controller manager and the runtime ask for nothing of their own when they start, so a log does not say
  * when they did: they run from the beginning.
  *
- * <p><b>Inputs</b> are taken in the order given, each at its time but never before the one before it, so a recording's
- * inputs reach the log in the order they did.
+ * <p><b>Inputs</b> arrive each at its time. At recorded latencies they reach the log in the recording's order as the
+ * rest does, so they are taken in the order of their times (a kubelet that registered its nodes before the API server
+ * asked for its namespaces, and whose requests reached the log after them, registers them at its own time). Otherwise
+ * they are taken in the order given, each at its time but never before the one before it, so that they reach the log
+ * in the order they did.
  *
  * <p><b>Unreadable data.</b> An event a core fails on (its data does not read as its type, or reads with a part
  * missing) is skipped by that core and named ({@link #skipped}), as a service sends it to the dead-letter topic and
@@ -120,7 +125,9 @@ public final class Engine {
     private final PriorityQueue<Pending> pending = new PriorityQueue<>(Comparator.comparing(Pending::at)
             .thenComparingInt(Pending::position).thenComparingLong(Pending::seq));
     private long decisions;
-    private final Queue<Input> inputs = new ArrayDeque<>();
+    private long scheduled;
+    /** In the order they arrive: by time where the latencies keep the recorded log order, else as given. */
+    private final Queue<Scheduled> inputs;
     /** The events a core could not read, as {@code <core> skipped <type> <subject> <id>: <reason>}. */
     private final List<String> skipped = new ArrayList<>();
     private Instant clock = Instant.EPOCH;
@@ -134,6 +141,10 @@ public final class Engine {
 
     public Engine(List<KubeletSettings> kubeletSettings, Latencies latencies) {
         this.latencies = latencies;
+        this.inputs = latencies.keepsRecordedOrder()
+                ? new PriorityQueue<>(Comparator.comparing((Scheduled s) -> s.input().at())
+                        .thenComparingLong(Scheduled::seq))
+                : new ArrayDeque<>();
         apiServer = add("apiserver", "apiserver", new ApiServerConfiguration().newRegistry(), source -> true);
         controllerManager = add("controller manager", "controller",
                 ControllerManagerConfiguration.DEFAULTS.newControllerManager(), source -> true);
@@ -160,7 +171,9 @@ public final class Engine {
                 starting.down = true;
             }
         }
-        inputs.addAll(more);
+        for (Input input : more) {
+            inputs.add(new Scheduled(input, scheduled++));
+        }
     }
 
     /** The service an input starts, or null for a request. */
@@ -189,13 +202,18 @@ public final class Engine {
                     who = s;
                 }
             }
+            Input input = inputs.isEmpty() ? null : inputs.peek().input();
+            Instant inputAt = input == null ? null : later(input.at(), clock);
+            boolean inputFirst = latencies.keepsRecordedOrder();
+            if (inputFirst && input != null && (at == null || inputAt.isBefore(at))) {
+                at = inputAt;
+                what = INPUT;
+            }
             if (!pending.isEmpty() && (at == null || pending.peek().at().isBefore(at))) {
                 at = pending.peek().at();
                 what = APPEND;
             }
-            Input input = inputs.peek();
-            Instant inputAt = input == null ? null : later(input.at(), clock);
-            if (input != null && (at == null || inputAt.isBefore(at))) {
+            if (!inputFirst && input != null && (at == null || inputAt.isBefore(at))) {
                 at = inputAt;
                 what = INPUT;
             }
@@ -218,7 +236,7 @@ public final class Engine {
                     appendedAt.add(clock);
                 }
                 case READ -> who.read(clock);
-                case INPUT -> append(appended(inputs.remove()), false);
+                case INPUT -> append(appended(inputs.remove().input()), false);
                 default -> who.host.advanceTo(clock, who::decided);
             }
         }
@@ -360,6 +378,10 @@ public final class Engine {
 
     private static Instant later(Instant a, Instant b) {
         return a.isAfter(b) ? a : b;
+    }
+
+    /** An input, and when it was given among the others. */
+    private record Scheduled(Input input, long seq) {
     }
 
     /** An event decided, on its way to the log. */

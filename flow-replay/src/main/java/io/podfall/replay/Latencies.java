@@ -141,6 +141,11 @@ public final class Latencies {
         return Duration.ofNanos(appendedAt[i] - time + rang);
     }
 
+    /** Whether events reach the log in the recording's order whatever the order they are decided in. */
+    boolean keepsRecordedOrder() {
+        return mode == Latency.RECORDED;
+    }
+
     /**
      * Where a replayed event goes among those that reach the log at the same instant: its recorded position, or after
      * every recorded one.

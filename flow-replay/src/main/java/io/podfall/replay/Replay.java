@@ -125,9 +125,13 @@ public record Replay(Recording recording, Instant since, Instant until, List<Eve
         return new Replay(recording, since, to, recorded, replayed, Divergences.between(recorded, replayed, tolerance));
     }
 
-    /** The time of the first event of a log. */
+    /**
+     * The earliest time of a log: where a replay of all of it starts. Not always its first event's: a service's event
+     * can reach the log after another's decided later (a kubelet's registration of its nodes, say, after the API
+     * server's first requests), and a replay from the first event's time would start that service late.
+     */
     public static Instant start(List<Event> log) {
-        return log.isEmpty() ? Instant.EPOCH : log.get(0).time();
+        return log.stream().map(Event::time).min(Instant::compareTo).orElse(Instant.EPOCH);
     }
 
     /** The time of the last event of a log: where a replay of all of it stops. */
