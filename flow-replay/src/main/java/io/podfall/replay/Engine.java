@@ -264,12 +264,21 @@ public final class Engine {
         return SystemNamespaces.missing(apiServer.host.state(), clock);
     }
 
-    /** A service that was down reads, now, all that reached the log without it. */
+    /**
+     * A service that was down starts. At recorded latencies it reads the log from now on, each event when it did in
+     * the recording: a service's start is when it had caught up with the log as it stood then, which may have held
+     * nothing of what it read later (an API server that started while a kubelet's registrations were on their way,
+     * and created the Node 1.2 s later). Otherwise it reads, now, all that reached the log without it.
+     */
     private void catchUp(Service<?> s) {
         if (!s.down) {
             return;
         }
         s.down = false;
+        if (latencies.keepsRecordedOrder()) {
+            s.lastRead = clock;
+            return;
+        }
         while (s.cursor < log.size()) {
             s.handle(log.get(s.cursor++), clock);
         }
