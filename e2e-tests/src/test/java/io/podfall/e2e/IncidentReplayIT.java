@@ -24,7 +24,6 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -61,9 +60,7 @@ class IncidentReplayIT {
     /** A Deployment run through the suite first, so that no scenario meets the services' first seconds. */
     @BeforeAll
     static void warmUp(Broker broker) throws IOException {
-        Suite running = Suite.start(new Suite.Options(Path.of(System.getProperty("podfall.project.root", "..")),
-                Files.createTempDirectory("podfall-e2e-incidents-"), broker.bootstrapServers(), 0, 0, 0, TOPIC, 1.0,
-                Duration.ofSeconds(120)),
+        Suite running = ScenarioReplay.start(broker.bootstrapServers(), TOPIC,
                 new Suite.Tuning(Map.of("podfall.kubelet.nodes", "node-1,node-2"), List.of()));
         suite = running;
         api = new ApiClient(running.apiserverUrl());
@@ -124,33 +121,31 @@ class IncidentReplayIT {
     void aGracePeriodShortenedFrom60To5WhilePreStopRuns() throws InterruptedException {
         String ns = "inc-shortened";
         Workloads w = namespace(ns);
-        assertEquals(201, api.post(w.path("pods"), json(pod(ns, "hooked", "podfall.io/on-sigterm", "ignore")
+        deletedTwice(w, "hooked", pod(ns, "hooked", "podfall.io/on-sigterm", "ignore")
                 .replace("\"containers\":[{\"name\":\"app\",\"image\":\"nginx\"}]",
                         "\"terminationGracePeriodSeconds\":60,\"containers\":[{\"name\":\"app\",\"image\":\"nginx\","
-                                + "\"lifecycle\":{\"preStop\":{\"sleep\":{\"seconds\":30}}}}]"))).code());
-        awaitRunning(w, "hooked");
-
-        Instant mark = Instant.now();
-        assertEquals(200, api.delete(w.path("pods") + "/hooked", grace(60)).code());
-        Thread.sleep(1000);
-        assertEquals(200, api.delete(w.path("pods") + "/hooked", grace(5)).code());
-        w.awaitGone(w.path("pods") + "/hooked", "hooked");
-        reproduces(ns, mark);
+                                + "\"lifecycle\":{\"preStop\":{\"sleep\":{\"seconds\":30}}}}]"), 60, 5);
     }
 
     @Test
     void aForceDeleteOfATerminatingPod() throws InterruptedException {
         String ns = "inc-force";
         Workloads w = namespace(ns);
-        assertEquals(201, api.post(w.path("pods"), json(pod(ns, "stuck", "podfall.io/on-sigterm", "ignore"))).code());
-        awaitRunning(w, "stuck");
+        deletedTwice(w, "stuck", pod(ns, "stuck", "podfall.io/on-sigterm", "ignore"), 30, 0);
+    }
+
+    /** A pod run, deleted with {@code first} seconds of grace, a second later with {@code then}; reproduced. */
+    private void deletedTwice(Workloads w, String name, String manifest, long first, long then)
+            throws InterruptedException {
+        assertEquals(201, api.post(w.path("pods"), json(manifest)).code());
+        awaitRunning(w, name);
 
         Instant mark = Instant.now();
-        assertEquals(200, api.delete(w.path("pods") + "/stuck", grace(30)).code());
+        assertEquals(200, api.delete(w.path("pods") + "/" + name, grace(first)).code());
         Thread.sleep(1000);
-        assertEquals(200, api.delete(w.path("pods") + "/stuck", grace(0)).code());
-        w.awaitGone(w.path("pods") + "/stuck", "stuck");
-        reproduces(ns, mark);
+        assertEquals(200, api.delete(w.path("pods") + "/" + name, grace(then)).code());
+        w.awaitGone(w.path("pods") + "/" + name, name);
+        reproduces(w.namespace(), mark);
     }
 
     @Test

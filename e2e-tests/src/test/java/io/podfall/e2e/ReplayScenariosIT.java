@@ -22,7 +22,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -65,9 +64,7 @@ class ReplayScenariosIT {
     /** A pod and a Deployment run through the suite first, so the scenarios do not meet the services' first seconds. */
     @BeforeAll
     static void warmUp(Broker broker) throws IOException {
-        Suite running = Suite.start(new Suite.Options(Path.of(System.getProperty("podfall.project.root", "..")),
-                Files.createTempDirectory("podfall-e2e-scenarios-"), broker.bootstrapServers(), 0, 0, 0, TOPIC, 1.0,
-                Duration.ofSeconds(120)));
+        Suite running = ScenarioReplay.start(broker.bootstrapServers(), TOPIC, Suite.Tuning.NONE);
         suite = running;
         pods = new SuiteClient(running, TOPIC);
         api = pods.api;

@@ -50,6 +50,13 @@ final class ScenarioReplay {
     private ScenarioReplay() {
     }
 
+    /** A suite of a test class's own, on a {@code topic} of its own on the shared broker, at time scale 1. */
+    static Suite start(String bootstrap, String topic, Suite.Tuning tuning) throws IOException {
+        return Suite.start(new Suite.Options(Path.of(System.getProperty("podfall.project.root", "..")),
+                Files.createTempDirectory("podfall-e2e-" + topic + "-"), bootstrap, 0, 0, 0, topic, 1.0,
+                Duration.ofSeconds(120)), tuning);
+    }
+
     /** The shared suite's whole topic, exported with {@code podfall export}. */
     static List<Event> topic(Suite suite, Path dir) throws InterruptedException {
         return topic(suite, SuiteExtension.TOPIC, dir);

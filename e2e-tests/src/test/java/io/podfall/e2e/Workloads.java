@@ -44,6 +44,10 @@ final class Workloads {
                 .formatted(name).getBytes(StandardCharsets.UTF_8));
     }
 
+    String namespace() {
+        return namespace;
+    }
+
     String path(String resource) {
         return (resource.equals("deployments") || resource.equals("replicasets") ? "/apis/apps/v1" : "/api/v1")
                 + "/namespaces/" + namespace + "/" + resource;
