@@ -160,7 +160,10 @@ public final class Bench {
         }
     }
 
-    @Command(name = "p3", mixinStandardHelpOptions = true, description = "replay speed: P2's recorded log replayed in process")
+    @Command(name = "p3", mixinStandardHelpOptions = true, description = {"replay speed: (a) P2's recorded log "
+            + "replayed in process, events/s; with --incident, (b) an incident recorded by the live suite first (a Deployment "
+            + "whose pods take 30 s of grace, a 5 s preStop sleep and 10 s to exit, deleted in the foreground while "
+            + "a second one rolls out), simulated time over wall time"})
     static final class P3 implements Callable<Integer> {
         @Mixin
         RunOptions run;
@@ -175,9 +178,25 @@ public final class Bench {
                 description = "how far a step's delay from its cause may differ from the recording's (default: 100 ms, as podfall replay's)")
         Duration tolerance;
 
+        @Option(names = "--incident", description = "record the incident (b) with the live suite, then replay it")
+        boolean incident;
+
+        @Option(names = "--replicas", defaultValue = "1000",
+                description = "with --incident: the deleted Deployment's replicas (default: ${DEFAULT-VALUE})")
+        int replicas;
+
+        @Option(names = "--rolled", defaultValue = "100",
+                description = "with --incident: the rolled-out Deployment's replicas (default: ${DEFAULT-VALUE})")
+        int rolled;
+
         @Override
         public Integer call() {
-            return print(run, List.of(ReplaySpeed.run(log != null ? log : MassDeletionBench.logFile(run, "p2"), runs, tolerance)));
+            if (incident) {
+                return print(run, List.of(ReplaySpeed.run(IncidentBench.record(run, replicas, rolled), runs, tolerance,
+                        ReplaySpeed.Goal.REAL_TIME)));
+            }
+            return print(run, List.of(ReplaySpeed.run(log != null ? log : MassDeletionBench.logFile(run, "p2"), runs,
+                    tolerance, ReplaySpeed.Goal.EVENTS_PER_SECOND)));
         }
     }
 
@@ -243,7 +262,8 @@ public final class Bench {
                     () -> List.of(StartupBench.run(run, 3)),
                     () -> List.of(new LatencyBench(run, deletions, Integer.parseInt(LatencyBench.DEFAULT_WARMUP)).run()),
                     () -> new MassDeletionBench(run, "p2", replicas, nodes, timeScale, 1_000_000, -1, 1000, -1).run(),
-                    () -> List.of(ReplaySpeed.run(MassDeletionBench.logFile(run, "p2"), 3, Duration.ofMillis(100))),
+                    () -> List.of(ReplaySpeed.run(MassDeletionBench.logFile(run, "p2"), 3, Duration.ofMillis(100),
+                            ReplaySpeed.Goal.EVENTS_PER_SECOND)),
                     () -> new MassDeletionBench(run, "p4", p4Replicas, p4Nodes, timeScale, 1_000_000, 0, 0, 0).run(),
                     () -> List.of(FootprintBench.run(replicas, nodes)));
             List<Report> all = new ArrayList<>();

@@ -45,7 +45,7 @@ final class MassDeletionBench {
     /** The pods a node takes (the kubelet's --max-pods): the scheduler leaves any more Pending. */
     static final int PODS_PER_NODE = InitialNode.MAX_PODS;
     private static final String NAMESPACE = "default";
-    private static final String DEPLOYMENTS = "/apis/apps/v1/namespaces/" + NAMESPACE + "/deployments";
+    static final String DEPLOYMENTS = "/apis/apps/v1/namespaces/" + NAMESPACE + "/deployments";
 
     private final RunOptions run;
     private final String workload;
@@ -418,16 +418,30 @@ final class MassDeletionBench {
 
     /** Creates the Deployment {@code name} of {@code count} replicas and waits until all are ready. */
     private void create(BenchSuite suite, String name, int count) {
-        ApiClient.Response r = suite.api().post(DEPLOYMENTS, deployment(name, count));
+        create(suite, workload, deployment(name, count));
+    }
+
+    /**
+     * Creates the Deployment and waits until all its replicas are ready and up to date (a rollout done), within 2
+     * minutes and 100 ms a replica.
+     */
+    static void create(BenchSuite suite, String workload, Deployment deployment) {
+        String name = deployment.getMetadata().getName();
+        ApiClient.Response r = suite.api().post(DEPLOYMENTS, deployment);
         if (r.code() != 201) {
             throw new IllegalStateException("create the Deployment " + name + ": " + r.code() + " " + r.body());
         }
+        awaitRolledOut(suite, workload, name, deployment.getSpec().getReplicas());
+    }
+
+    static void awaitRolledOut(BenchSuite suite, String workload, String name, int count) {
         Instant deadline = Instant.now().plus(Duration.ofSeconds(120).plusMillis(100L * count));
         while (true) {
             suite.checkAlive();
             JsonNode status = suite.api().get(DEPLOYMENTS + "/" + name).body().path("status");
             int ready = status.path("readyReplicas").asInt();
-            if (ready == count && status.path("replicas").asInt() == count) {
+            if (ready == count && status.path("replicas").asInt() == count
+                    && status.path("updatedReplicas").asInt() == count) {
                 return;
             }
             if (Instant.now().isAfter(deadline)) {
@@ -479,7 +493,8 @@ final class MassDeletionBench {
         }
     }
 
-    private static Deployment deployment(String name, int replicas) {
+    /** A Deployment of nginx pods labelled {@code app=NAME}, in the bench's namespace. */
+    static Deployment deployment(String name, int replicas) {
         Map<String, String> labels = Map.of("app", name);
         return new DeploymentBuilder().withNewMetadata().withName(name).withNamespace(NAMESPACE).withLabels(labels).endMetadata()
                 .withNewSpec().withReplicas(replicas).withNewSelector().withMatchLabels(labels).endSelector()

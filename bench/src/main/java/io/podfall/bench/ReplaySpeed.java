@@ -24,7 +24,12 @@ final class ReplaySpeed {
     private ReplaySpeed() {
     }
 
-    static Report run(Path log, int runs, Duration tolerance) {
+    /** What a replay's speed is judged by (issue #31): events a second over P2's log, real time over an incident's. */
+    enum Goal {
+        EVENTS_PER_SECOND, REAL_TIME
+    }
+
+    static Report run(Path log, int runs, Duration tolerance, Goal goal) {
         Machine machine = Machine.now();
         if (!Files.isRegularFile(log)) {
             throw new IllegalStateException(log + " is missing: run p2 first (it records its log there), or give --log");
@@ -32,7 +37,8 @@ final class ReplaySpeed {
         Progress.say("p3: reading %s", log);
         EventFile.Contents contents = EventFile.read(log);
         List<Event> recorded = contents.events();
-        Report report = new Report("P3 replay", String.format(Locale.ROOT,
+        Report report = new Report(goal == Goal.REAL_TIME ? "P3 (b) replay of an incident" : "P3 (a) replay",
+                String.format(Locale.ROOT,
                 "%s (%,d events) replayed in process %d times in one JVM, compared with the recording at a tolerance of "
                         + "%s ms; events/s of wall time, and of the replaying thread's CPU time (which other load on the "
                         + "machine disturbs less).", log, recorded.size(), runs, tolerance.toMillis()), machine);
@@ -40,9 +46,11 @@ final class ReplaySpeed {
                 "simulated / wall", "CPU", "events/CPU s", "divergences");
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         double best = 0;
+        double fastest = 0;
         // the last run's divergences by kind: a run's Replay holds the whole log replayed, and two at once (P2's log
         // of 560,000 events, with its warm-up) outgrew a 10 GB heap
         Map<Divergences.Kind, Long> kinds = new TreeMap<>();
+        long timingInPlace = 0;
         var runsJson = report.figures().putArray("runs");
         for (int run = 1; run <= runs; run++) {
             Progress.say("p3: run %d of %d", run, runs);
@@ -54,6 +62,7 @@ final class ReplaySpeed {
             double simulated = Duration.between(Replay.start(recorded), replay.until()).toNanos() / 1e9;
             double perSecond = replay.replayed().size() / wall;
             best = Math.max(best, perSecond);
+            fastest = Math.max(fastest, simulated / wall);
             t.row(run, String.format("%,d", replay.replayed().size()), String.format(Locale.ROOT, "%.2f s", wall),
                     Report.num(perSecond), Report.num(simulated / wall) + "x", String.format(Locale.ROOT, "%.2f s", cpuSeconds),
                     Report.num(replay.replayed().size() / cpuSeconds), String.format("%,d", replay.divergences().size()));
@@ -62,14 +71,25 @@ final class ReplaySpeed {
                     .put("eventsPerCpuSecond", replay.replayed().size() / cpuSeconds)
                     .put("divergences", replay.divergences().size());
             kinds.clear();
-            replay.divergences().forEach(d -> kinds.merge(d.kind(), 1L, Long::sum));
+            replay.divergences().stream().filter(Divergences.Divergence::counts)
+                    .forEach(d -> kinds.merge(d.kind(), 1L, Long::sum));
+            timingInPlace = replay.divergences().stream().filter(d -> !d.counts()).count();
         }
         if (!kinds.isEmpty()) {
             Report.Table k = report.table("divergences of the last run from the recording, by kind", "kind", "count");
             kinds.forEach((kind, n) -> k.row(kind, String.format("%,d", n)));
         }
-        report.figures().put("events", recorded.size()).put("bestEventsPerSecond", best);
-        report.target("≥ 1,000,000 events/s", Report.num(best) + " (best run)", best >= 1_000_000);
+        report.figures().put("events", recorded.size()).put("bestEventsPerSecond", best)
+                .put("bestSimulatedPerWall", fastest).put("timingInPlace", timingInPlace);
+        if (goal == Goal.REAL_TIME) {
+            report.target("≥ 1,000x real time (issue #31)", Report.num(fastest) + "x (best run)", fastest >= 1000);
+        } else {
+            report.target("≥ 250,000 events/s (issue #31; on the way to 1,000,000)", Report.num(best) + " (best run)",
+                    best >= 250_000);
+        }
+        report.check("reproduced at the recorded latencies", kinds.isEmpty(), kinds.isEmpty()
+                ? "0 MISSING, 0 EXTRA, 0 REORDERED; " + String.format("%,d", timingInPlace) + " TIMING beyond the "
+                        + "tolerance, each in its recorded place" : "divergences, by kind, in the table above");
         report.check("the log read whole", contents.unreadable() == 0,
                 contents.unreadable() == 0 ? "every line an event" : contents.unreadable() + " unreadable lines: " + contents.firstProblem());
         return report;
