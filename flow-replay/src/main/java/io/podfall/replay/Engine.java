@@ -245,8 +245,8 @@ public final class Engine {
     /** Sends what was decided at the clock's time ({@code byTimer}: by a timer) towards the log, each at its delay. */
     private void append(List<Event> decided, boolean byTimer) {
         for (Event e : decided) {
-            Instant at = clock.plus(latencies.decided(e, byTimer));
-            pending.add(new Pending(e, at, latencies.position(e), decisions++));
+            Latencies.Appended a = latencies.decided(e, byTimer);
+            pending.add(new Pending(a.event(), later(a.at(), clock), latencies.position(e), decisions++));
         }
     }
 

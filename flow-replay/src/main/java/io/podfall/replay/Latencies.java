@@ -31,7 +31,7 @@ import java.util.function.Predicate;
  * react in the recording, or the recording lacks the event (a what-if, a divergence), at the model's delay: the median
  * of that service's recorded delays for events of that type, or for any type, or none. So a replay of an unchanged
  * recording decides every step at its recorded time (timers aside, which fire at their due time where live they rang a
- * moment later: what they decide reaches the log as late as recorded) and resolves every race as it went.
+ * moment later: what they decide carries the recorded time) and resolves every race as it went.
  *
  * <p><b>Which replayed event is which recorded one.</b> The one with its id (ids derive from causes), else the first
  * not yet matched among the recorded children of its cause's match with its source, type and subject (a timer's
@@ -116,29 +116,33 @@ public final class Latencies {
         return mode == Latency.ZERO ? ZERO : new Latencies(mode, recording);
     }
 
+    /** A replayed event as it goes to the log, and when it gets there. */
+    record Appended(Event event, Instant at) {
+    }
+
     /**
      * A replayed event was decided ({@code byTimer}: by a timer that fell due): it is matched with the recorded one
-     * it is, if any, and its delay to the log returned. A timer fires at its due time, where live it rang a moment
-     * later: what it decided reaches the log that moment later, as recorded, so that two timers due close together
-     * put their effects on the log in the recorded order. Only for the very timer recorded (its id names its due
-     * time); what a what-if's timer decides at another time is not held back to the recorded one's.
+     * it is, if any, and sent to the log at its recorded delay after its time.
+     *
+     * <p>A timer fires at its due time, where live it rang a moment later (under load, a good part of a second): what
+     * it decided then carries the time it rang, and so do the deadlines others take from it (the runtime takes a
+     * process's exit deadline from its StopContainerRequested's time, and the ids below the exit from that). So what
+     * the very timer recorded decides (same id: ids name their timer's due time) carries the recorded time, when that
+     * is later. A what-if's timer at another time keeps its own.
      */
-    Duration decided(Event e, boolean byTimer) {
-        if (mode == Latency.ZERO) {
-            return Duration.ZERO;
-        }
-        Integer i = match(e);
+    Appended decided(Event e, boolean byTimer) {
+        Integer i = mode == Latency.ZERO ? null : match(e);
         if (i == null) {
-            return Duration.ZERO;
+            return new Appended(e, e.time());
         }
         matched.set(i);
         matchOf.put(e.id(), i);
         if (mode != Latency.RECORDED) {
-            return Duration.ZERO;
+            return new Appended(e, e.time());
         }
-        long time = nanos(recorded.get(i).time());
-        long rang = byTimer && e.id().equals(recorded.get(i).id()) ? Math.max(0, time - nanos(e.time())) : 0;
-        return Duration.ofNanos(appendedAt[i] - time + rang);
+        Event r = recorded.get(i);
+        Event stamped = byTimer && e.id().equals(r.id()) && r.time().isAfter(e.time()) ? e.at(r.time()) : e;
+        return new Appended(stamped, stamped.time().plusNanos(appendedAt[i] - nanos(r.time())));
     }
 
     /** Whether events reach the log in the recording's order whatever the order they are decided in. */

@@ -59,6 +59,25 @@ class LatenciesTest {
         assertNotEquals(List.of(), replay(recording, Latency.ZERO).divergences());
     }
 
+    @Test
+    void whatATimerDecidedCarriesTheTimeItRangLiveWhereThatWasLater() {
+        Event cause = Event.request("00000000-0000-4000-8000-000000000001", "/apiserver", "apiserver.DeletionRequested",
+                "namespaces/default/pods/p", T0, null, Map.of());
+        Event rang = Event.causedBy(cause.asCause(), cause.id() + "/timer/k@" + T0.plusSeconds(5), 0, "/kubelet/node-1",
+                "runtime.StopContainerRequested", "namespaces/default/pods/p", T0.plusMillis(5_190), Map.of());
+        List<Event> recording = List.of(cause, rang);
+
+        Event due = rang.at(T0.plusSeconds(5));
+        Latencies.Appended late = Latencies.of(recording, Latency.RECORDED).decided(due, true);
+        Latencies.Appended read = Latencies.of(recording, Latency.RECORDED).decided(due, false);
+        Latencies.Appended zero = Latencies.of(recording, Latency.ZERO).decided(due, true);
+
+        assertEquals(T0.plusMillis(5_190), late.event().time(), "the timer rang 190 ms late live");
+        assertEquals(late.event().time(), late.at());
+        assertEquals(T0.plusSeconds(5), read.event().time(), "not a timer's: decided when it was read");
+        assertEquals(T0.plusSeconds(5), zero.event().time());
+    }
+
     private static Replay replay(List<Event> recording, Latency latency) {
         return Replay.of(recording, Replay.start(recording), null, Duration.ZERO, Settings.NONE, latency);
     }
