@@ -161,9 +161,9 @@ public final class Bench {
     }
 
     @Command(name = "p3", mixinStandardHelpOptions = true, description = {"replay speed: (a) P2's recorded log "
-            + "replayed in process, events/s; with --incident, (b) an incident recorded by the live suite first (a Deployment "
-            + "whose pods take 30 s of grace, a 5 s preStop sleep and 10 s to exit, deleted in the foreground while "
-            + "a second one rolls out), simulated time over wall time"})
+            + "replayed in process, events/s; with --incident, (b) an incident recorded by the live suite first (a "
+            + "Deployment whose pods take 30 s of grace, a 5 s preStop sleep and 10 s to exit, deleted in the "
+            + "foreground while a second one rolls out), simulated time over wall time"})
     static final class P3 implements Callable<Integer> {
         @Mixin
         RunOptions run;

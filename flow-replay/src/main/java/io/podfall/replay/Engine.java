@@ -49,8 +49,8 @@ import java.util.function.Predicate;
  * arrives, then a timer that fell due with nothing to read rings (live, a timer due at the very instant a request
  * arrives fires a moment after it). At recorded latencies an input arrives before what reaches the log at its
  * instant: a service that starts then has caught up with what reached the log before it, and what it asks for at
- * its start goes to the log in the recording's order with the rest. With no latency the clock stands still while anything is
- * undelivered, and every race resolves in that fixed order.
+ * its start goes to the log in the recording's order with the rest. With no latency the clock stands still while
+ * anything is undelivered, and every race resolves in that fixed order.
  *
  * <p><b>Starts.</b> A service whose start is among the inputs (the API server, a kubelet) is down until then: it reads
  * nothing. At its start it reads all of the log so far, as a service catches up with the log (what it emits is

@@ -203,7 +203,8 @@ public final class Latencies {
                 return Duration.ofNanos(model);
             }
             long reacted = reaction(i);
-            long delay = reacted != Long.MAX_VALUE ? reacted - appendedAt[i] : Math.min(model, readBy[i] - appendedAt[i]);
+            long delay = reacted != Long.MAX_VALUE ? reacted - appendedAt[i]
+                    : Math.min(model, readBy[i] - appendedAt[i]);
             return Duration.ofNanos(Math.max(0, delay));
         }
 
