@@ -13,6 +13,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * A recorded log run again: the state before {@code since} rebuilt from the recording (as the services held it),
@@ -57,6 +58,15 @@ public record Replay(Recording recording, Instant since, Instant until, List<Eve
      */
     public static Replay of(List<Event> log, Instant since, Instant until, Duration tolerance, Settings settings,
                             Latency latency) {
+        return of(log, since, until, tolerance, settings, latency, e -> true);
+    }
+
+    /**
+     * The replay of {@link #of(List, Instant, Instant, Duration, Settings, Latency)}, comparing only the replayed
+     * events {@code compared} keeps.
+     */
+    private static Replay of(List<Event> log, Instant since, Instant until, Duration tolerance, Settings settings,
+                             Latency latency, Predicate<Event> compared) {
         int from = 0;
         while (from < log.size() && log.get(from).time().isBefore(since)) {
             from++;
@@ -70,11 +80,12 @@ public record Replay(Recording recording, Instant since, Instant until, List<Eve
         if (until != null || settings.isEmpty()) {
             Instant to = until != null ? until : end(log);
             engine.runUntil(to);
-            return of(recording.noting(engine.skipped()), since, to, log.subList(from, log.size()), engine.log(), tolerance);
+            return of(recording.noting(engine.skipped()), since, to, log.subList(from, log.size()),
+                    engine.log().stream().filter(compared).toList(), tolerance);
         }
         engine.runUntil(end(log).plus(WHAT_IF_HORIZON));
         return of(recording.noting(engine.skipped()), since, end(log), log.subList(from, log.size()),
-                pastTheEnd(engine.log(), end(log)), tolerance);
+                pastTheEnd(engine.log(), end(log)).stream().filter(compared).toList(), tolerance);
     }
 
     /**
@@ -92,10 +103,7 @@ public record Replay(Recording recording, Instant since, Instant until, List<Eve
             return of(log, since, until, tolerance, settings, latency);
         }
         Instant from = listed < log.size() ? later(since, log.get(listed).time()) : since;
-        Replay all = of(log, from, until, tolerance, settings, latency);
-        List<Event> replayed = all.replayed().stream().filter(selection.get()).toList();
-        return new Replay(all.recording(), all.since(), all.until(), all.recorded(), replayed,
-                Divergences.between(all.recorded(), replayed, tolerance));
+        return of(log, from, until, tolerance, settings, latency, selection.get());
     }
 
     /**
