@@ -16,8 +16,8 @@ import java.time.Instant;
  * <p>Run on its own (in a unit test, say), a controller is an ordinary {@link Core}: the default methods give it a
  * builder of its own.
  *
- * <p>Timer keys begin with the controller's name and a slash ({@code "garbagecollector/..."}): the manager offers
- * every timer to every controller, and each one acts only on its own keys.
+ * <p>Each controller keys its timers by records of its own ({@link io.podfall.model.core.TimerKey}): the manager
+ * offers every timer to every controller, and each one acts only on its own key types.
  *
  * @param <S> the controller's state, owned by it alone
  */

@@ -5,6 +5,7 @@ import io.podfall.controller.scheduler.SchedulerState;
 import io.podfall.controller.testing.ApiServerFacts;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
+import io.podfall.model.core.TimerKey;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import org.junit.jupiter.api.Test;
@@ -23,6 +24,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ControllerManagerTest {
 
     /** A controller that echoes every pod creation with the scheduler's own source, and asks for a timer. */
+    private record EchoTimer(String event) implements TimerKey {
+        @Override
+        public String id() {
+            return "echo/" + event;
+        }
+    }
+
     static final class Echo implements Controller<Echo.Seen> {
         static final class Seen {
             final List<String> ids = new ArrayList<>();
@@ -38,14 +46,14 @@ class ControllerManagerTest {
             if (event.is(EventTypes.OBJECT_CREATED) && event.subject().contains("/pods/")) {
                 state.ids.add(event.id());
                 effects.emit(Scheduler.SOURCE, "test.Echoed", event.subject(), Map.of("of", event.id()))
-                        .timer("echo/" + event.id(), T0.plusSeconds(1));
+                        .timer(new EchoTimer(event.id()), T0.plusSeconds(1));
             }
         }
 
         @Override
         public void fire(Seen state, Timer timer, Effects.Builder effects) {
-            if (timer.key().startsWith("echo/")) {
-                effects.emit(Scheduler.SOURCE, "test.Woken", "nodes/none", Map.of("key", timer.key()));
+            if (timer.key() instanceof EchoTimer) {
+                effects.emit(Scheduler.SOURCE, "test.Woken", "nodes/none", Map.of("key", timer.key().id()));
             }
         }
     }

@@ -3,6 +3,7 @@ package io.podfall.adapter;
 import io.podfall.model.core.Core;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
+import io.podfall.model.core.TimerKey;
 import io.podfall.model.event.Event;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
@@ -49,7 +50,7 @@ final class PingCore implements Core<PingCore.Count> {
         }
         Long after = ping.ringAfterMillis();
         if (after != null && after >= 0) {
-            fx.timer("ring/" + event.id(), now.plusMillis(after));
+            fx.timer(new Ring(event.id()), now.plusMillis(after));
         }
         return fx.build();
     }
@@ -61,7 +62,7 @@ final class PingCore implements Core<PingCore.Count> {
 
     @Override
     public Effects fire(Count state, Timer timer, Instant now) {
-        return Effects.of(timer, now).emit("/test", RANG, "namespaces/test/things/x", Map.of("key", timer.key())).build();
+        return Effects.of(timer, now).emit("/test", RANG, "namespaces/test/things/x", Map.of("key", timer.key().id())).build();
     }
 
     /** The test types are this core's own catalogue; everything else is checked as podfall's. */
@@ -82,6 +83,14 @@ final class PingCore implements Core<PingCore.Count> {
         @SuppressWarnings("rawtypes")
         Core core() {
             return new PingCore();
+        }
+    }
+
+    /** The alarm a ping set. */
+    private record Ring(String ping) implements TimerKey {
+        @Override
+        public String id() {
+            return "ring/" + ping;
         }
     }
 }

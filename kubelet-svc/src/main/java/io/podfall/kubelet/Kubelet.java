@@ -1,7 +1,10 @@
 package io.podfall.kubelet;
 
 import io.podfall.kubelet.nodelease.NodeLeaseController;
+import io.podfall.kubelet.nodelease.NodeLeaseTimer;
 import io.podfall.kubelet.nodestatus.NodeStatusSync;
+import io.podfall.kubelet.nodestatus.NodeStatusTimer;
+import io.podfall.kubelet.podworkers.PodWorkerTimer;
 import io.podfall.kubelet.podworkers.PodWorkers;
 import io.podfall.model.core.Core;
 import io.podfall.model.core.Effects;
@@ -17,9 +20,8 @@ import java.util.Set;
  * beside the node's own upkeep, its status ({@link NodeStatusSync}) and its Lease ({@link NodeLeaseController}). Each
  * part keeps a state of its own and sees every event the kubelet reads; the pod workers decide first, and the
  * node's parts emit after them on the same builder, so the effects of one cause never share an id though they share
- * the source {@code /kubelet/<node>}. Timer keys tell the parts apart ({@code prestop/}, {@code housekeeping/},
- * {@code eviction/} are the pod workers'; {@code nodestatus/}, {@code nodelease/} the node's); each part ignores the
- * others' keys.
+ * the source {@code /kubelet/<node>}. Timer key types tell the parts apart ({@link PodWorkerTimer} are the pod
+ * workers', {@link NodeStatusTimer} and {@link NodeLeaseTimer} the node's); each part ignores the others' keys.
  */
 public final class Kubelet implements Core<KubeletState> {
     /** The components whose facts reach a kubelet: the API server it watches, the runtime and plugins it calls. */

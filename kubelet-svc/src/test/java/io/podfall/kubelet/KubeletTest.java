@@ -34,7 +34,7 @@ class KubeletTest {
     void aRegisteredNodeGetsItsLeaseAndItsStatusReportAndPodWorkersStillRunPods() {
         Effects registered = handle(api.fact(EventTypes.OBJECT_CREATED, ResourceType.NODES, InitialNode.of("node-1", T0)));
         assertEquals(List.of(EventTypes.CREATION_REQUESTED), types(registered), "the node's Lease");
-        assertEquals(List.of("nodestatus/node-1"), registered.timers().stream().map(t -> t.key()).toList());
+        assertEquals(List.of("nodestatus/node-1"), registered.timers().stream().map(t -> t.key().id()).toList());
 
         Effects bound = handle(api.fact(EventTypes.POD_BOUND, ResourceType.PODS,
                 aPod("web-1").withUid("uid-web-1").onNode("node-1").build()));

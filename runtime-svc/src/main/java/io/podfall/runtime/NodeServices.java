@@ -9,6 +9,7 @@ import io.podfall.runtime.cri.ContainerRuntime;
 import io.podfall.runtime.cri.RuntimeState;
 import io.podfall.runtime.csi.CsiNodePlugin;
 import io.podfall.runtime.csi.CsiState;
+import io.podfall.runtime.csi.UnpublishTimer;
 
 import java.time.Instant;
 import java.util.Set;
@@ -16,7 +17,7 @@ import java.util.Set;
 /**
  * What runs on every node beside the kubelet and answers its calls: the container runtime (CRI, with CNI inside
  * RunPodSandbox and StopPodSandbox) and the CSI node plugins, which the kubelet calls directly. Each has its own
- * state and vocabulary: {@code csi.*} requests and the plugin's timers ({@link CsiNodePlugin#TIMER_PREFIX}) go to
+ * state and vocabulary: {@code csi.*} requests and the plugin's timers ({@link UnpublishTimer}) go to
  * the plugin, everything else to the runtime. They share nothing, so no event is handled by both.
  */
 public final class NodeServices implements Core<NodeServices.State> {
@@ -57,7 +58,7 @@ public final class NodeServices implements Core<NodeServices.State> {
 
     @Override
     public Effects fire(State state, Timer timer, Instant now) {
-        return timer.key().startsWith(CsiNodePlugin.TIMER_PREFIX)
+        return timer.key() instanceof UnpublishTimer
                 ? csi.fire(state.csi(), timer, now)
                 : runtime.fire(state.runtime(), timer, now);
     }

@@ -10,6 +10,7 @@ import io.podfall.model.runtime.RunPodSandbox;
 import io.podfall.model.runtime.StopContainer;
 import io.podfall.runtime.cri.ContainerRuntime;
 import io.podfall.runtime.csi.CsiNodePlugin;
+import io.podfall.runtime.csi.UnpublishTimer;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
@@ -54,7 +55,7 @@ class NodeServicesTest {
         Timer unmounted = handle(EventTypes.NODE_UNPUBLISH_VOLUME_REQUESTED,
                 new NodePublishVolume(NODE, "uid-db-0", "scratch", "inline.csi", "csi-01", null, "/target", false,
                         Map.of(), Map.of()).publication(), T0).timers().get(0);
-        assertTrue(unmounted.key().startsWith(CsiNodePlugin.TIMER_PREFIX));
+        assertTrue(unmounted.key() instanceof UnpublishTimer);
 
         assertEquals(List.of(EventTypes.CONTAINER_SIGNALLED, EventTypes.CONTAINER_EXITED),
                 types(node.fire(state, kill, kill.at())));

@@ -51,7 +51,6 @@ public final class NamespaceController implements Controller<NamespaceController
     /** upstream's finalizer of a namespace's content ({@code v1.FinalizerKubernetes}). */
     public static final String FINALIZER_KUBERNETES = "kubernetes";
     static final Duration RETRY_AFTER = Duration.ofSeconds(1);
-    private static final String TIMER = "namespace/";
 
     @Override
     public NamespaceControllerState newState() {
@@ -61,9 +60,9 @@ public final class NamespaceController implements Controller<NamespaceController
     @Override
     public void handle(NamespaceControllerState state, Event event, Effects.Builder effects) {
         if (event.is(EventTypes.REQUEST_REJECTED)) {
-            String refused = event.causationId() == null ? null : state.inFlight.remove(event.causationId());
+            NamespaceRequest refused = event.causationId() == null ? null : state.inFlight.remove(event.causationId());
             if (refused != null) {
-                effects.timer(TIMER + refused, effects.now().plus(RETRY_AFTER));
+                effects.timer(refused, effects.now().plus(RETRY_AFTER));
             }
             return;
         }
@@ -91,17 +90,16 @@ public final class NamespaceController implements Controller<NamespaceController
     /** A retry after a refusal: the collection delete or the finalize, if still needed. */
     @Override
     public void fire(NamespaceControllerState state, Timer timer, Effects.Builder effects) {
-        if (!timer.key().startsWith(TIMER)) {
+        if (!(timer.key() instanceof NamespaceRequest retry)) {
             return;
         }
-        String[] key = timer.key().substring(TIMER.length()).split("/", -1);
-        Namespace ns = state.namespaces.get(key[0]);
+        Namespace ns = state.namespaces.get(retry.namespace());
         if (ns == null || !isTerminating(ns)) {
             return;
         }
-        if (key.length == 2) {
-            if (state.resourcesWithContent(key[0]).contains(key[1])) {
-                deleteCollection(state, key[0], key[1], effects);
+        if (retry instanceof NamespaceRequest.DeleteCollection d) {
+            if (state.resourcesWithContent(d.namespace()).contains(d.resource())) {
+                deleteCollection(state, d.namespace(), d.resource(), effects);
             }
         } else {
             finalizeIfEmpty(state, ns, effects);
@@ -150,7 +148,7 @@ public final class NamespaceController implements Controller<NamespaceController
     /** deleteCollection with background propagation, as upstream's deleter sends it. */
     private void deleteCollection(NamespaceControllerState state, String namespace, String resource,
                                   Effects.Builder effects) {
-        String what = namespace + "/" + resource;
+        NamespaceRequest what = new NamespaceRequest.DeleteCollection(namespace, resource);
         if (state.inFlight.containsValue(what)) {
             return;
         }
@@ -163,7 +161,8 @@ public final class NamespaceController implements Controller<NamespaceController
     /** finalizeNamespace: {@code kubernetes} out of spec.finalizers, once nothing is left in the namespace. */
     private void finalizeIfEmpty(NamespaceControllerState state, Namespace ns, Effects.Builder effects) {
         String name = ns.getMetadata().getName();
-        if (!state.isEmpty(name) || state.inFlight.containsValue(name)) {
+        NamespaceRequest what = new NamespaceRequest.Finalize(name);
+        if (!state.isEmpty(name) || state.inFlight.containsValue(what)) {
             return;
         }
         List<String> rest = ns.getSpec().getFinalizers().stream().filter(f -> !FINALIZER_KUBERNETES.equals(f)).toList();
@@ -171,7 +170,7 @@ public final class NamespaceController implements Controller<NamespaceController
                 .editMetadata().withResourceVersion(null).endMetadata().build();
         effects.emit(SOURCE, EventTypes.UPDATE_REQUESTED, Subjects.of("", ResourceType.NAMESPACES.plural(), name),
                 new UpdateRequest(ResourceType.NAMESPACES.plural(), "", name, "finalize", Json.tree(finalized)));
-        state.inFlight.put(effects.lastEventId(), name);
+        state.inFlight.put(effects.lastEventId(), what);
     }
 
     /** Being deleted, with its content not yet finalized. */

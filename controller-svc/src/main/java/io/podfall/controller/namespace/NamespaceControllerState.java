@@ -18,8 +18,8 @@ public final class NamespaceControllerState {
     final Map<String, Namespace> namespaces = new TreeMap<>();
     /** namespace → resource plural → uids of the objects stored there, terminating or not. */
     final Map<String, Map<String, Set<String>>> content = new TreeMap<>();
-    /** Request id → what it asks: {@code <namespace>/<resource>} for a collection delete, {@code <namespace>} to finalize. */
-    final Map<String, String> inFlight = new HashMap<>();
+    /** Request id → what it asks. */
+    final Map<String, NamespaceRequest> inFlight = new HashMap<>();
     /** The namespaces whose content was asked to be deleted (once per termination). */
     final Set<String> emptying = new TreeSet<>();
 

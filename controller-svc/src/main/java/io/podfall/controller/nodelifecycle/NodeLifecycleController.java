@@ -93,7 +93,6 @@ public final class NodeLifecycleController implements Controller<NodeLifecycleSt
     private static final List<String> KUBELET_CONDITIONS = List.of(READY, "MemoryPressure", "DiskPressure", "PIDPressure");
     private static final Set<String> NO_SCHEDULE_KEYS = Set.of(NOT_READY, UNREACHABLE, MEMORY_PRESSURE, DISK_PRESSURE,
             PID_PRESSURE, NETWORK_UNAVAILABLE, UNSCHEDULABLE);
-    private static final String TIMER = "nodelifecycle/";
 
     private final Duration gracePeriod;
 
@@ -134,8 +133,8 @@ public final class NodeLifecycleController implements Controller<NodeLifecycleSt
     /** The grace period of a node ran out, unless a heartbeat came meanwhile: its conditions become Unknown. */
     @Override
     public void fire(NodeLifecycleState state, Timer timer, Effects.Builder effects) {
-        if (timer.key().startsWith(TIMER)) {
-            state.health(timer.key().substring(TIMER.length())).ifPresent(h -> monitor(h, timer.at(), effects));
+        if (timer.key() instanceof NodeMonitorTimer key) {
+            state.health(key.node()).ifPresent(h -> monitor(h, timer.at(), effects));
         }
     }
 
@@ -143,7 +142,7 @@ public final class NodeLifecycleController implements Controller<NodeLifecycleSt
         String name = node.getMetadata().getName();
         if (event.is(EventTypes.OBJECT_REMOVED)) {
             state.forget(name);
-            effects.cancelTimer(TIMER + name);
+            effects.cancelTimer(new NodeMonitorTimer(name));
             return;
         }
         NodeHealth health = state.healthOf(name);
@@ -171,7 +170,7 @@ public final class NodeLifecycleController implements Controller<NodeLifecycleSt
     private void watch(NodeHealth health, Effects.Builder effects) {
         NodeCondition ready = health.node() == null ? null : condition(health.node(), READY);
         if (health.node() != null && (ready == null || !"Unknown".equals(ready.getStatus()))) {
-            effects.timer(TIMER + health.name(), health.probedAt().plus(gracePeriodOf(ready)));
+            effects.timer(new NodeMonitorTimer(health.name()), health.probedAt().plus(gracePeriodOf(ready)));
         }
     }
 

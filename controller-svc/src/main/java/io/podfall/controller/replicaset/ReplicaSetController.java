@@ -81,8 +81,6 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
     public static final String SOURCE = "/controller/replicaset";
     /** Upstream's {@code BurstReplicas}: the most pods created or deleted in one sync. */
     static final int BURST_REPLICAS = 500;
-    /** The timer purpose of a wake-up when the next ready pod becomes available. */
-    static final String AVAILABLE = "available";
     static final String REPLICA_FAILURE = "ReplicaFailure";
 
     private static final Set<String> RESOURCES = Set.of(ResourceType.PODS.plural(), ResourceType.REPLICASETS.plural());
@@ -280,7 +278,7 @@ public final class ReplicaSetController implements Controller<ReplicaSetState> {
             return;
         }
         pods.nextAvailable(minReadySeconds, effects.now())
-                .ifPresent(at -> effects.timer(state.requests().timerKey(AVAILABLE, key), at.plus(AFTER)));
+                .ifPresent(at -> effects.timer(state.requests().timer(SyncTimer.Purpose.AVAILABLE, key), at.plus(AFTER)));
     }
 
     static String key(ObjectMeta meta) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.controller.ResourceVersions;
 import io.podfall.controller.replicaset.Expectations.Expectation;
 import io.podfall.controller.replicaset.Expectations.Kind;
+import io.podfall.controller.replicaset.SyncTimer.Purpose;
 import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
@@ -18,21 +19,18 @@ import java.util.Set;
  * What a controller that changes objects through requests keeps beside its cache, upstream's work queue with its
  * rate limiter and the controller's expectations: which facts are news ({@link ResourceVersions}), which requests
  * await an answer ({@link Expectations}), and which owner waits out a failure ({@link Backoff}). It sets the
- * controller's timers, keyed {@code <controller>/<purpose>/<namespace>/<name>}: {@value #RETRY} when the backoff
- * ends, {@value #EXPECTATIONS} when the oldest request in flight times out; the controller may add its own purposes.
+ * controller's {@link SyncTimer}s: {@code RETRY} when the backoff ends, {@code EXPECTATIONS} when the oldest request
+ * in flight times out; the controller may add its own purposes.
  */
 public final class RequestsInFlight {
-    public static final String RETRY = "retry";
-    public static final String EXPECTATIONS = "expectations";
-
-    private final String timerPrefix;
+    private final String controller;
     private final Expectations expectations = new Expectations();
     private final Backoff backoff = new Backoff();
     private final ResourceVersions resourceVersions = new ResourceVersions();
 
     /** @param controller the controller's name, the first part of its timer keys */
     public RequestsInFlight(String controller) {
-        this.timerPrefix = controller + "/";
+        this.controller = controller;
     }
 
     /** The object a fact shows, if the event is a fact about one of these resources (plural names) not seen before. */
@@ -57,19 +55,17 @@ public final class RequestsInFlight {
     /** If the rejection refuses one of our requests: its expectation, now ended; the owner's next sync waits out the backoff. */
     public Optional<Expectation> rejected(Event rejection, Effects.Builder effects) {
         Optional<Expectation> refused = expectations.observe(rejection.causationId());
-        refused.ifPresent(e -> effects.timer(timerKey(RETRY, e.owner()), backoff.failed(e.owner(), e.kind(), effects.now())));
+        refused.ifPresent(e -> effects.timer(timer(Purpose.RETRY, e.owner()), backoff.failed(e.owner(), e.kind(), effects.now())));
         return refused;
     }
 
     /** If the timer is ours: the owner to sync now (after a timeout only if a request in flight did time out). */
     public Optional<String> fired(Timer timer, Effects.Builder effects) {
-        if (!timer.key().startsWith(timerPrefix)) {
+        if (!(timer.key() instanceof SyncTimer key) || !key.controller().equals(controller)) {
             return Optional.empty();
         }
-        String rest = timer.key().substring(timerPrefix.length());
-        String purpose = rest.substring(0, rest.indexOf('/'));
-        String owner = rest.substring(purpose.length() + 1);
-        if (purpose.equals(EXPECTATIONS)) {
+        String owner = key.owner();
+        if (key.purpose() == Purpose.EXPECTATIONS) {
             boolean expired = expectations.expire(owner, effects.now());
             expectations.nextTimeout(owner).ifPresent(at -> effects.timer(timer.key(), at));
             if (!expired) {
@@ -87,7 +83,7 @@ public final class RequestsInFlight {
         boolean first = expectations.satisfied(owner);
         expectations.expect(effects.lastEventId(), new Expectation(owner, kind, podUid, effects.now()));
         if (first) {
-            effects.timer(timerKey(EXPECTATIONS, owner), effects.now().plus(Expectations.TIMEOUT));
+            effects.timer(timer(Purpose.EXPECTATIONS, owner), effects.now().plus(Expectations.TIMEOUT));
         }
     }
 
@@ -106,7 +102,7 @@ public final class RequestsInFlight {
         backoff.forget(owner);
     }
 
-    public String timerKey(String purpose, String owner) {
-        return timerPrefix + purpose + "/" + owner;
+    public SyncTimer timer(Purpose purpose, String owner) {
+        return new SyncTimer(controller, purpose, owner);
     }
 }

@@ -325,7 +325,7 @@ class DeploymentControllerTest {
 
         assertEquals(List.of(), rejected.events(), "no retry on the rejection itself");
         Timer retry = rejected.timers().get(0);
-        assertEquals("deployment/retry/default/web", retry.key());
+        assertEquals("deployment/retry/default/web", retry.key().id());
         assertEquals(T0.plusMillis(5), retry.at());
         assertEquals(1, ofType(controller.fire(state, retry, retry.at()), EventTypes.CREATION_REQUESTED, REPLICASETS).size());
     }

@@ -12,6 +12,7 @@ import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
+import io.podfall.model.core.TimerKey;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.k8s.ResourceType;
@@ -239,7 +240,7 @@ class NodeLifecycleControllerTest {
     void aRemovedNodeIsForgotten() {
         Timer grace = registered();
         Effects removed = handle(api.at(T0.plusSeconds(1)).removed(ResourceType.NODES, node));
-        assertEquals(List.of("nodelifecycle/node-1"), removed.cancelledTimers());
+        assertEquals(List.of("nodelifecycle/node-1"), removed.cancelledTimers().stream().map(TimerKey::id).toList());
         assertTrue(fire(grace).isEmpty());
     }
 

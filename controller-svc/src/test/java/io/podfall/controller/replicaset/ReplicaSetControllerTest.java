@@ -213,7 +213,7 @@ class ReplicaSetControllerTest {
 
         assertEquals(List.of(), rejected.events(), "no retry on the rejection itself");
         Timer retry = rejected.timers().get(0);
-        assertEquals("replicaset/retry/default/web", retry.key());
+        assertEquals("replicaset/retry/default/web", retry.key().id());
         assertEquals(T0.plusMillis(5), retry.at());
         assertEquals(List.of(), handle(api.updated(RS, aReplicaSet("web").replicas(1).build()), T0.plusMillis(1)).events(),
                 "nothing while the backoff runs");
@@ -243,7 +243,7 @@ class ReplicaSetControllerTest {
     void anAnswerThatNeverComesEndsTheExpectationAfterFiveMinutes() {
         ReplicaSet rs = aReplicaSet("web").replicas(1).build();
         Effects first = handle(api.created(RS, rs));
-        Timer timeout = first.timers().stream().filter(t -> t.key().equals("replicaset/expectations/default/web")).findFirst().orElseThrow();
+        Timer timeout = first.timers().stream().filter(t -> t.key().id().equals("replicaset/expectations/default/web")).findFirst().orElseThrow();
         assertEquals(T0.plus(Expectations.TIMEOUT), timeout.at());
 
         Effects expired = controller.fire(state, timeout, timeout.at());
@@ -296,7 +296,7 @@ class ReplicaSetControllerTest {
         Effects effects = handle(api.created(RS, rs));
         assertEquals(0, statusWritten(ofType(effects, EventTypes.PATCH_REQUESTED).get(0)).getAvailableReplicas());
         handle(api.patchedFrom(ofType(effects, EventTypes.PATCH_REQUESTED).get(0), rs));
-        Timer available = effects.timers().stream().filter(t -> t.key().equals("replicaset/available/default/web")).findFirst().orElseThrow();
+        Timer available = effects.timers().stream().filter(t -> t.key().id().equals("replicaset/available/default/web")).findFirst().orElseThrow();
         assertEquals(T0.plusSeconds(10).plusMillis(1), available.at());
 
         Effects woken = controller.fire(state, available, available.at());

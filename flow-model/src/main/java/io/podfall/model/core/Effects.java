@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** What a core decided in one step: events to append to the log, in order, and timers to set or cancel. */
-public record Effects(List<Event> events, List<Timer> timers, List<String> cancelledTimers) {
+public record Effects(List<Event> events, List<Timer> timers, List<TimerKey> cancelledTimers) {
     public static final Effects NONE = new Effects(List.of(), List.of(), List.of());
 
     public boolean isEmpty() {
@@ -21,7 +21,7 @@ public record Effects(List<Event> events, List<Timer> timers, List<String> cance
 
     /** Effects of a timer that fired: they continue the flow of the event that set it. */
     public static Builder of(Timer timer, Instant now) {
-        return new Builder(timer.cause(), timer.cause().id() + "/timer/" + timer.key() + "@" + timer.at(), now,
+        return new Builder(timer.cause(), timer.cause().id() + "/timer/" + timer.key().id() + "@" + timer.at(), now,
                 timer.at());
     }
 
@@ -36,7 +36,7 @@ public record Effects(List<Event> events, List<Timer> timers, List<String> cance
         private final Instant causeTime;
         private final List<Event> events = new ArrayList<>();
         private final List<Timer> timers = new ArrayList<>();
-        private final List<String> cancelled = new ArrayList<>();
+        private final List<TimerKey> cancelled = new ArrayList<>();
 
         private Builder(Event.Cause cause, String idSeed, Instant now, Instant causeTime) {
             this.cause = cause;
@@ -81,12 +81,12 @@ public record Effects(List<Event> events, List<Timer> timers, List<String> cance
         }
 
         /** Wake up at {@code at}, in the flow of this builder's cause. */
-        public Builder timer(String key, Instant at) {
+        public Builder timer(TimerKey key, Instant at) {
             timers.add(new Timer(key, at, cause));
             return this;
         }
 
-        public Builder cancelTimer(String key) {
+        public Builder cancelTimer(TimerKey key) {
             cancelled.add(key);
             return this;
         }

@@ -8,14 +8,14 @@ import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * The timers a core has set, by key, in the order they fall due (time, then key: a total order, so two timers
+ * The timers a core has set, by key, in the order they fall due (time, then the key's text: a total order, so two timers
  * due at the same instant always fire in the same order). Used by the Kafka adapter while it catches up with
  * the log and by anything that runs a core on a virtual clock.
  */
 public final class TimerQueue {
-    private static final Comparator<Timer> DUE_ORDER = Comparator.comparing(Timer::at).thenComparing(Timer::key);
+    private static final Comparator<Timer> DUE_ORDER = Comparator.comparing(Timer::at).thenComparing(t -> t.key().id());
 
-    private final Map<String, Timer> byKey = new HashMap<>();
+    private final Map<TimerKey, Timer> byKey = new HashMap<>();
     private final TreeSet<Timer> due = new TreeSet<>(DUE_ORDER);
 
     /** Applies the timer part of a step's effects: cancellations first, then new timers (replacing by key). */
@@ -30,7 +30,7 @@ public final class TimerQueue {
         due.add(timer);
     }
 
-    public void cancel(String key) {
+    public void cancel(TimerKey key) {
         Timer old = byKey.remove(key);
         if (old != null) {
             due.remove(old);

@@ -55,7 +55,6 @@ public final class NodeLeaseController {
     public static final int DEFAULT_LEASE_DURATION_SECONDS = 40;
     /** pkg/kubelet/kubelet.go nodeLeaseRenewIntervalFraction: the renew interval, a fraction of the duration. */
     static final double RENEW_INTERVAL_FRACTION = 0.25;
-    private static final String TIMER = "nodelease";
 
     private final List<String> nodeNames;
     private final int leaseDurationSeconds;
@@ -80,7 +79,7 @@ public final class NodeLeaseController {
 
     public void handle(NodeLeaseState state, Event event, Effects.Builder out) {
         if (event.is(EventTypes.REQUEST_REJECTED)) {
-            state.requests.refused(event.causationId()).ifPresent(node -> out.timer(timerKey(node), event.time().plus(renewInterval)));
+            state.requests.refused(event.causationId()).ifPresent(node -> out.timer(new NodeLeaseTimer(node), event.time().plus(renewInterval)));
             return;
         }
         if (!EventTypes.OBJECT_CHANGES.contains(event.type())) {
@@ -97,11 +96,10 @@ public final class NodeLeaseController {
 
     /** A renewal is due (or a refused request waited): renew, or create the Lease if there is none. */
     public void fire(NodeLeaseState state, Timer timer, Effects.Builder out) {
-        String[] key = timer.key().split("/", -1);
-        if (key.length != 2 || !key[0].equals(TIMER)) {
+        if (!(timer.key() instanceof NodeLeaseTimer key)) {
             return;
         }
-        String node = key[1];
+        String node = key.node();
         if (!state.nodeUids.containsKey(node) || state.requests.inFlight(node)) {
             return;
         }
@@ -121,7 +119,7 @@ public final class NodeLeaseController {
         if (removed) {
             state.nodeUids.remove(name);
             state.requests.forget(name);
-            out.cancelTimer(timerKey(name));
+            out.cancelTimer(new NodeLeaseTimer(name));
             return;
         }
         state.nodeUids.put(name, node.getMetadata().getUid());
@@ -146,7 +144,7 @@ public final class NodeLeaseController {
         state.requests.answered(name, event.causationId());
         Instant renewed = lease.getSpec() == null || lease.getSpec().getRenewTime() == null
                 ? event.time() : lease.getSpec().getRenewTime().toInstant();
-        out.timer(timerKey(name), Heartbeat.nextDue(renewed, renewInterval, event.time()));
+        out.timer(new NodeLeaseTimer(name), Heartbeat.nextDue(renewed, renewInterval, event.time()));
     }
 
     /** ensureLease: a node known to the API server without a Lease gets one, unless a request is in flight. */
@@ -184,10 +182,6 @@ public final class NodeLeaseController {
 
     private static String node(Lease lease) {
         return lease.getMetadata().getName();
-    }
-
-    private static String timerKey(String node) {
-        return TIMER + "/" + node;
     }
 
     private static String source(String node) {

@@ -46,7 +46,6 @@ public final class NodeStatusSync {
     static final Duration REPORT_FREQUENCY = Duration.ofMinutes(REPORT_FREQUENCY_MINUTES);
     /** nodeStatusUpdateFrequency: how soon a refused post is tried again. */
     static final Duration UPDATE_FREQUENCY = Duration.ofSeconds(10);
-    private static final String TIMER = "nodestatus";
 
     private final List<String> nodeNames;
 
@@ -60,7 +59,7 @@ public final class NodeStatusSync {
 
     public void handle(NodeStatusState state, Event event, Effects.Builder out) {
         if (event.is(EventTypes.REQUEST_REJECTED)) {
-            state.posts.refused(event.causationId()).ifPresent(node -> out.timer(timerKey(node), event.time().plus(UPDATE_FREQUENCY)));
+            state.posts.refused(event.causationId()).ifPresent(node -> out.timer(new NodeStatusTimer(node), event.time().plus(UPDATE_FREQUENCY)));
             return;
         }
         if (!EventTypes.OBJECT_CHANGES.contains(event.type())) {
@@ -78,7 +77,7 @@ public final class NodeStatusSync {
         if (event.is(EventTypes.OBJECT_REMOVED)) {
             state.nodes.remove(name);
             state.posts.forget(name);
-            out.cancelTimer(timerKey(name));
+            out.cancelTimer(new NodeStatusTimer(name));
             return;
         }
         if (!state.nodes.observe(node)) {
@@ -93,16 +92,15 @@ public final class NodeStatusSync {
             out.emit(source(name), EventTypes.PATCH_REQUESTED, subject(name), patch(node, reported, out.causeTime()));
             state.posts.requested(name, out.lastEventId(), reported);
         }
-        out.timer(timerKey(name), Heartbeat.nextDue(lastHeartbeat(node, event.time()), REPORT_FREQUENCY, event.time()));
+        out.timer(new NodeStatusTimer(name), Heartbeat.nextDue(lastHeartbeat(node, event.time()), REPORT_FREQUENCY, event.time()));
     }
 
     /** nodeStatusReportFrequency passed since the last report (or a refused post waited): report again. */
     public void fire(NodeStatusState state, Timer timer, Effects.Builder out) {
-        String[] key = timer.key().split("/", -1);
-        if (key.length != 2 || !key[0].equals(TIMER)) {
+        if (!(timer.key() instanceof NodeStatusTimer key)) {
             return;
         }
-        String name = key[1];
+        String name = key.node();
         Node node = state.nodes.get(name).orElse(null);
         if (node == null || state.posts.inFlight(name)) {
             return;
@@ -132,10 +130,6 @@ public final class NodeStatusSync {
     private static Instant lastHeartbeat(Node node, Instant written) {
         var ready = NodeConditions.find(node.getStatus() == null ? null : node.getStatus().getConditions(), NodeConditions.READY);
         return ready == null || ready.getLastHeartbeatTime() == null ? written : Instant.parse(ready.getLastHeartbeatTime());
-    }
-
-    private static String timerKey(String node) {
-        return TIMER + "/" + node;
     }
 
     private static String source(String node) {

@@ -180,10 +180,6 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * housekeepingPeriod, how often HandlePodCleanups runs).
      */
     static final Duration HOUSEKEEPING_PERIOD = Duration.ofSeconds(2);
-    private static final String PRESTOP_TIMER = "prestop";
-    private static final String HOUSEKEEPING_TIMER = "housekeeping";
-    private static final String EVICTION_TIMER = "eviction";
-    private static final String BACKOFF_TIMER = "backoff";
 
     private final List<String> nodeNames;
     private final Compat compat;
@@ -248,23 +244,22 @@ public final class PodWorkers implements Core<PodWorkersState> {
      */
     @Override
     public Effects fire(PodWorkersState state, Timer timer, Instant now) {
-        String[] key = timer.key().split("/", -1);
-        if (key.length == 3 && key[0].equals(HOUSEKEEPING_TIMER)) {
-            return killOrphanedPod(state, key[1], key[2], timer, now);
+        if (timer.key() instanceof PodWorkerTimer.Housekeeping key) {
+            return killOrphanedPod(state, key.node(), key.uid(), timer, now);
         }
-        if (key.length == 2 && key[0].equals(EVICTION_TIMER)) {
+        if (timer.key() instanceof PodWorkerTimer.Eviction key) {
             Effects.Builder out = Effects.of(timer, now);
-            synchronize(state, key[1], timer.at(), out);
+            synchronize(state, key.node(), timer.at(), out);
             return out.build();
         }
-        if (key.length == 4 && key[0].equals(BACKOFF_TIMER)) {
-            return backOffEnded(state, key[1], key[2], key[3], timer, now);
+        if (timer.key() instanceof PodWorkerTimer.BackOff key) {
+            return backOffEnded(state, key.node(), key.uid(), key.container(), timer, now);
         }
-        if (key.length != 4 || !key[0].equals(PRESTOP_TIMER)) {
+        if (!(timer.key() instanceof PodWorkerTimer.PreStop key)) {
             return Effects.NONE;
         }
-        PodWorker w = worker(state, key[1], key[2]);
-        RuntimeContainer c = w == null ? null : w.container(key[3]);
+        PodWorker w = worker(state, key.node(), key.uid());
+        RuntimeContainer c = w == null ? null : w.container(key.container());
         if (c == null || c.state != RuntimeContainer.State.RUNNING || !c.isInPreStop()
                 || !timer.at().equals(c.preStopDueAt)) {
             return Effects.NONE;
@@ -470,7 +465,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
         Effects.Builder out = Effects.of(event, now);
         if (pressure.isEmpty()) {
             state.pressure.remove(name);
-            out.cancelTimer(evictionTimerKey(name));
+            out.cancelTimer(new PodWorkerTimer.Eviction(name));
         } else {
             state.pressure.put(name, pressure.get());
             synchronize(state, name, event.time(), out);
@@ -498,7 +493,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
             return;
         }
         EvictionManager.podToEvict(state.workers.values(), node).ifPresent(w -> evictPod(state, w, resource, at, out));
-        out.timer(evictionTimerKey(node), at.plus(EvictionManager.MONITORING_INTERVAL));
+        out.timer(new PodWorkerTimer.Eviction(node), at.plus(EvictionManager.MONITORING_INTERVAL));
     }
 
     /**
@@ -515,10 +510,6 @@ public final class PodWorkers implements Core<PodWorkersState> {
         w.status.terminatingAt = at;
         kill(state, w, true, new KillPodOptions(override, status -> PodStatuses.evicted(status, message, at)), at,
                 out);
-    }
-
-    private static String evictionTimerKey(String node) {
-        return String.join("/", EVICTION_TIMER, node);
     }
 
     /**
@@ -669,7 +660,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
             finishPreStopHook(w, c, out);
         } else if (!due.equals(c.preStopDueAt)) {
             c.preStopDueAt = due;
-            out.timer(preStopTimerKey(w, c), due);
+            out.timer(new PodWorkerTimer.PreStop(w.node, w.uid, c.name), due);
         }
     }
 
@@ -710,10 +701,6 @@ public final class PodWorkers implements Core<PodWorkersState> {
         Duration left = Duration.between(now, status.killDeadline);
         long seconds = left.getSeconds() + (left.getNano() > 0 ? 1 : 0);
         return Math.max(seconds, 0);
-    }
-
-    private static String preStopTimerKey(PodWorker w, RuntimeContainer c) {
-        return String.join("/", PRESTOP_TIMER, w.node, w.uid, c.name);
     }
 
     private static boolean isTerminalPhase(Pod pod) {
@@ -889,7 +876,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
         if (c.isInPreStop()) {
             // The hook ends with its container, failed (an exec in a stopped container fails): nothing is left to
             // wait for, and no StopContainer follows for a container that is gone.
-            out.cancelTimer(preStopTimerKey(w, c));
+            out.cancelTimer(new PodWorkerTimer.PreStop(w.node, w.uid, c.name));
             Instant exitedAt = c.finishedAt != null ? c.finishedAt : event.time();
             preStopHookFinished(w, c, exitedAt, false,
                     "the container exited with code " + c.exitCode + " while its preStop hook ran", out);
@@ -952,7 +939,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
         Instant exitedAt = c.finishedAt != null ? c.finishedAt : at;
         if (c.backOff.isInBackOffSince(exitedAt, at)) {
             c.backOffUntil = exitedAt.plus(c.backOff.current());
-            out.timer(String.join("/", BACKOFF_TIMER, w.node, w.uid, c.name), c.backOffUntil);
+            out.timer(new PodWorkerTimer.BackOff(w.node, w.uid, c.name), c.backOffUntil);
             return false;
         }
         c.backOff.next(exitedAt, at);
@@ -1040,7 +1027,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
         w.orphan = true;
         w.status.startedAt = event.time();
         state.workers.put(uid, w);
-        out.timer(String.join("/", HOUSEKEEPING_TIMER, node, uid), event.time().plus(HOUSEKEEPING_PERIOD));
+        out.timer(new PodWorkerTimer.Housekeeping(node, uid), event.time().plus(HOUSEKEEPING_PERIOD));
         return w;
     }
 

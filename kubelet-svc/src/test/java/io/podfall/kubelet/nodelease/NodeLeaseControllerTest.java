@@ -103,7 +103,7 @@ class NodeLeaseControllerTest {
     @Test
     void theLeaseIsRenewedEveryQuarterOfItsDurationEachRenewalARequestOfItsOwn() {
         Timer first = registered();
-        assertEquals("nodelease/node-1", first.key());
+        assertEquals(new NodeLeaseTimer("node-1"), first.key());
         assertEquals(T0.plusSeconds(10), first.at(), "renewIntervalFraction 0.25 of 40 s");
 
         Effects renewal = fire(first, first.at().plusMillis(30));
@@ -173,7 +173,7 @@ class NodeLeaseControllerTest {
         Event renew = fire(first, first.at()).events().get(0);
 
         Effects refused = handle(api.at(first.at().plusSeconds(1)).rejected(renew, 500));
-        assertEquals(List.of(new Timer("nodelease/node-1", first.at().plusSeconds(11), refused.timers().get(0).cause())), refused.timers());
+        assertEquals(List.of(new Timer(new NodeLeaseTimer("node-1"), first.at().plusSeconds(11), refused.timers().get(0).cause())), refused.timers());
         assertEquals(EventTypes.UPDATE_REQUESTED, fire(refused.timers().get(0), first.at().plusSeconds(11)).events().get(0).type());
     }
 

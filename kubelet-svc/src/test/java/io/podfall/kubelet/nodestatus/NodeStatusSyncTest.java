@@ -89,7 +89,7 @@ class NodeStatusSyncTest {
         Effects created = handle(api.fact(EventTypes.OBJECT_CREATED, ResourceType.NODES, stored));
 
         assertTrue(created.events().isEmpty());
-        assertEquals(List.of(new Timer("nodestatus/node-1", T0.plus(Duration.ofMinutes(5)), created.timers().get(0).cause())),
+        assertEquals(List.of(new Timer(new NodeStatusTimer("node-1"), T0.plus(Duration.ofMinutes(5)), created.timers().get(0).cause())),
                 created.timers(), "nodeStatusReportFrequency after the last heartbeat");
     }
 

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.PodStatus;
 import io.podfall.model.apiserver.StatusUpdateRequest;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
+import io.podfall.model.core.TimerKey;
 import io.podfall.model.kubelet.PodEviction;
 import io.podfall.model.kubelet.PodTerminationStart;
 import io.podfall.model.runtime.StopContainer;
@@ -36,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Eviction under node pressure (pkg/kubelet/eviction/eviction_manager.go), driven by the Node's annotation. */
 class EvictionManagerTest {
-    private static final String TIMER = "eviction/" + NODE;
+    private static final TimerKey TIMER = new PodWorkerTimer.Eviction(NODE);
 
     private final Kubelet kubelet = new Kubelet(new PodWorkers(List.of(NODE), Compat.NONE, 20));
     private final Pod older = pod("web-1", 0, 60, null);

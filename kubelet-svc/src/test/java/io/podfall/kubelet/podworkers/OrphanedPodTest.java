@@ -3,6 +3,7 @@ package io.podfall.kubelet.podworkers;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
+import io.podfall.model.core.TimerKey;
 import io.podfall.model.event.Event;
 import io.podfall.model.kubelet.OrphanedPod;
 import io.podfall.model.kubelet.PodTerminationStart;
@@ -32,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class OrphanedPodTest {
     private static final String UID = "uid-lost-1";
-    private static final String HOUSEKEEPING = "housekeeping/node-1/" + UID;
+    private static final TimerKey HOUSEKEEPING = new PodWorkerTimer.Housekeeping("node-1", UID);
 
     private final Kubelet kubelet = new Kubelet();
     /** A pod the kubelet never heard of from the API server: only the runtime's facts name it. */

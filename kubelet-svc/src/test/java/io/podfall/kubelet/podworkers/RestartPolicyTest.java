@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.PodStatus;
 import io.podfall.model.apiserver.StatusUpdateRequest;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
+import io.podfall.model.core.TimerKey;
 import io.podfall.model.event.Event;
 import io.podfall.model.kubelet.PodRestart;
 import io.podfall.model.runtime.ContainerRef;
@@ -46,7 +47,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RestartPolicyTest {
     private static final String UID = "uid-web-1";
-    private static final String BACKOFF_TIMER = "backoff/node-1/" + UID + "/app";
+    private static final TimerKey BACKOFF_TIMER = new PodWorkerTimer.BackOff("node-1", UID, "app");
 
     private final Kubelet kubelet = new Kubelet();
 

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.model.apiserver.StatusUpdateRequest;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
+import io.podfall.model.core.TimerKey;
 import io.podfall.model.kubelet.GracePeriodShortened;
 import io.podfall.model.kubelet.PodTerminationStart;
 import io.podfall.model.kubelet.PreStopHookResult;
@@ -44,7 +45,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class TerminationTest {
     private static final String UID = "uid-db-0";
-    private static final String HOOK_TIMER = "prestop/node-1/" + UID + "/app";
+    private static final TimerKey HOOK_TIMER = new PodWorkerTimer.PreStop("node-1", UID, "app");
 
     private static Pod pod(long grace) {
         return aPod("db-0").withUid(UID).onNode(NODE).withGrace(grace).build();

@@ -3,6 +3,7 @@ package io.podfall.runtime.cri;
 import io.podfall.model.core.Core;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
+import io.podfall.runtime.cri.ContainerTimer.Kind;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Ids;
@@ -69,9 +70,6 @@ public final class ContainerRuntime implements Core<RuntimeState> {
     /** 128 + 9: the exit code of a process ended by SIGKILL. */
     static final int KILLED_EXIT_CODE = 137;
 
-    private static final String EXIT_TIMER = "exit";
-    private static final String KILL_TIMER = "kill";
-    private static final String RUN_TIMER = "run";
 
     @Override
     public RuntimeState newState() {
@@ -97,14 +95,13 @@ public final class ContainerRuntime implements Core<RuntimeState> {
 
     @Override
     public Effects fire(RuntimeState state, Timer timer, Instant now) {
-        String[] key = timer.key().split("/", -1);
-        if (key.length != 4) {
+        if (!(timer.key() instanceof ContainerTimer key)) {
             return Effects.NONE;
         }
-        String kind = key[0];
-        String node = key[1];
-        Optional<PodSandbox> sandbox = state.sandbox(node, key[2]);
-        Optional<Container> container = sandbox.flatMap(s -> s.container(key[3]));
+        Kind kind = key.kind();
+        String node = key.node();
+        Optional<PodSandbox> sandbox = state.sandbox(node, key.podUid());
+        Optional<Container> container = sandbox.flatMap(s -> s.container(key.container()));
         if (container.isEmpty() || !container.get().isRunning()) {
             return Effects.NONE;
         }
@@ -112,15 +109,15 @@ public final class ContainerRuntime implements Core<RuntimeState> {
         Effects.Builder effects = Effects.of(timer, now);
         // The due instants in the state decide, not the order in which the timers fire: a timer that was moved
         // or lost to the other one is stale, and at the same instant the kill wins.
-        if (kind.equals(EXIT_TIMER) && timer.at().equals(c.exitDueAt()) && c.exitDueAt().isBefore(c.killDueAt())) {
-            cancelTimers(node, sandbox.get(), c, EXIT_TIMER, effects);
+        if (kind == Kind.EXIT && timer.at().equals(c.exitDueAt()) && c.exitDueAt().isBefore(c.killDueAt())) {
+            cancelTimers(node, sandbox.get(), c, Kind.EXIT, effects);
             exit(node, sandbox.get(), c, sandbox.get().behaviour().exitCode(), c.exitDueAt(), effects);
-        } else if (kind.equals(KILL_TIMER) && timer.at().equals(c.killDueAt())) {
-            cancelTimers(node, sandbox.get(), c, KILL_TIMER, effects);
+        } else if (kind == Kind.KILL && timer.at().equals(c.killDueAt())) {
+            cancelTimers(node, sandbox.get(), c, Kind.KILL, effects);
             kill(node, sandbox.get(), c, c.killDueAt(), effects);
-        } else if (kind.equals(RUN_TIMER) && timer.at().equals(c.runEndsAt())
+        } else if (kind == Kind.RUN && timer.at().equals(c.runEndsAt())
                 && (c.killDueAt() == null || c.runEndsAt().isBefore(c.killDueAt()))) {
-            cancelTimers(node, sandbox.get(), c, RUN_TIMER, effects);
+            cancelTimers(node, sandbox.get(), c, Kind.RUN, effects);
             exit(node, sandbox.get(), c, sandbox.get().behaviour().runExitCode(), c.runEndsAt(), effects);
         }
         return effects.build();
@@ -174,7 +171,7 @@ public final class ContainerRuntime implements Core<RuntimeState> {
             return effects.build();
         }
         if (c.runEndsAt().isAfter(startedAt)) {
-            effects.timer(timerKey(RUN_TIMER, r.node(), sandbox, c), c.runEndsAt());
+            effects.timer(ContainerTimer.of(Kind.RUN, r.node(), sandbox, c), c.runEndsAt());
         } else {
             exit(r.node(), sandbox, c, sandbox.behaviour().runExitCode(), startedAt, effects);
         }
@@ -219,7 +216,7 @@ public final class ContainerRuntime implements Core<RuntimeState> {
             signalStop(r.node(), sandbox, c, requestedAt, killDue, effects);
         } else if (killDue.isBefore(c.killDueAt())) {
             c.killDue(killDue);
-            effects.timer(timerKey(KILL_TIMER, r.node(), sandbox, c), killDue);
+            effects.timer(ContainerTimer.of(Kind.KILL, r.node(), sandbox, c), killDue);
         }
         return effects.build();
     }
@@ -243,9 +240,9 @@ public final class ContainerRuntime implements Core<RuntimeState> {
         Instant exitDue = process.exitsOnSigterm() ? after(requestedAt, process.exitDelay()) : null;
         c.stopSignalled(now, exitDue, killDue);
         if (exitDue != null) {
-            effects.timer(timerKey(EXIT_TIMER, node, sandbox, c), exitDue);
+            effects.timer(ContainerTimer.of(Kind.EXIT, node, sandbox, c), exitDue);
         }
-        effects.timer(timerKey(KILL_TIMER, node, sandbox, c), killDue);
+        effects.timer(ContainerTimer.of(Kind.KILL, node, sandbox, c), killDue);
     }
 
     /**
@@ -315,15 +312,15 @@ public final class ContainerRuntime implements Core<RuntimeState> {
     }
 
     /** Cancels the container's pending timers but {@code firing}, the one being fired (null when a request acts). */
-    private void cancelTimers(String node, PodSandbox sandbox, Container c, String firing, Effects.Builder effects) {
-        if (c.exitDueAt() != null && !EXIT_TIMER.equals(firing)) {
-            effects.cancelTimer(timerKey(EXIT_TIMER, node, sandbox, c));
+    private void cancelTimers(String node, PodSandbox sandbox, Container c, Kind firing, Effects.Builder effects) {
+        if (c.exitDueAt() != null && firing != Kind.EXIT) {
+            effects.cancelTimer(ContainerTimer.of(Kind.EXIT, node, sandbox, c));
         }
-        if (c.killDueAt() != null && !KILL_TIMER.equals(firing)) {
-            effects.cancelTimer(timerKey(KILL_TIMER, node, sandbox, c));
+        if (c.killDueAt() != null && firing != Kind.KILL) {
+            effects.cancelTimer(ContainerTimer.of(Kind.KILL, node, sandbox, c));
         }
-        if (c.runEndsAt() != null && !RUN_TIMER.equals(firing)) {
-            effects.cancelTimer(timerKey(RUN_TIMER, node, sandbox, c));
+        if (c.runEndsAt() != null && firing != Kind.RUN) {
+            effects.cancelTimer(ContainerTimer.of(Kind.RUN, node, sandbox, c));
         }
     }
 
@@ -332,13 +329,6 @@ public final class ContainerRuntime implements Core<RuntimeState> {
                 new ContainerSignal(node, sandbox.podUid(), c.id(), c.name(), signal));
     }
 
-    /**
-     * {@code <kind>/<node>/<podUid>/<container>}: Kubernetes names and UIDs never hold a slash. The key names the
-     * latest attempt of the container; a timer left from an earlier one is stale by its instant.
-     */
-    private static String timerKey(String kind, String node, PodSandbox sandbox, Container c) {
-        return String.join("/", kind, node, sandbox.podUid(), c.name());
-    }
 
     private static Instant after(Instant from, Duration wait) {
         // Longer timeouts are cut to the longest wait, as exit delays are.

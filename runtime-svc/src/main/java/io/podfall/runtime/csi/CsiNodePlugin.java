@@ -55,9 +55,6 @@ import static io.podfall.runtime.Requests.read;
 public final class CsiNodePlugin implements Core<CsiState> {
     /** The pod annotation that makes unmounting its volumes take time. */
     public static final String UNMOUNT_SECONDS = "podfall.io/unmount-seconds";
-    /** Every timer of the plugin starts with it, so a service running it beside the runtime can route them. */
-    public static final String TIMER_PREFIX = "csi/";
-    private static final String UNPUBLISH_TIMER = TIMER_PREFIX + "unpublish";
 
     @Override
     public CsiState newState() {
@@ -92,11 +89,10 @@ public final class CsiNodePlugin implements Core<CsiState> {
     /** An unmount that took time is done, unless that unpublish is no longer the one under way. */
     @Override
     public Effects fire(CsiState state, Timer timer, Instant now) {
-        String[] key = timer.key().split("/", -1);
-        if (key.length != 5 || !timer.key().startsWith(UNPUBLISH_TIMER + "/")) {
+        if (!(timer.key() instanceof UnpublishTimer key)) {
             return Effects.NONE;
         }
-        Optional<Publication> found = state.publication(key[2], key[3], key[4])
+        Optional<Publication> found = state.publication(key.node(), key.podUid(), key.volumeName())
                 .filter(p -> timer.at().equals(p.unpublishDueAt));
         if (found.isEmpty()) {
             return Effects.NONE;
@@ -154,7 +150,7 @@ public final class CsiNodePlugin implements Core<CsiState> {
             return true;
         }
         p.unpublishDueAt = request.time().plus(p.unmountDelay);
-        out.timer(String.join("/", UNPUBLISH_TIMER, r.node(), r.podUid(), r.volumeName()), p.unpublishDueAt);
+        out.timer(new UnpublishTimer(r.node(), r.podUid(), r.volumeName()), p.unpublishDueAt);
         return true;
     }
 

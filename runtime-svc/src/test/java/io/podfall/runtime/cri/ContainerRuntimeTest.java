@@ -3,6 +3,7 @@ package io.podfall.runtime.cri;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
+import io.podfall.model.core.TimerKey;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Ids;
@@ -105,7 +106,7 @@ class ContainerRuntimeTest {
     }
 
     private static Timer timer(Effects effects, String kind) {
-        return effects.timers().stream().filter(t -> t.key().startsWith(kind + "/")).findFirst().orElseThrow();
+        return effects.timers().stream().filter(t -> t.key().id().startsWith(kind + "/")).findFirst().orElseThrow();
     }
 
     private static ContainerState exited(Effects effects) {
@@ -345,7 +346,7 @@ class ContainerRuntimeTest {
     void stopPodSandboxKillsWhatStillRunsBeforeReleasingTheIp() {
         running(aPod("web-1").withUid("u1").onNode(NODE).withContainer("sidecar")
                 .withAnnotation("podfall.io/on-sigterm", "ignore").build());
-        String killKey = timer(stopContainer("u1", "app", 30, T0), "kill").key();
+        TimerKey killKey = timer(stopContainer("u1", "app", 30, T0), "kill").key();
 
         Effects stop = stopPodSandbox("u1", T0.plusSeconds(1));
 
@@ -431,7 +432,7 @@ class ContainerRuntimeTest {
                 new RunPodSandbox(null, "u2", "default", "web-2", List.of(), Map.of()), T0)), "no node");
         assertSame(Effects.NONE, handle(request(EventTypes.POD_IP_ALLOCATED,
                 new Sandbox(NODE, "u1", "s", "10.244.1.2"), T0)), "its own facts are not requests");
-        assertSame(Effects.NONE, runtime.fire(state, new Timer("garbage", T0, request("x", Map.of(), T0).asCause()), T0));
+        assertSame(Effects.NONE, runtime.fire(state, new Timer(() -> "garbage", T0, request("x", Map.of(), T0).asCause()), T0));
     }
 
     // --- pod IPs ---
