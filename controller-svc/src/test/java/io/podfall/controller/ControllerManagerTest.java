@@ -3,7 +3,9 @@ package io.podfall.controller;
 import io.podfall.controller.scheduler.Scheduler;
 import io.podfall.controller.scheduler.SchedulerState;
 import io.podfall.controller.testing.ApiServerFacts;
+import io.podfall.model.core.CompositeState;
 import io.podfall.model.core.Effects;
+import io.podfall.model.core.Part;
 import io.podfall.model.core.Timer;
 import io.podfall.model.core.TimerKey;
 import io.podfall.model.event.Event;
@@ -31,7 +33,7 @@ class ControllerManagerTest {
         }
     }
 
-    static final class Echo implements Controller<Echo.Seen> {
+    static final class Echo implements Part<Echo.Seen> {
         static final class Seen {
             final List<String> ids = new ArrayList<>();
         }
@@ -59,7 +61,7 @@ class ControllerManagerTest {
     }
 
     private final ControllerManager manager = new ControllerManager(List.of(new Scheduler(), new Echo()));
-    private final ControllerManagerState state = manager.newState();
+    private final CompositeState state = manager.newState();
     private final ApiServerFacts api = new ApiServerFacts();
 
     @Test

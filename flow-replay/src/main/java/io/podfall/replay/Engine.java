@@ -5,7 +5,6 @@ import io.podfall.apiserver.ApiServerConfiguration;
 import io.podfall.apiserver.registry.Registry;
 import io.podfall.apiserver.registry.RegistryState;
 import io.podfall.apiserver.registry.SystemNamespaces;
-import io.podfall.controller.ControllerManagerState;
 import io.podfall.controller.ControllerManagerConfiguration;
 import io.podfall.kubelet.KubeletState;
 import io.podfall.kubelet.KubeletConfiguration;
@@ -13,13 +12,13 @@ import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.PodWorkers;
 import io.podfall.kubelet.podworkers.PodWorkersState;
 import io.podfall.model.apiserver.ObjectChange;
+import io.podfall.model.core.CompositeState;
 import io.podfall.model.core.Core;
 import io.podfall.model.core.CoreHost;
 import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.UnreadableEventException;
-import io.podfall.runtime.NodeServices;
 import io.podfall.runtime.RuntimeConfiguration;
 
 import java.time.Instant;
@@ -111,9 +110,9 @@ public final class Engine {
     private static final int TIMER = 3;
 
     private final Service<RegistryState> apiServer;
-    private final Service<ControllerManagerState> controllerManager;
+    private final Service<CompositeState> controllerManager;
     private final List<Service<KubeletState>> kubelets = new ArrayList<>();
-    private final Service<NodeServices.State> runtime;
+    private final Service<CompositeState> runtime;
     /** The services in the order they read an event at one instant. */
     private final List<Service<?>> services = new ArrayList<>();
     private final Latencies latencies;
@@ -372,7 +371,7 @@ public final class Engine {
         return apiServer.host.state();
     }
 
-    public ControllerManagerState controllerManager() {
+    public CompositeState controllerManager() {
         return controllerManager.host.state();
     }
 
@@ -381,7 +380,7 @@ public final class Engine {
                 k.host.state().podWorkers())).toList();
     }
 
-    public NodeServices.State runtime() {
+    public CompositeState runtime() {
         return runtime.host.state();
     }
 

@@ -14,6 +14,7 @@ import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
 import io.podfall.runtime.cri.Container;
 import io.podfall.runtime.cri.PodSandbox;
+import io.podfall.runtime.cri.RuntimeState;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -115,7 +116,7 @@ public final class StateReport {
             k.state().workers().values().stream().sorted(Comparator.comparing(StateReport::subject))
                     .forEach(w -> out.append("  ").append(subject(w)).append(worker(w)).append('\n'));
         }
-        Map<String, Collection<PodSandbox>> sandboxes = engine.runtime().runtime().sandboxes();
+        Map<String, Collection<PodSandbox>> sandboxes = engine.runtime().of(RuntimeState.class).sandboxes();
         out.append("runtime: ").append(sandboxes.values().stream().mapToInt(Collection::size).sum()).append(" sandboxes\n");
         sandboxes.forEach((node, onNode) -> onNode.forEach(s -> out.append("  ").append(node).append(' ')
                 .append(s.subject()).append(" sandbox ").append(s.state()).append(" ip=").append(s.ip())

@@ -120,7 +120,7 @@ class EngineTest {
         assertTrue(engine.skipped().stream().anyMatch(s -> s.startsWith("kubelet node-1 skipped ")), engine.skipped().toString());
         assertTrue(engine.apiServer().list(io.podfall.model.k8s.ResourceType.PODS, null).isEmpty(),
                 "both pods' deletions folded to the end");
-        assertTrue(engine.runtime().runtime().sandboxes().values().stream().allMatch(java.util.Collection::isEmpty));
+        assertTrue(engine.runtime().of(io.podfall.runtime.cri.RuntimeState.class).sandboxes().values().stream().allMatch(java.util.Collection::isEmpty));
     }
 
     private static Duration killAfterStop(Engine engine) {

@@ -2,6 +2,7 @@ package io.podfall.runtime;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.podfall.model.core.CompositeState;
 import io.podfall.adapter.LogProcessor;
 import io.podfall.runtime.cri.RuntimeState;
 import io.quarkus.runtime.Startup;
@@ -25,8 +26,8 @@ public class RuntimeGauges {
     private static void gauge(MeterRegistry registry, LogProcessor processor, String name, String description,
                               ToIntFunction<RuntimeState> count) {
         // read under the processor's lock, so a scrape sees the state between two events
-        Gauge.builder(name, processor, p -> p.<NodeServices.State, Integer>read(NodeServices.State.class,
-                        s -> count.applyAsInt(s.runtime())))
+        Gauge.builder(name, processor, p -> p.<CompositeState, Integer>read(CompositeState.class,
+                        s -> count.applyAsInt(s.of(RuntimeState.class))))
                 .description(description).register(registry);
     }
 }

@@ -8,6 +8,7 @@ import io.podfall.model.event.EventTypes;
 import io.podfall.model.runtime.ContainerRef;
 import io.podfall.model.runtime.RunPodSandbox;
 import io.podfall.model.runtime.StopContainer;
+import io.podfall.model.core.CompositeState;
 import io.podfall.runtime.cri.ContainerRuntime;
 import io.podfall.runtime.csi.CsiNodePlugin;
 import io.podfall.runtime.csi.UnpublishTimer;
@@ -26,7 +27,7 @@ class NodeServicesTest {
     private static final String NODE = "node-1";
 
     private final NodeServices node = new NodeServices(new ContainerRuntime(), new CsiNodePlugin());
-    private final NodeServices.State state = node.newState();
+    private final CompositeState state = node.newState();
     private int requests;
 
     private Effects handle(String type, Object data, Instant at) {

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatus;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
-import io.podfall.controller.Controller;
+import io.podfall.model.core.Part;
 import io.podfall.controller.replicaset.CachedPod;
 import io.podfall.controller.replicaset.Expectations.Kind;
 import io.podfall.model.Json;
@@ -54,7 +54,7 @@ import java.util.stream.Stream;
  *
  * <p>Timer keys: {@code deployment/retry/<ns>/<name>}, {@code deployment/expectations/<ns>/<name>}.
  */
-public final class DeploymentController implements Controller<DeploymentState> {
+public final class DeploymentController implements Part<DeploymentState> {
     /** The event source of every request this controller sends. */
     public static final String SOURCE = "/controller/deployment";
     private static final Set<String> RESOURCES = Set.of(ResourceType.DEPLOYMENTS.plural(),

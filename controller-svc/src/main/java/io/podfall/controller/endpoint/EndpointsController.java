@@ -6,7 +6,7 @@ import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
-import io.podfall.controller.Controller;
+import io.podfall.model.core.Part;
 import io.podfall.controller.PodUtil;
 import io.podfall.controller.endpoint.EndpointSubsets.Address;
 import io.podfall.controller.endpoint.EndpointSubsets.Endpoint;
@@ -100,7 +100,7 @@ import java.util.TreeSet;
  * <p>Invariants: a sync that computes what the object will hold after the requests in flight emits nothing, so
  * a duplicate or an irrelevant fact emits nothing; the same facts in the same order give the same requests.
  */
-public final class EndpointsController implements Controller<EndpointsControllerState> {
+public final class EndpointsController implements Part<EndpointsControllerState> {
     /** The event source of every request. */
     public static final String SOURCE = "/controller/endpoint";
     /** {@code LabelManagedBy} of the endpoints controller (upstream since 1.33, kubernetes#130564). */

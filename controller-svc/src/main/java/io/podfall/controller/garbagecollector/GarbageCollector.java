@@ -3,7 +3,7 @@ package io.podfall.controller.garbagecollector;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Status;
-import io.podfall.controller.Controller;
+import io.podfall.model.core.Part;
 import io.podfall.controller.garbagecollector.GarbageCollectorState.Delete;
 import io.podfall.controller.garbagecollector.GarbageCollectorState.DeleteOwnerReferences;
 import io.podfall.controller.garbagecollector.GarbageCollectorState.Intent;
@@ -87,7 +87,7 @@ import java.util.stream.Stream;
  * redelivery, a stale resourceVersion, a uid already removed) emits nothing, so replaying the same facts in the
  * same order gives the same requests.
  */
-public final class GarbageCollector implements Controller<GarbageCollectorState> {
+public final class GarbageCollector implements Part<GarbageCollectorState> {
     /** The event source of every request of the collector. */
     public static final String SOURCE = "/controller/garbagecollector";
 

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.podfall.controller.Controller;
+import io.podfall.model.core.Part;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.CollectionDeletionRequest;
 import io.podfall.model.apiserver.ObjectChange;
@@ -46,7 +46,7 @@ import java.util.TreeSet;
  * Not mirrored: the namespace's status conditions (NamespaceContentRemaining, ...) and the estimate of how long the
  * remaining pods will take.
  */
-public final class NamespaceController implements Controller<NamespaceControllerState> {
+public final class NamespaceController implements Part<NamespaceControllerState> {
     public static final String SOURCE = "/controller/namespace";
     /** upstream's finalizer of a namespace's content ({@code v1.FinalizerKubernetes}). */
     public static final String FINALIZER_KUBERNETES = "kubernetes";

@@ -7,7 +7,7 @@ import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.podfall.controller.Controller;
+import io.podfall.model.core.Part;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.apiserver.PatchRequest;
@@ -65,7 +65,7 @@ import java.util.Set;
  * (which upstream lift the NoExecute taints when every node of the cluster is down), and marking the pods of a node
  * that is not Ready NotReady (MarkPodsNotReady).
  */
-public final class NodeLifecycleController implements Controller<NodeLifecycleState> {
+public final class NodeLifecycleController implements Part<NodeLifecycleState> {
     public static final String SOURCE = "/controller/nodelifecycle";
     /** node-monitor-grace-period: 50 s since 1.32 (kubernetes#126287), 40 s before. */
     public static final long DEFAULT_GRACE_PERIOD_SECONDS = 50;

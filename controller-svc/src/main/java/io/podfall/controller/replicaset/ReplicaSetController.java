@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetCondition;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetConditionBuilder;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetStatus;
-import io.podfall.controller.Controller;
+import io.podfall.model.core.Part;
 import io.podfall.controller.replicaset.Expectations.Kind;
 import io.podfall.controller.replicaset.ReplicaSetState.Failure;
 import io.podfall.model.Json;
@@ -76,7 +76,7 @@ import java.util.Set;
  * <p>Timer keys: {@code replicaset/retry/<ns>/<name>}, {@code replicaset/expectations/<ns>/<name>},
  * {@code replicaset/available/<ns>/<name>}.
  */
-public final class ReplicaSetController implements Controller<ReplicaSetState> {
+public final class ReplicaSetController implements Part<ReplicaSetState> {
     /** The event source of every request this controller sends. */
     public static final String SOURCE = "/controller/replicaset";
     /** Upstream's {@code BurstReplicas}: the most pods created or deleted in one sync. */

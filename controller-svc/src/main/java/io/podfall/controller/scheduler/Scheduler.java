@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Toleration;
-import io.podfall.controller.Controller;
+import io.podfall.model.core.Part;
 import io.podfall.controller.PodUtil;
 import io.podfall.controller.ResourceVersions;
 import io.podfall.controller.scheduler.SchedulerState.CachedNode;
@@ -64,7 +64,7 @@ import java.util.function.Function;
  * <p>Invariants: a pod is never the subject of two bindings in flight; a pod that is bound or being deleted is
  * never bound; a fact that changes nothing in the cache (a duplicate) starts no pass, so it emits nothing.
  */
-public final class Scheduler implements Controller<SchedulerState> {
+public final class Scheduler implements Part<SchedulerState> {
     /** The event source of every binding request. */
     public static final String SOURCE = "/controller/scheduler";
     /** The scheduler profile name upstream's default scheduler answers to. */

@@ -1,10 +1,10 @@
 package io.podfall.runtime.cri;
 
-import io.podfall.model.core.Core;
 import io.podfall.model.core.Effects;
+import io.podfall.model.core.Part;
 import io.podfall.model.core.Timer;
-import io.podfall.runtime.cri.ContainerTimer.Kind;
 import io.podfall.model.event.Event;
+import io.podfall.model.event.EventCatalogue;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Ids;
 import io.podfall.model.runtime.ContainerRef;
@@ -13,6 +13,7 @@ import io.podfall.model.runtime.RunPodSandbox;
 import io.podfall.model.runtime.SandboxRef;
 import io.podfall.model.runtime.StopContainer;
 import io.podfall.runtime.cni.IpPool;
+import io.podfall.runtime.cri.ContainerTimer.Kind;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -66,7 +67,7 @@ import static io.podfall.runtime.SimulatedDurations.LONGEST_WAIT;
  *       is exhausted) changes nothing and emits nothing: the core never throws on its input.
  * </ul>
  */
-public final class ContainerRuntime implements Core<RuntimeState> {
+public final class ContainerRuntime implements Part<RuntimeState> {
     /** 128 + 9: the exit code of a process ended by SIGKILL. */
     static final int KILLED_EXIT_CODE = 137;
 
@@ -77,36 +78,42 @@ public final class ContainerRuntime implements Core<RuntimeState> {
     }
 
     @Override
-    public Effects handle(RuntimeState state, Event event, Instant now) {
-        return switch (event.type()) {
+    public void handle(RuntimeState state, Event event, Effects.Builder effects) {
+        switch (event.type()) {
             case EventTypes.RUN_POD_SANDBOX_REQUESTED -> read(event, RunPodSandbox.class)
-                    .map(r -> runPodSandbox(state, r, Effects.of(event, now))).orElse(Effects.NONE);
+                    .ifPresent(r -> runPodSandbox(state, r, effects));
             case EventTypes.START_CONTAINER_REQUESTED -> read(event, ContainerRef.class)
-                    .map(r -> startContainer(state, r, Effects.of(event, now))).orElse(Effects.NONE);
+                    .ifPresent(r -> startContainer(state, r, effects));
             case EventTypes.STOP_CONTAINER_REQUESTED -> read(event, StopContainer.class)
-                    .map(r -> stopContainer(state, r, event.time(), Effects.of(event, now))).orElse(Effects.NONE);
+                    .ifPresent(r -> stopContainer(state, r, event.time(), effects));
             case EventTypes.STOP_POD_SANDBOX_REQUESTED -> read(event, SandboxRef.class)
-                    .map(r -> stopPodSandbox(state, r, Effects.of(event, now))).orElse(Effects.NONE);
+                    .ifPresent(r -> stopPodSandbox(state, r, effects));
             case EventTypes.REMOVE_POD_SANDBOX_REQUESTED -> read(event, SandboxRef.class)
-                    .map(r -> removePodSandbox(state, r, Effects.of(event, now))).orElse(Effects.NONE);
-            default -> Effects.NONE;
-        };
+                    .ifPresent(r -> removePodSandbox(state, r, effects));
+            default -> {
+            }
+        }
+    }
+
+    /** The CRI calls made to it; its own facts are its effects, and nothing else reaches it. */
+    @Override
+    public boolean reads(String type) {
+        return EventCatalogue.isRequest(type) && "runtime".equals(EventCatalogue.owner(type));
     }
 
     @Override
-    public Effects fire(RuntimeState state, Timer timer, Instant now) {
+    public void fire(RuntimeState state, Timer timer, Effects.Builder effects) {
         if (!(timer.key() instanceof ContainerTimer key)) {
-            return Effects.NONE;
+            return;
         }
         Kind kind = key.kind();
         String node = key.node();
         Optional<PodSandbox> sandbox = state.sandbox(node, key.podUid());
         Optional<Container> container = sandbox.flatMap(s -> s.container(key.container()));
         if (container.isEmpty() || !container.get().isRunning()) {
-            return Effects.NONE;
+            return;
         }
         Container c = container.get();
-        Effects.Builder effects = Effects.of(timer, now);
         // The due instants in the state decide, not the order in which the timers fire: a timer that was moved
         // or lost to the other one is stale, and at the same instant the kill wins.
         if (kind == Kind.EXIT && timer.at().equals(c.exitDueAt()) && c.exitDueAt().isBefore(c.killDueAt())) {
@@ -120,19 +127,18 @@ public final class ContainerRuntime implements Core<RuntimeState> {
             cancelTimers(node, sandbox.get(), c, Kind.RUN, effects);
             exit(node, sandbox.get(), c, sandbox.get().behaviour().runExitCode(), c.runEndsAt(), effects);
         }
-        return effects.build();
     }
 
     /** CRI RunPodSandbox: CNI ADD, then the sandbox runs. */
-    private Effects runPodSandbox(RuntimeState state, RunPodSandbox r, Effects.Builder effects) {
+    private void runPodSandbox(RuntimeState state, RunPodSandbox r, Effects.Builder effects) {
         if (r.node() == null || r.podUid() == null || r.namespace() == null || r.name() == null
                 || state.sandbox(r.node(), r.podUid()).isPresent()) {
-            return Effects.NONE;
+            return;
         }
         IpPool pool = state.ipPool(r.node());
         Optional<String> ip = pool.allocate();
         if (ip.isEmpty()) {
-            return Effects.NONE;
+            return;
         }
         List<RunPodSandbox.ContainerSpec> specs = r.containers() == null ? List.of()
                 : r.containers().stream().filter(s -> s != null && s.name() != null).toList();
@@ -141,7 +147,6 @@ public final class ContainerRuntime implements Core<RuntimeState> {
         state.add(r.node(), sandbox);
         effects.emit(source(r.node()), EventTypes.POD_IP_ALLOCATED, sandbox.subject(), sandbox.sandbox());
         effects.emit(source(r.node()), EventTypes.SANDBOX_STARTED, sandbox.subject(), sandbox.sandbox());
-        return effects.build();
     }
 
     /**
@@ -150,15 +155,15 @@ public final class ContainerRuntime implements Core<RuntimeState> {
      * attempt that is not newer than the latest container of the name is a repeat and starts nothing. A process that
      * ends by itself ({@code podfall.io/run-seconds}) gets its timer, counted from its start.
      */
-    private Effects startContainer(RuntimeState state, ContainerRef r, Effects.Builder effects) {
+    private void startContainer(RuntimeState state, ContainerRef r, Effects.Builder effects) {
         if (r.node() == null || r.containerName() == null) {
-            return Effects.NONE;
+            return;
         }
         Optional<PodSandbox> found = state.sandbox(r.node(), r.podUid()).filter(PodSandbox::isReady);
         Optional<RunPodSandbox.ContainerSpec> spec = found.flatMap(s -> s.spec(r.containerName()));
         Optional<Container> latest = found.flatMap(s -> s.container(r.containerName()));
         if (spec.isEmpty() || latest.filter(c -> c.isRunning() || c.attempt() >= r.attempt()).isPresent()) {
-            return Effects.NONE;
+            return;
         }
         PodSandbox sandbox = found.get();
         Instant startedAt = effects.causeTime();
@@ -168,14 +173,13 @@ public final class ContainerRuntime implements Core<RuntimeState> {
         sandbox.add(c);
         effects.emit(source(r.node()), EventTypes.CONTAINER_STARTED, sandbox.subject(), c.status(r.node(), r.podUid()));
         if (c.runEndsAt() == null) {
-            return effects.build();
+            return;
         }
         if (c.runEndsAt().isAfter(startedAt)) {
             effects.timer(ContainerTimer.of(Kind.RUN, r.node(), sandbox, c), c.runEndsAt());
         } else {
             exit(r.node(), sandbox, c, sandbox.behaviour().runExitCode(), startedAt, effects);
         }
-        return effects.build();
     }
 
     /** The first attempt keeps the id it always had; every restart gets one of its own. */
@@ -194,22 +198,22 @@ public final class ContainerRuntime implements Core<RuntimeState> {
      * very instants it set them live. A timer is recognised by its instant, so a kill that had fired before the
      * restart is the same kill again and not appended twice, and one still pending fires when it was due.
      */
-    private Effects stopContainer(RuntimeState state, StopContainer r, Instant requestedAt, Effects.Builder effects) {
+    private void stopContainer(RuntimeState state, StopContainer r, Instant requestedAt, Effects.Builder effects) {
         if (r.node() == null) {
-            return Effects.NONE;
+            return;
         }
         Optional<PodSandbox> found = state.sandbox(r.node(), r.podUid());
         Optional<Container> container = found.flatMap(s -> r.containerId() == null ? s.container(r.containerName())
                 : s.containers().stream().filter(c -> r.containerId().equals(c.id())).findFirst());
         if (container.isEmpty() || !container.get().isRunning()) {
-            return Effects.NONE;
+            return;
         }
         PodSandbox sandbox = found.get();
         Container c = container.get();
         if (r.timeoutSeconds() <= 0) {
             cancelTimers(r.node(), sandbox, c, null, effects);
             kill(r.node(), sandbox, c, effects.now(), effects);
-            return effects.build();
+            return;
         }
         Instant killDue = after(requestedAt, Duration.ofSeconds(r.timeoutSeconds()));
         if (!c.isStopSignalled()) {
@@ -218,7 +222,6 @@ public final class ContainerRuntime implements Core<RuntimeState> {
             c.killDue(killDue);
             effects.timer(ContainerTimer.of(Kind.KILL, r.node(), sandbox, c), killDue);
         }
-        return effects.build();
     }
 
     /**
@@ -251,29 +254,28 @@ public final class ContainerRuntime implements Core<RuntimeState> {
      * and its network go. containerd tears the network down last, inside the same call; SandboxStopped is the
      * fact that the call completed, so it follows PodIPReleased.
      */
-    private Effects stopPodSandbox(RuntimeState state, SandboxRef r, Effects.Builder effects) {
+    private void stopPodSandbox(RuntimeState state, SandboxRef r, Effects.Builder effects) {
         if (r.node() == null) {
-            return Effects.NONE;
+            return;
         }
         Optional<PodSandbox> found = state.sandbox(r.node(), r.podUid()).filter(PodSandbox::isReady);
         if (found.isEmpty()) {
-            return Effects.NONE;
+            return;
         }
         stopSandbox(state, r.node(), found.get(), effects);
-        return effects.build();
     }
 
     /**
      * CRI RemovePodSandbox, as containerd's {@code internal/cri/server/sandbox_remove.go}: a sandbox still READY is
      * forcibly stopped first; then its containers, then the sandbox, are removed.
      */
-    private Effects removePodSandbox(RuntimeState state, SandboxRef r, Effects.Builder effects) {
+    private void removePodSandbox(RuntimeState state, SandboxRef r, Effects.Builder effects) {
         if (r.node() == null) {
-            return Effects.NONE;
+            return;
         }
         Optional<PodSandbox> found = state.sandbox(r.node(), r.podUid());
         if (found.isEmpty()) {
-            return Effects.NONE;
+            return;
         }
         PodSandbox sandbox = found.get();
         if (sandbox.isReady()) {
@@ -284,7 +286,6 @@ public final class ContainerRuntime implements Core<RuntimeState> {
         }
         effects.emit(source(r.node()), EventTypes.SANDBOX_REMOVED, sandbox.subject(), sandbox.sandbox());
         state.remove(r.node(), r.podUid());
-        return effects.build();
     }
 
     private void stopSandbox(RuntimeState state, String node, PodSandbox sandbox, Effects.Builder effects) {

@@ -1,17 +1,17 @@
 package io.podfall.runtime.csi;
 
-import io.podfall.model.core.Core;
 import io.podfall.model.core.Effects;
+import io.podfall.model.core.Part;
 import io.podfall.model.core.Timer;
 import io.podfall.model.csi.NodePublishVolume;
 import io.podfall.model.csi.PublishedVolume;
 import io.podfall.model.csi.StagedVolume;
 import io.podfall.model.event.Event;
+import io.podfall.model.event.EventCatalogue;
 import io.podfall.model.event.EventTypes;
 import io.podfall.runtime.SimulatedDurations;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 
@@ -52,7 +52,7 @@ import static io.podfall.runtime.Requests.read;
  *       changes nothing and emits nothing: the core never throws on its input.</li>
  * </ul>
  */
-public final class CsiNodePlugin implements Core<CsiState> {
+public final class CsiNodePlugin implements Part<CsiState> {
     /** The pod annotation that makes unmounting its volumes take time. */
     public static final String UNMOUNT_SECONDS = "podfall.io/unmount-seconds";
 
@@ -62,11 +62,10 @@ public final class CsiNodePlugin implements Core<CsiState> {
     }
 
     @Override
-    public Effects handle(CsiState state, Event event, Instant now) {
+    public void handle(CsiState state, Event event, Effects.Builder out) {
         if (state.served.contains(event.id())) {
-            return Effects.NONE;
+            return;
         }
-        Effects.Builder out = Effects.of(event, now);
         boolean served = switch (event.type()) {
             case EventTypes.NODE_STAGE_VOLUME_REQUESTED -> staging(event).map(r -> stage(state, r, event, out))
                     .orElse(false);
@@ -83,23 +82,23 @@ public final class CsiNodePlugin implements Core<CsiState> {
         if (served) {
             state.served.add(event.id());
         }
-        return out.build();
+    }
+
+    /** The CSI calls made to it; its own facts are its effects, and nothing else reaches it. */
+    @Override
+    public boolean reads(String type) {
+        return EventCatalogue.isRequest(type) && "csi".equals(EventCatalogue.owner(type));
     }
 
     /** An unmount that took time is done, unless that unpublish is no longer the one under way. */
     @Override
-    public Effects fire(CsiState state, Timer timer, Instant now) {
+    public void fire(CsiState state, Timer timer, Effects.Builder out) {
         if (!(timer.key() instanceof UnpublishTimer key)) {
-            return Effects.NONE;
+            return;
         }
         Optional<Publication> found = state.publication(key.node(), key.podUid(), key.volumeName())
                 .filter(p -> timer.at().equals(p.unpublishDueAt));
-        if (found.isEmpty()) {
-            return Effects.NONE;
-        }
-        Effects.Builder out = Effects.of(timer, now);
-        unpublished(state, found.get(), out);
-        return out.build();
+        found.ifPresent(p -> unpublished(state, p, out));
     }
 
     private static Optional<StagedVolume> staging(Event request) {
