@@ -74,14 +74,14 @@ final class BenchSuite implements AutoCloseable {
             settings.put("podfall.kubelet.node-lease-duration-seconds", Long.toString(Math.round(40 * timeScale)));
             settings.put("podfall.controller.node-monitor-grace-period-seconds", Long.toString(Math.round(50 * timeScale)));
         }
-        Progress.say("%s: starting a broker and the four services (%d nodes, time-scale %s) in %s", workload, nodes,
+        ProgressLines.say("%s: starting a broker and the four services (%d nodes, time-scale %s) in %s", workload, nodes,
                 timeScale, workDir);
         List<String> jvm = withHeap(run.serviceJvmOptions(workDir), heapMb);
         long t0 = System.nanoTime();
         Suite suite = Suite.start(new Suite.Options(run.project.toAbsolutePath(), workDir, null, 0, 0, 0, TOPIC,
                 timeScale, Duration.ofSeconds(300)), new Suite.Tuning(settings, jvm));
         double seconds = (System.nanoTime() - t0) / 1e9;
-        Progress.say("%s: all healthy in %.1f s", workload, seconds);
+        ProgressLines.say("%s: all healthy in %.1f s", workload, seconds);
         return new BenchSuite(suite, seconds);
     }
 

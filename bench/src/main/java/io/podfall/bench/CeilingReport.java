@@ -33,9 +33,9 @@ final class CeilingReport {
         Machine machine = Machine.now();
         Path dir = run.workDir.resolve("ceiling").toAbsolutePath();
         BenchSuite.deleteRecursively(dir);
-        Progress.say("ceiling: starting a broker in %s", dir);
+        ProgressLines.say("ceiling: starting a broker in %s", dir);
         try (KafkaBroker broker = KafkaBroker.at(dir.resolve("kafka"), 0).start(Duration.ofSeconds(120))) {
-            Progress.say("ceiling: %,d records", records);
+            ProgressLines.say("ceiling: %,d records", records);
             return of(machine, "a broker of its own (as podfall up starts it), records of a pod's ObjectRemoved shape with "
                     + size + " bytes of value", Ceiling.run(broker.bootstrapServers(), 1, Ceiling.synthetic(size), records, pings));
         }

@@ -52,7 +52,7 @@ final class FootprintBench {
             nodeNames.add("node-" + n);
         }
         Engine engine = new Engine(List.of(new Engine.KubeletSettings(nodeNames, Compat.NONE)));
-        Progress.say("footprint: %,d replicas over %,d nodes in the engine", replicas, nodes);
+        ProgressLines.say("footprint: %,d replicas over %,d nodes in the engine", replicas, nodes);
         long running = createRunning(engine, replicas);
         report.check("every replica running", running == replicas,
                 String.format("%,d of %,d Running after a simulated hour at most", running, replicas));

@@ -43,7 +43,7 @@ final class IncidentBench {
                  TopicTap tap = new TopicTap(suite.bootstrap(), BenchSuite.TOPIC, t -> write(file, t))) {
                 MassDeletionBench.create(suite, WORKLOAD, incident(replicas));
                 MassDeletionBench.create(suite, WORKLOAD, MassDeletionBench.deployment(ROLLOUT, rolled));
-                Progress.say("%s: %,d and %,d replicas ready; the rollout and the foreground deletion", WORKLOAD,
+                ProgressLines.say("%s: %,d and %,d replicas ready; the rollout and the foreground deletion", WORKLOAD,
                         replicas, rolled);
                 roll(suite.api());
                 ApiClient.Response deleted = suite.api().delete(MassDeletionBench.DEPLOYMENTS + "/" + INCIDENT,
@@ -88,7 +88,7 @@ final class IncidentBench {
             if (Instant.now().isAfter(deadline)) {
                 throw new IllegalStateException("the Deployment " + INCIDENT + " was not gone by " + deadline);
             }
-            Progress.line("%s: waiting for %s to be gone", WORKLOAD, INCIDENT);
+            ProgressLines.line("%s: waiting for %s to be gone", WORKLOAD, INCIDENT);
             Sleep.millis(500);
         }
     }

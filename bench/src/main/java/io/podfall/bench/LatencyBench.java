@@ -68,7 +68,7 @@ final class LatencyBench {
                 String selector = "?labelSelector=" + LABEL + "%3Dp1";
                 String rv = api.get(pods + selector).body().path("metadata").path("resourceVersion").asText();
                 Map<String, CompletableFuture<Long>> deleted = new ConcurrentHashMap<>();
-                try (WatchStream watch = new WatchStream(suite.http(), suite.server(), pods + selector + "&resourceVersion=" + rv,
+                try (WatchClient watch = new WatchClient(suite.http(), suite.server(), pods + selector + "&resourceVersion=" + rv,
                         c -> {
                             if ("DELETED".equals(c.type())) {
                                 deleted.computeIfAbsent(c.name(), n -> new CompletableFuture<>()).complete(c.receivedMicros());
@@ -90,7 +90,7 @@ final class LatencyBench {
                             }
                             timed.add(new Timed(name, sent, await(gone, name, watch)));
                         }
-                        Progress.line("p1: %d of %d deletions (%d of them warm-up)", timed.size(), total, warmup);
+                        ProgressLines.line("p1: %d of %d deletions (%d of them warm-up)", timed.size(), total, warmup);
                     }
                 }
                 long[] held = suite.awaitRuntimeEmpty(Duration.ofSeconds(30));
@@ -128,7 +128,7 @@ final class LatencyBench {
         return n;
     }
 
-    private static long await(CompletableFuture<Long> gone, String name, WatchStream watch) {
+    private static long await(CompletableFuture<Long> gone, String name, WatchClient watch) {
         try {
             return gone.get(120, TimeUnit.SECONDS);
         } catch (TimeoutException e) {

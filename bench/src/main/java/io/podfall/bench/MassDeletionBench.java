@@ -199,7 +199,7 @@ final class MassDeletionBench {
         long created = System.nanoTime();
         create(suite, NAME, replicas);
         double creationSeconds = (System.nanoTime() - created) / 1e9;
-        Progress.say("%s: %,d replicas ready in %.1f s", workload, replicas, creationSeconds);
+        ProgressLines.say("%s: %,d replicas ready in %.1f s", workload, replicas, creationSeconds);
         Map<String, BenchSuite.Memory> held = suite.memory();
         long logBefore = BrokerLog.bytes(suite.bootstrap(), BenchSuite.TOPIC);
 
@@ -216,7 +216,7 @@ final class MassDeletionBench {
         long watched = timed.watchedMicros();
         Map<String, Duration> cpuAfter = suite.cpu();
         double seconds = timed.seconds();
-        Progress.say("%s: the Deployment is gone %.1f s after its DELETE", workload, seconds);
+        ProgressLines.say("%s: the Deployment is gone %.1f s after its DELETE", workload, seconds);
         // housekeeping removes the sandboxes just after the pods, and the reader writes the whole log: both may lag
         long[] runtimeHeld = suite.awaitRuntimeEmpty(Duration.ofSeconds(60).plusMillis(2L * replicas));
         tap.awaitCaughtUp(Duration.ofSeconds(120).plusMillis(5L * replicas));
@@ -361,7 +361,7 @@ final class MassDeletionBench {
         if (events <= checkLogUpTo) {
             LogCheck.add(report, EventFile.read(log).events());
         } else {
-            Progress.say("%s: the log's %,d events are more than --check-log-up-to %,d: podfall check skipped",
+            ProgressLines.say("%s: the log's %,d events are more than --check-log-up-to %,d: podfall check skipped",
                     workload, events, checkLogUpTo);
         }
     }
@@ -373,7 +373,7 @@ final class MassDeletionBench {
             shapes = List.copyOf(tracker.sample);
         }
         long records = ceilingRecords > 0 ? ceilingRecords : Math.max(windowEvents, 10_000);
-        Progress.say("ceiling: %,d records of the deletion's shapes through the same broker", records);
+        ProgressLines.say("ceiling: %,d records of the deletion's shapes through the same broker", records);
         Ceiling.Result c = Ceiling.run(suite.bootstrap(), BrokerLog.partitions(suite.bootstrap(), BenchSuite.TOPIC),
                 shapes, records, pings);
         Report report = CeilingReport.of(machine, "the same broker as P2, just after it, the services idle; records "
@@ -411,7 +411,7 @@ final class MassDeletionBench {
         double creationSeconds = (System.nanoTime() - created) / 1e9;
         Timed timed = delete(suite, name, warmup, () -> { }, () -> "warm-up: waiting for " + name + " to be gone");
         suite.awaitRuntimeEmpty(Duration.ofSeconds(60).plusMillis(2L * warmup));
-        Progress.say("%s: warm-up: %,d replicas created and ready in %.1f s, deleted in %.1f s", workload, warmup,
+        ProgressLines.say("%s: warm-up: %,d replicas created and ready in %.1f s, deleted in %.1f s", workload, warmup,
                 creationSeconds, timed.seconds());
         return new WarmUp(warmup, creationSeconds, timed.seconds());
     }
@@ -447,7 +447,7 @@ final class MassDeletionBench {
             if (Instant.now().isAfter(deadline)) {
                 throw new IllegalStateException("only " + ready + " of " + count + " replicas of " + name + " ready by " + deadline);
             }
-            Progress.line("%s: %,d of %,d replicas of %s ready", workload, ready, count, name);
+            ProgressLines.line("%s: %,d of %,d replicas of %s ready", workload, ready, count, name);
             Sleep.millis(500);
         }
     }
@@ -459,7 +459,7 @@ final class MassDeletionBench {
     private Timed delete(BenchSuite suite, String name, int count, Runnable justBefore, Supplier<String> progress) {
         String rv = suite.api().get(DEPLOYMENTS + "/" + name).body().path("metadata").path("resourceVersion").asText();
         CompletableFuture<Long> gone = new CompletableFuture<>();
-        try (WatchStream watch = new WatchStream(suite.http(), suite.server(),
+        try (WatchClient watch = new WatchClient(suite.http(), suite.server(),
                 DEPLOYMENTS + "?fieldSelector=metadata.name%3D" + name + "&resourceVersion=" + rv, c -> {
                     if ("DELETED".equals(c.type())) {
                         gone.complete(c.receivedMicros());
@@ -482,7 +482,7 @@ final class MassDeletionBench {
                     if (Instant.now().isAfter(deadline)) {
                         throw new IllegalStateException("the Deployment " + name + " was not gone by " + deadline + ": " + progress.get());
                     }
-                    Progress.line("%s: %s", workload, progress.get());
+                    ProgressLines.line("%s: %s", workload, progress.get());
                 } catch (ExecutionException e) {
                     throw new IllegalStateException(e);
                 } catch (InterruptedException e) {

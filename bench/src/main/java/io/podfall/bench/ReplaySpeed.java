@@ -34,7 +34,7 @@ final class ReplaySpeed {
         if (!Files.isRegularFile(log)) {
             throw new IllegalStateException(log + " is missing: run p2 first (it records its log there), or give --log");
         }
-        Progress.say("p3: reading %s", log);
+        ProgressLines.say("p3: reading %s", log);
         EventFile.Contents contents = EventFile.read(log);
         List<Event> recorded = contents.events();
         Report report = new Report(goal == Goal.REAL_TIME ? "P3 (b) replay of an incident" : "P3 (a) replay",
@@ -53,7 +53,7 @@ final class ReplaySpeed {
         long timingInPlace = 0;
         var runsJson = report.figures().putArray("runs");
         for (int run = 1; run <= runs; run++) {
-            Progress.say("p3: run %d of %d", run, runs);
+            ProgressLines.say("p3: run %d of %d", run, runs);
             long cpu = threads.getCurrentThreadCpuTime();
             long start = System.nanoTime();
             Replay replay = Replay.of(recorded, tolerance);

@@ -31,7 +31,7 @@ final class StartupBench {
         for (int i = 1; i <= runs; i++) {
             Path dir = run.workDir.resolve("startup").toAbsolutePath();
             BenchSuite.deleteRecursively(dir);
-            Progress.say("startup: run %d of %d", i, runs);
+            ProgressLines.say("startup: run %d of %d", i, runs);
             long t0 = System.nanoTime();
             try (KafkaBroker broker = KafkaBroker.at(dir.resolve("kafka"), 0).start(Duration.ofSeconds(120))) {
                 long t1 = System.nanoTime();

@@ -6,8 +6,8 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatus;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.podfall.model.core.Part;
-import io.podfall.controller.replicaset.CachedPod;
-import io.podfall.controller.replicaset.Expectations.Kind;
+import io.podfall.controller.CachedPod;
+import io.podfall.controller.Expectations.Kind;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.ObjectChange;
@@ -50,7 +50,7 @@ import java.util.stream.Stream;
  * sends its requests together, and the Deployment is not synced again until every one is answered (a fact or a
  * {@code RequestRejected} caused by it): until then the cache does not show their outcome. A rejection delays the
  * next sync by a growing backoff; an answer that never comes ends the wait after
- * {@link io.podfall.controller.replicaset.Expectations#TIMEOUT}.
+ * {@link io.podfall.controller.Expectations#TIMEOUT}.
  *
  * <p>Timer keys: {@code deployment/retry/<ns>/<name>}, {@code deployment/expectations/<ns>/<name>}.
  */

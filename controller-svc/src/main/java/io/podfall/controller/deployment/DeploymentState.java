@@ -2,9 +2,9 @@ package io.podfall.controller.deployment;
 
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
-import io.podfall.controller.replicaset.CachedPod;
-import io.podfall.controller.replicaset.ControllerRefs;
-import io.podfall.controller.replicaset.RequestsInFlight;
+import io.podfall.controller.CachedPod;
+import io.podfall.controller.ControllerRefs;
+import io.podfall.controller.WorkQueue;
 import io.podfall.model.SharedValues;
 import io.podfall.model.k8s.ResourceType;
 
@@ -34,7 +34,7 @@ public final class DeploymentState {
     private final Map<String, PodOfReplicaSet> pods = new HashMap<>();
     /** How many of those pods have not finished, by ReplicaSet uid (absent: none). */
     private final Map<String, Integer> unfinishedByReplicaSet = new HashMap<>();
-    private final RequestsInFlight requests = new RequestsInFlight("deployment");
+    private final WorkQueue requests = new WorkQueue("deployment");
 
     /** A pod as a Recreate rollout sees it. */
     record PodOfReplicaSet(String replicaSetUid, boolean finished) {
@@ -72,7 +72,7 @@ public final class DeploymentState {
         return Optional.ofNullable(pods.get(uid));
     }
 
-    public RequestsInFlight requests() {
+    public WorkQueue requests() {
         return requests;
     }
 

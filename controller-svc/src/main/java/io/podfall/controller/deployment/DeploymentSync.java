@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentCondition;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatus;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
-import io.podfall.controller.replicaset.ControllerRefs;
+import io.podfall.controller.ControllerRefs;
 import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
 

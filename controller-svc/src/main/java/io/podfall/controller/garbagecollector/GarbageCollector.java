@@ -46,7 +46,7 @@ import java.util.stream.Stream;
  * to a namespaced kind, cannot be judged, and the object is left alone, as upstream does.
  * <ul>
  *   <li>Some owner solid: the object stays; its dangling and waiting references are removed with a strategic
- *       merge patch that names the object's uid ({@link Patches#deleteOwnerReferences}).</li>
+ *       merge patch that names the object's uid ({@link GarbageCollectorPatches#deleteOwnerReferences}).</li>
  *   <li>No solid owner, some waiting, and dependents of its own: deleted with propagationPolicy Foreground, so the
  *       deletion goes on down the graph and the owner waits for all of it.</li>
  *   <li>Otherwise (every owner gone, or waiting for an object without dependents): deleted with the policy of its
@@ -57,7 +57,7 @@ import java.util.stream.Stream;
  * <p><b>processDeletingDependentsItem</b>, for an owner deleted in foreground (deletionTimestamp and the
  * {@value Node#FINALIZER_DELETE_DEPENDENTS} finalizer): its blocking dependents (those whose reference has
  * {@code blockOwnerDeletion: true}) are attempted; when none remains in the graph, the finalizer is removed with a
- * merge patch that carries the resourceVersion it was computed from ({@link Patches#removeFinalizer}), and the API
+ * merge patch that carries the resourceVersion it was computed from ({@link GarbageCollectorPatches#removeFinalizer}), and the API
  * server removes the owner. A dependent that is itself being deleted still blocks until it is removed.
  *
  * <p><b>attemptToOrphan</b>, for an owner deleted with the orphan policy (the {@value Node#FINALIZER_ORPHAN_DEPENDENTS}
@@ -172,7 +172,7 @@ public final class GarbageCollector implements Part<GarbageCollectorState> {
             // Waiting references go too, or their owners would wait for this object for ever.
             List<String> stale = Stream.concat(refs.dangling().stream(), refs.waiting().stream()).map(Node.Owner::uid).toList();
             if (!stale.isEmpty()) {
-                patch(state, item, Patches.deleteOwnerReferences(item.uid(), stale), PatchRequest.STRATEGIC,
+                patch(state, item, GarbageCollectorPatches.deleteOwnerReferences(item.uid(), stale), PatchRequest.STRATEGIC,
                         new DeleteOwnerReferences(stale), effects);
             }
         } else if (!refs.waiting().isEmpty() && state.graph().hasDependents(item)) {
@@ -204,7 +204,7 @@ public final class GarbageCollector implements Part<GarbageCollectorState> {
             return;
         }
         dependents.stream().filter(d -> !state.hasRequestInFlight(d.uid())).forEach(d -> patch(state, d,
-                Patches.deleteOwnerReferences(d.uid(), List.of(owner.uid())), PatchRequest.STRATEGIC,
+                GarbageCollectorPatches.deleteOwnerReferences(d.uid(), List.of(owner.uid())), PatchRequest.STRATEGIC,
                 new DeleteOwnerReferences(List.of(owner.uid())), effects));
     }
 
@@ -235,7 +235,7 @@ public final class GarbageCollector implements Part<GarbageCollectorState> {
     }
 
     private void removeFinalizer(GarbageCollectorState state, Node owner, String finalizer, Effects.Builder effects) {
-        patch(state, owner, Patches.removeFinalizer(owner, finalizer), PatchRequest.MERGE, new RemoveFinalizer(finalizer),
+        patch(state, owner, GarbageCollectorPatches.removeFinalizer(owner, finalizer), PatchRequest.MERGE, new RemoveFinalizer(finalizer),
                 effects);
     }
 

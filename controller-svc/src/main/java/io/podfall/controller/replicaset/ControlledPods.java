@@ -1,5 +1,7 @@
 package io.podfall.controller.replicaset;
 
+import io.podfall.controller.ActivePods;
+import io.podfall.controller.CachedPod;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;

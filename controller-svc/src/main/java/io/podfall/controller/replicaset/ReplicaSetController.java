@@ -1,5 +1,11 @@
 package io.podfall.controller.replicaset;
 
+import io.podfall.controller.ActivePods;
+import io.podfall.controller.CachedPod;
+import io.podfall.controller.ControllerRefs;
+import io.podfall.controller.Expectations;
+import io.podfall.controller.SyncTimer;
+import io.podfall.controller.WorkQueue;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -10,7 +16,7 @@ import io.fabric8.kubernetes.api.model.apps.ReplicaSetCondition;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetConditionBuilder;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetStatus;
 import io.podfall.model.core.Part;
-import io.podfall.controller.replicaset.Expectations.Kind;
+import io.podfall.controller.Expectations.Kind;
 import io.podfall.controller.replicaset.ReplicaSetState.Failure;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.CreationRequest;
@@ -71,7 +77,7 @@ import java.util.Set;
  * <p><b>Failures.</b> A rejected creation or deletion is recorded as the ReplicaFailure condition (FailedCreate,
  * FailedDelete) until a later one succeeds; a rejected request of any kind delays the ReplicaSet's next sync by a
  * growing backoff, woken by a timer; an answer that never comes ends the expectation after
- * {@link Expectations#TIMEOUT} ({@link RequestsInFlight}).
+ * {@link Expectations#TIMEOUT} ({@link WorkQueue}).
  *
  * <p>Timer keys: {@code replicaset/retry/<ns>/<name>}, {@code replicaset/expectations/<ns>/<name>},
  * {@code replicaset/available/<ns>/<name>}.

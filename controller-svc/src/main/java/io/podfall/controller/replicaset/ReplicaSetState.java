@@ -1,5 +1,8 @@
 package io.podfall.controller.replicaset;
 
+import io.podfall.controller.CachedPod;
+import io.podfall.controller.ControllerRefs;
+import io.podfall.controller.WorkQueue;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 
 import java.time.Instant;
@@ -11,7 +14,7 @@ import java.util.TreeMap;
 
 /**
  * What the {@link ReplicaSetController} knows: its informer caches of ReplicaSets and of the pods they control,
- * its requests in flight with the rate limit of its retries ({@link RequestsInFlight}) and the last failure of each
+ * its requests in flight with the rate limit of its retries ({@link WorkQueue}) and the last failure of each
  * ReplicaSet's pod management (its {@code ReplicaFailure} condition). Only the controller
  * changes it; the methods keep the index of pods by controller in step with the pods.
  */
@@ -26,7 +29,7 @@ public final class ReplicaSetState {
     private final Map<String, ControlledPods> podsByController = new HashMap<>();
     /** What a ReplicaSet that controls no pod controls; never changed. */
     private static final ControlledPods NONE = new ControlledPods();
-    private final RequestsInFlight requests = new RequestsInFlight("replicaset");
+    private final WorkQueue requests = new WorkQueue("replicaset");
     /** The request that failed last for each ReplicaSet, until one of its pod requests succeeds again. */
     private final Map<String, Failure> failures = new HashMap<>();
 
@@ -59,7 +62,7 @@ public final class ReplicaSetState {
         return Optional.ofNullable(pods.get(uid));
     }
 
-    public RequestsInFlight requests() {
+    public WorkQueue requests() {
         return requests;
     }
 

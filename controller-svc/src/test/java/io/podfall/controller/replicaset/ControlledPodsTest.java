@@ -1,5 +1,7 @@
 package io.podfall.controller.replicaset;
 
+import io.podfall.controller.ActivePods;
+import io.podfall.controller.CachedPod;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.podfall.controller.testing.ReplicaPods;
 import org.junit.jupiter.api.Test;

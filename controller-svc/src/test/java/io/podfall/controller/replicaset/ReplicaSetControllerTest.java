@@ -1,5 +1,6 @@
 package io.podfall.controller.replicaset;
 
+import io.podfall.controller.Expectations;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;

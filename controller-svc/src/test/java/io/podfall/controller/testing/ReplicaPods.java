@@ -3,7 +3,7 @@ package io.podfall.controller.testing;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
-import io.podfall.controller.replicaset.CachedPod;
+import io.podfall.controller.CachedPod;
 import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
 

@@ -1,10 +1,9 @@
-package io.podfall.controller.replicaset;
+package io.podfall.controller;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.podfall.controller.ResourceVersions;
-import io.podfall.controller.replicaset.Expectations.Expectation;
-import io.podfall.controller.replicaset.Expectations.Kind;
-import io.podfall.controller.replicaset.SyncTimer.Purpose;
+import io.podfall.controller.Expectations.Expectation;
+import io.podfall.controller.Expectations.Kind;
+import io.podfall.controller.SyncTimer.Purpose;
 import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
@@ -22,14 +21,14 @@ import java.util.Set;
  * controller's {@link SyncTimer}s: {@code RETRY} when the backoff ends, {@code EXPECTATIONS} when the oldest request
  * in flight times out; the controller may add its own purposes.
  */
-public final class RequestsInFlight {
+public final class WorkQueue {
     private final String controller;
     private final Expectations expectations = new Expectations();
     private final Backoff backoff = new Backoff();
     private final ResourceVersions resourceVersions = new ResourceVersions();
 
     /** @param controller the controller's name, the first part of its timer keys */
-    public RequestsInFlight(String controller) {
+    public WorkQueue(String controller) {
         this.controller = controller;
     }
 

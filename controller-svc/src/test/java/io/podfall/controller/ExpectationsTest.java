@@ -1,7 +1,7 @@
-package io.podfall.controller.replicaset;
+package io.podfall.controller;
 
-import io.podfall.controller.replicaset.Expectations.Expectation;
-import io.podfall.controller.replicaset.Expectations.Kind;
+import io.podfall.controller.Expectations.Expectation;
+import io.podfall.controller.Expectations.Kind;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package io.podfall.controller.replicaset;
+package io.podfall.controller;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;

@@ -1,4 +1,4 @@
-package io.podfall.controller.replicaset;
+package io.podfall.controller;
 
 
 import java.time.Duration;

@@ -1,6 +1,6 @@
-package io.podfall.controller.replicaset;
+package io.podfall.controller;
 
-import io.podfall.controller.replicaset.Expectations.Kind;
+import io.podfall.controller.Expectations.Kind;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -6,12 +6,12 @@ import java.util.Locale;
  * What a long workload is doing, on standard error (the tables go to standard output): a line at most every two
  * seconds, with the seconds since the harness started.
  */
-final class Progress {
+final class ProgressLines {
     private static final long START = System.nanoTime();
     private static final long EVERY_NANOS = 2_000_000_000L;
     private static long shown;
 
-    private Progress() {
+    private ProgressLines() {
     }
 
     /** A line now, whatever came before. */

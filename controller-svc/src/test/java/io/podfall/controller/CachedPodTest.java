@@ -1,4 +1,4 @@
-package io.podfall.controller.replicaset;
+package io.podfall.controller;
 
 import io.podfall.model.Json;
 import org.junit.jupiter.api.Test;

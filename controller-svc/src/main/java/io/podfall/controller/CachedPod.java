@@ -1,7 +1,6 @@
-package io.podfall.controller.replicaset;
+package io.podfall.controller;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.podfall.controller.PodUtil;
 import io.podfall.model.SharedStrings;
 import io.podfall.model.SharedValues;
 import io.podfall.model.k8s.MetaTimes;

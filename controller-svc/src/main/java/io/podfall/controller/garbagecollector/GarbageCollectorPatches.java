@@ -10,8 +10,8 @@ import java.util.List;
  * The collector's patches, shaped as upstream's ({@code pkg/controller/garbagecollector/patch.go}), so that the
  * API server applies each to the object as stored when it reads the request, not to the collector's view of it.
  */
-final class Patches {
-    private Patches() {
+final class GarbageCollectorPatches {
+    private GarbageCollectorPatches() {
     }
 
     /**

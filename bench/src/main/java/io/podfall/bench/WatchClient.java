@@ -16,7 +16,7 @@ import java.util.stream.Stream;
  * A watch on the API server, as kubectl {@code get -w} opens one: the response stays open and carries one JSON
  * watch event a line; each goes to the sink with the time it was received.
  */
-final class WatchStream implements AutoCloseable {
+final class WatchClient implements AutoCloseable {
     record Change(String type, JsonNode object, long receivedMicros) {
         String name() {
             return object.path("metadata").path("name").asText();
@@ -28,7 +28,7 @@ final class WatchStream implements AutoCloseable {
     private volatile RuntimeException failure;
 
     /** Opens the watch ({@code path} with its query, {@code watch=true} added) and returns once it answered 200. */
-    WatchStream(HttpClient http, String server, String path, Consumer<Change> sink) {
+    WatchClient(HttpClient http, String server, String path, Consumer<Change> sink) {
         URI uri = URI.create(server + path + (path.contains("?") ? "&" : "?") + "watch=true");
         HttpResponse<Stream<String>> response;
         try {
