@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * What one workload measured: tables (printed as Markdown, so they paste into the README), the targets of issue #9
+ * What one workload measured: tables (printed as Markdown, so they paste into bench/README.md), the targets of issue #9
  * with whether each was met, and the correctness checks made while measuring. A workload whose checks fail is
  * wrong however fast it was: {@link #correct()} is false and the command exits 1. A missed target is reported,
  * not failed: it depends on the machine.

@@ -6,7 +6,7 @@ package io.podfall.model.event;
  * kubelet's final delete is an {@link #DELETION_REQUESTED} with source {@code /kubelet/node-1}, exactly as it is
  * the same DELETE call upstream); the source attribute tells who asked.
  *
- * <p>The README's event catalogue lists these with their data; keep both in step.
+ * <p>docs/events.md lists these with their data; keep both in step.
  */
 public final class EventTypes {
     private EventTypes() {
