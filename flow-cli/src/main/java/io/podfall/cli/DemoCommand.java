@@ -53,7 +53,9 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         String pod = name != null ? name : "demo-" + Long.toString(System.currentTimeMillis() % 1_000_000_000L, 36);
-        String uid = new PodDeletion(new ApiClient(server), System.out).run(namespace, pod, grace,
+        // Run right after the suite is up, the first call may find the API server still rebuilding: it waits.
+        ApiClient api = new ApiClient(server, waiting -> System.err.println("podfall: " + waiting));
+        String uid = new PodDeletion(api, System.out).run(namespace, pod, grace,
                 Map.of("podfall.io/exit-delay-seconds", Double.toString(exitDelay)), Duration.ofSeconds(60));
         String subject = Subjects.of(namespace, "pods", pod);
         try (EventLog events = new EventLog(log.bootstrap, log.topic)) {

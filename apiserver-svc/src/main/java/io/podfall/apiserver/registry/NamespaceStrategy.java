@@ -99,7 +99,7 @@ final class NamespaceStrategy {
         NamespaceStatus status = namespace.getStatus() == null ? new NamespaceStatus() : namespace.getStatus();
         status.setPhase(TERMINATING);
         namespace.setStatus(status);
-        List<String> finalizers = Registry.deletionFinalizers(namespace.getMetadata().getFinalizers(), options);
+        List<String> finalizers = Store.deletionFinalizers(namespace.getMetadata().getFinalizers(), options);
         if (Boolean.FALSE.equals(options.getOrphanDependents()) && !finalizers.contains(Registry.FINALIZER_FOREGROUND)) {
             finalizers.add(Registry.FINALIZER_FOREGROUND);
         }

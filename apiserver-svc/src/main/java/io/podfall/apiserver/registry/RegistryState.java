@@ -165,7 +165,7 @@ public final class RegistryState {
     @SuppressWarnings("unchecked")
     <T extends HasMetadata> T copy(ResourceType type, T object) {
         Stored stored = byKey.get(key(type, object));
-        return stored != null ? (T) stored.read(type, object.getClass()) : Registry.copy(object);
+        return stored != null ? (T) stored.read(type, object.getClass()) : Storage.copy(object);
     }
 
     private static ObjectKey key(ResourceType type, HasMetadata object) {

@@ -149,9 +149,14 @@ public final class StatusError extends RuntimeException {
         return failure(413, "RequestEntityTooLarge", "Request entity too large: " + message, null);
     }
 
-    /** {@code NewServiceUnavailable}. */
-    public static StatusError serviceUnavailable(String message) {
-        return failure(503, "ServiceUnavailable", message, null);
+    /**
+     * {@code NewServiceUnavailable}, with {@code details.retryAfterSeconds} as {@code NewTooManyRequests} and
+     * {@code NewServerTimeout} give it: the HTTP layer also sends it as the {@code Retry-After} header, as
+     * {@code responsewriters.ErrorNegotiated} does, and client-go waits that long before it tries again.
+     */
+    public static StatusError serviceUnavailable(String message, int retryAfterSeconds) {
+        return failure(503, "ServiceUnavailable", message,
+                new StatusDetailsBuilder().withRetryAfterSeconds(retryAfterSeconds).build());
     }
 
     /** {@code NewTimeoutError} as the request timeout filter writes it. */

@@ -245,7 +245,7 @@ public final class WorkloadStrategy {
             throw StatusError.invalid("Scale.autoscaling", "Scale", "autoscaling", name,
                     List.of(FieldError.invalidValue("spec.replicas", Integer.toString(replicas), "must be greater than or equal to 0")));
         }
-        HasMetadata next = Registry.copy(current);
+        HasMetadata next = Storage.copy(current);
         if (next instanceof Deployment d) {
             d.getSpec().setReplicas(replicas);
         } else {

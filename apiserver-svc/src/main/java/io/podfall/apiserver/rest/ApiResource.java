@@ -56,6 +56,8 @@ public class ApiResource {
     private static final String CONTENT_TYPE = "Content-Type";
     private static final String TRACEPARENT = "traceparent";
     private static final String ACCEPT = "Accept";
+    /** A rebuild from the log takes seconds: a client asked to wait one second tries again soon after it ends. */
+    static final int REBUILDING_RETRY_AFTER_SECONDS = 1;
 
     @Inject
     LogProcessor processor;
@@ -279,7 +281,16 @@ public class ApiResource {
 
     private void requireLive() {
         if (!processor.isLive()) {
-            throw StatusError.serviceUnavailable("the API server is rebuilding its state from the log; try again shortly");
+            throw rebuilding();
         }
+    }
+
+    /**
+     * The 503 of a request that comes while the API server is rebuilding its state from the log, with a
+     * {@code Retry-After}: a client that honours it (client-go, {@code podfall demo}) waits and tries again.
+     */
+    static StatusError rebuilding() {
+        return StatusError.serviceUnavailable("the API server is rebuilding its state from the log; try again shortly",
+                REBUILDING_RETRY_AFTER_SECONDS);
     }
 }

@@ -77,7 +77,7 @@ public class WatchRoute {
         }
         try {
             if (!processor.isLive()) {
-                throw StatusError.serviceUnavailable("the API server is rebuilding its state from the log; try again shortly");
+                throw ApiResource.rebuilding();
             }
             if (!(ApiPaths.parse(request.path()) instanceof ApiPaths.Resource r) || !r.collection()) {
                 // A watch of one object by its URL is long deprecated upstream; the GET answers it.

@@ -184,7 +184,7 @@ class RegistryTest extends RegistryFixture {
 
     @Test
     void aGeneratedNameTakenAtEveryAttemptIsAlreadyExists() {
-        for (int attempt = 0; attempt < Registry.GENERATE_NAME_ATTEMPTS; attempt++) {
+        for (int attempt = 0; attempt < Store.GENERATE_NAME_ATTEMPTS; attempt++) {
             create(aPod(Names.generate("web-", "request-9", attempt)).build());
         }
         Pod pod = aPod("x").build();
@@ -196,7 +196,7 @@ class RegistryTest extends RegistryFixture {
         assertEquals("request-9", lastRequest.id());
         assertEquals(409, status.getCode());
         assertEquals("AlreadyExists", status.getReason());
-        assertEquals(Registry.GENERATE_NAME_ATTEMPTS, objects());
+        assertEquals(Store.GENERATE_NAME_ATTEMPTS, objects());
     }
 
     @Test
@@ -636,8 +636,10 @@ class RegistryTest extends RegistryFixture {
         void backgroundRemovesTheGarbageCollectorsFinalizersAndKeepsOthers() {
             DeleteOptions background = new DeleteOptionsBuilder().withPropagationPolicy("Background").build();
 
-            assertEquals(List.of("example.com/hold"), Registry.deletionFinalizers(List.of("orphan", "example.com/hold"), background));
-            assertEquals(List.of("example.com/hold", "orphan"), Registry.deletionFinalizers(List.of("example.com/hold", "orphan"), new DeleteOptions()),
+            assertEquals(List.of("example.com/hold"),
+                    Store.deletionFinalizers(List.of("orphan", "example.com/hold"), background));
+            assertEquals(List.of("example.com/hold", "orphan"),
+                    Store.deletionFinalizers(List.of("example.com/hold", "orphan"), new DeleteOptions()),
                     "without a policy the finalizers already there stay");
         }
 

@@ -7,6 +7,7 @@ import io.podfall.apiserver.registry.Selectors;
 import io.podfall.apiserver.registry.StatusError;
 import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
+import jakarta.ws.rs.core.Response;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -234,9 +235,35 @@ class RestPiecesTest {
             assertEquals(404, StatusError.pathNotFound().status().getCode());
             assertEquals("Timeout", StatusError.timeout().status().getReason());
             assertEquals(504, StatusError.timeout().status().getCode());
-            assertEquals("ServiceUnavailable", StatusError.serviceUnavailable("later").status().getReason());
-            assertEquals(503, StatusError.serviceUnavailable("later").status().getCode());
+            assertEquals("ServiceUnavailable", StatusError.serviceUnavailable("later", 1).status().getReason());
+            assertEquals(503, StatusError.serviceUnavailable("later", 1).status().getCode());
             assertEquals(405, ErrorResponses.forCode(405, "x").status().getCode());
+        }
+
+        /**
+         * A client that comes while the state is rebuilt from the log is told when to try again, in the Status
+         * (client-go reads {@code details.retryAfterSeconds}) and in the header (any HTTP client).
+         */
+        @Test
+        void theRebuilding503SaysWhenToTryAgainInItsStatusAndItsHeader() {
+            Response response = Responses.status(ApiResource.rebuilding());
+
+            assertEquals(503, response.getStatus());
+            assertEquals("1", response.getHeaderString("Retry-After"));
+            JsonNode status = Json.read((byte[]) response.getEntity());
+            assertEquals("ServiceUnavailable", status.path("reason").asText());
+            assertEquals("the API server is rebuilding its state from the log; try again shortly",
+                    status.path("message").asText());
+            assertEquals(1, status.path("details").path("retryAfterSeconds").asInt());
+            assertEquals(1, status.path("details").size(), "no name, group or kind: no object is concerned");
+        }
+
+        @Test
+        void aRefusalWithoutRetryAfterSecondsSendsNoRetryAfterHeader() {
+            Response response = Responses.status(StatusError.pathNotFound());
+
+            assertEquals(404, response.getStatus());
+            assertNull(response.getHeaderString("Retry-After"));
         }
 
         /** What the router refuses before a handler answers: a chunked body past the limit, a path it cannot decode. */
