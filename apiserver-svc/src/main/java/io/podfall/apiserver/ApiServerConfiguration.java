@@ -8,7 +8,7 @@ import io.podfall.apiserver.registry.Registry;
  */
 public record ApiServerConfiguration() {
 
-    /** The core as the service runs it; the service's CoreProducer and the replay engine both call this. */
+    /** The core as the service runs it; the service's ApiServerProducer and the replay engine both call this. */
     public Registry newRegistry() {
         return new Registry();
     }

@@ -23,7 +23,7 @@ public record ControllerManagerConfiguration(Duration nodeMonitorGracePeriod) {
     public static final ControllerManagerConfiguration DEFAULTS = new ControllerManagerConfiguration(
             Duration.ofSeconds(NodeLifecycleController.DEFAULT_GRACE_PERIOD_SECONDS));
 
-    /** The core as the service runs it; the service's CoreProducer and the replay engine both call this. */
+    /** The core as the service runs it; the service's ControllerManagerProducer and the replay engine both call this. */
     public ControllerManager newControllerManager() {
         return new ControllerManager(List.of(new Scheduler(), new ReplicaSetController(), new DeploymentController(),
                 new GarbageCollector(), new EndpointsController(), new NamespaceController(),

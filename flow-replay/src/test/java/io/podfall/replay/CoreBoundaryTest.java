@@ -45,10 +45,10 @@ class CoreBoundaryTest {
     private static final String ADAPTER_PACKAGE = "io.podfall.apiserver.rest..";
     /** The adapters that sit beside a core in a service's top package, with their nested classes. */
     private static final Set<String> ADAPTERS = Set.of(
-            "io.podfall.apiserver.CoreProducer", "io.podfall.apiserver.SystemNamespacesBootstrap",
-            "io.podfall.controller.CoreProducer",
+            "io.podfall.apiserver.ApiServerProducer", "io.podfall.apiserver.SystemNamespacesBootstrap",
+            "io.podfall.controller.ControllerManagerProducer",
             "io.podfall.kubelet.CoreProducer", "io.podfall.kubelet.NodeRegistration",
-            "io.podfall.runtime.CoreProducer", "io.podfall.runtime.RuntimeGauges");
+            "io.podfall.runtime.RuntimeProducer", "io.podfall.runtime.RuntimeGauges");
     private static final DescribedPredicate<JavaClass> CORE = not(resideInAPackage(ADAPTER_PACKAGE))
             .and(DescribedPredicate.describe("not an adapter " + ADAPTERS,
                     c -> !ADAPTERS.contains(c.getName().split("\\$", 2)[0])))

@@ -9,7 +9,7 @@ import io.podfall.runtime.csi.CsiNodePlugin;
  */
 public record RuntimeConfiguration() {
 
-    /** The core as the service runs it; the service's CoreProducer and the replay engine both call this. */
+    /** The core as the service runs it; the service's RuntimeProducer and the replay engine both call this. */
     public NodeServices newNodeServices() {
         return new NodeServices(new ContainerRuntime(), new CsiNodePlugin());
     }

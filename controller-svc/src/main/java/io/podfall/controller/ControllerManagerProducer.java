@@ -11,7 +11,7 @@ import java.time.Duration;
 
 /** Gives the flow adapter this service's core: the controller manager with its controllers. */
 @ApplicationScoped
-public class CoreProducer {
+public class ControllerManagerProducer {
 
     @Produces
     @Singleton

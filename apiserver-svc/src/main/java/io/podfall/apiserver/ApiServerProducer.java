@@ -7,7 +7,7 @@ import jakarta.inject.Singleton;
 
 /** The core the shared log processor runs for this service: the registry. */
 @ApplicationScoped
-public class CoreProducer {
+public class ApiServerProducer {
     @Produces
     @Singleton
     @SuppressWarnings("rawtypes")

@@ -7,7 +7,7 @@ import jakarta.inject.Singleton;
 
 /** Gives flow-adapter's LogProcessor this service's core: the container runtime and CSI plugins of every node. */
 @ApplicationScoped
-public class CoreProducer {
+public class RuntimeProducer {
 
     @Produces
     @Singleton
