@@ -14,8 +14,8 @@ import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.DeletionRequest;
 import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.apiserver.StatusUpdateRequest;
-import io.podfall.model.core.Core;
 import io.podfall.model.core.Effects;
+import io.podfall.model.core.Part;
 import io.podfall.model.core.Timer;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
@@ -154,7 +154,7 @@ import java.util.Optional;
  * kill in flight; a force delete given the spec's grace period); the event carrying a decision a switch changed
  * names the switch in its {@code compat} field.
  */
-public final class PodWorkers implements Core<PodWorkersState> {
+public final class PodWorkers implements Part<PodWorkersState> {
     /**
      * What the informer cache keeps of a pod: all of its metadata and spec, and of its status only the phase and the
      * conditions (a condition it does not own stays on the status it writes, {@link PodStatuses}); the container
@@ -221,20 +221,21 @@ public final class PodWorkers implements Core<PodWorkersState> {
     }
 
     @Override
-    public Effects handle(PodWorkersState state, Event event, Instant now) {
-        return switch (event.type()) {
+    public void handle(PodWorkersState state, Event event, Effects.Builder out) {
+        switch (event.type()) {
             case EventTypes.OBJECT_CREATED, EventTypes.POD_BOUND, EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_UPDATED,
-                    EventTypes.OBJECT_MARKED_TERMINATING -> objectChanged(state, event, now);
-            case EventTypes.OBJECT_LISTED -> objectListed(state, event, now);
-            case EventTypes.OBJECT_REMOVED -> objectRemoved(state, event, now);
-            case EventTypes.SANDBOX_STARTED -> sandboxStarted(state, event, now);
-            case EventTypes.CONTAINER_STARTED -> containerStarted(state, event, now);
-            case EventTypes.CONTAINER_EXITED -> containerExited(state, event, now);
-            case EventTypes.SANDBOX_STOPPED -> sandboxStopped(state, event, now);
+                    EventTypes.OBJECT_MARKED_TERMINATING -> objectChanged(state, event, out);
+            case EventTypes.OBJECT_LISTED -> objectListed(state, event, out);
+            case EventTypes.OBJECT_REMOVED -> objectRemoved(state, event, out);
+            case EventTypes.SANDBOX_STARTED -> sandboxStarted(state, event, out);
+            case EventTypes.CONTAINER_STARTED -> containerStarted(state, event, out);
+            case EventTypes.CONTAINER_EXITED -> containerExited(state, event, out);
+            case EventTypes.SANDBOX_STOPPED -> sandboxStopped(state, event, out);
             case EventTypes.VOLUME_STAGED, EventTypes.VOLUME_PUBLISHED, EventTypes.VOLUME_UNPUBLISHED,
-                    EventTypes.VOLUME_UNSTAGED -> volumeChanged(state, event, now);
-            default -> Effects.NONE;
-        };
+                    EventTypes.VOLUME_UNSTAGED -> volumeChanged(state, event, out);
+            default -> {
+            }
+        }
     }
 
     /**
@@ -243,30 +244,29 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * housekeeping of a pod only the runtime knows. The runtime keeps the kill deadline of each container it stops.
      */
     @Override
-    public Effects fire(PodWorkersState state, Timer timer, Instant now) {
+    public void fire(PodWorkersState state, Timer timer, Effects.Builder out) {
         if (timer.key() instanceof PodWorkerTimer.Housekeeping key) {
-            return killOrphanedPod(state, key.node(), key.uid(), timer, now);
+            killOrphanedPod(state, key.node(), key.uid(), timer, out);
+            return;
         }
         if (timer.key() instanceof PodWorkerTimer.Eviction key) {
-            Effects.Builder out = Effects.of(timer, now);
             synchronize(state, key.node(), timer.at(), out);
-            return out.build();
+            return;
         }
         if (timer.key() instanceof PodWorkerTimer.BackOff key) {
-            return backOffEnded(state, key.node(), key.uid(), key.container(), timer, now);
+            backOffEnded(state, key.node(), key.uid(), key.container(), timer, out);
+            return;
         }
         if (!(timer.key() instanceof PodWorkerTimer.PreStop key)) {
-            return Effects.NONE;
+            return;
         }
         PodWorker w = worker(state, key.node(), key.uid());
         RuntimeContainer c = w == null ? null : w.container(key.container());
         if (c == null || c.state != RuntimeContainer.State.RUNNING || !c.isInPreStop()
                 || !timer.at().equals(c.preStopDueAt)) {
-            return Effects.NONE;
+            return;
         }
-        Effects.Builder out = Effects.of(timer, now);
         finishPreStopHook(w, c, out);
-        return out.build();
     }
 
     /**
@@ -341,29 +341,30 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * not taken in: what its worker and the runtime did with it before the slice is no API object, so a slice does
      * not hold it, and a worker started now would run the pod a second time.
      */
-    private Effects objectListed(PodWorkersState state, Event event, Instant now) {
-        ObjectChange change = ObjectChange.of(event);
-        return ResourceType.NODES.plural().equals(change.resource())
-                ? nodeChanged(state, event, change.object(Node.class), now) : Effects.NONE;
-    }
-
-    private Effects objectChanged(PodWorkersState state, Event event, Instant now) {
+    private void objectListed(PodWorkersState state, Event event, Effects.Builder out) {
         ObjectChange change = ObjectChange.of(event);
         if (ResourceType.NODES.plural().equals(change.resource())) {
-            return nodeChanged(state, event, change.object(Node.class), now);
+            nodeChanged(state, event, change.object(Node.class), out);
+        }
+    }
+
+    private void objectChanged(PodWorkersState state, Event event, Effects.Builder out) {
+        ObjectChange change = ObjectChange.of(event);
+        if (ResourceType.NODES.plural().equals(change.resource())) {
+            nodeChanged(state, event, change.object(Node.class), out);
+            return;
         }
         Pod pod = boundPod(change);
         if (pod == null) {
-            return Effects.NONE;
+            return;
         }
         String uid = pod.getMetadata().getUid();
         // Once a pod is terminated by UID it cannot re-enter the pod worker: a late or repeated update of a
         // forgotten UID is neither cached nor handed to a worker.
         if (state.forgotten.contains(uid)) {
-            return Effects.NONE;
+            return;
         }
         state.pods.add(uid);
-        Effects.Builder out = Effects.of(event, now);
         PodWorker known = state.workers.get(uid);
         if (known != null && known.finalStatusRequestId != null && event.is(EventTypes.POD_STATUS_UPDATED)
                 && known.finalStatusRequestId.equals(event.causationId())) {
@@ -371,13 +372,13 @@ public final class PodWorkers implements Core<PodWorkersState> {
         }
         if (known != null && event.is(EventTypes.OBJECT_CREATED) && known.status.isTerminationRequested()) {
             restartRequested(known, pod, out);
-            return out.build();
+            return;
         }
         if (known != null && known.status.isTerminated()) {
             statusSeen(known, pod, out);
-            return out.build();
+            return;
         }
-        return updatePod(state, pod, event.time(), out);
+        updatePod(state, pod, event.time(), out);
     }
 
     /**
@@ -409,26 +410,25 @@ public final class PodWorkers implements Core<PodWorkersState> {
         deleteIfReclaimed(w, out);
     }
 
-    private Effects objectRemoved(PodWorkersState state, Event event, Instant now) {
+    private void objectRemoved(PodWorkersState state, Event event, Effects.Builder out) {
         ObjectChange change = ObjectChange.of(event);
         if (ResourceType.NODES.plural().equals(change.resource())) {
             state.nodes.remove(change.object(Node.class).getMetadata().getName());
-            return Effects.NONE;
+            return;
         }
         Pod pod = boundPod(change);
         if (pod == null) {
-            return Effects.NONE;
+            return;
         }
         String uid = pod.getMetadata().getUid();
         state.pods.remove(uid);
         PodWorker w = state.workers.get(uid);
         if (w == null) {
-            return Effects.NONE;
+            return;
         }
-        Effects.Builder out = Effects.of(event, now);
         if (w.status.isFinished()) {
             forget(state, w, out);
-            return out.build();
+            return;
         }
         // Removed before the worker finished (force delete): the containers may still run and must be stopped
         // anyway, with the grace period of the pod's last state.
@@ -440,7 +440,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
             w.status.terminatingAt = event.time();
             becameTerminating = true;
         }
-        return kill(state, w, becameTerminating, KillPodOptions.NONE, event.time(), out);
+        kill(state, w, becameTerminating, KillPodOptions.NONE, event.time(), out);
     }
 
     // --- the eviction manager (pkg/kubelet/eviction/eviction_manager.go) ---
@@ -449,20 +449,19 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * A Node of this kubelet was stored: kept in the cache unless an older revision (a redelivered fact); its
      * pressure annotation starts the eviction manager's cycles, at once, or ends them.
      */
-    private Effects nodeChanged(PodWorkersState state, Event event, Node node, Instant now) {
+    private void nodeChanged(PodWorkersState state, Event event, Node node, Effects.Builder out) {
         String name = node.getMetadata().getName();
         Node known = state.nodes.get(name);
         if (!nodeNames.contains(name)
                 || (known == null && !event.is(EventTypes.OBJECT_CREATED) && !event.is(EventTypes.OBJECT_LISTED))
                 || (known != null && !isNewer(node, known))) {
-            return Effects.NONE;
+            return;
         }
         state.nodes.put(name, node);
         Optional<String> pressure = EvictionManager.pressure(node);
         if (pressure.equals(Optional.ofNullable(state.pressure.get(name)))) {
-            return Effects.NONE;
+            return;
         }
-        Effects.Builder out = Effects.of(event, now);
         if (pressure.isEmpty()) {
             state.pressure.remove(name);
             out.cancelTimer(new PodWorkerTimer.Eviction(name));
@@ -470,7 +469,6 @@ public final class PodWorkers implements Core<PodWorkersState> {
             state.pressure.put(name, pressure.get());
             synchronize(state, name, event.time(), out);
         }
-        return out.build();
     }
 
     private static boolean isNewer(HasMetadata object, HasMetadata known) {
@@ -528,7 +526,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * UpdatePod: hands the pod's latest state to its worker. The pod becomes terminating on a deletionTimestamp;
      * once terminating, the update is a kill; otherwise a pod not started yet is started.
      */
-    private Effects updatePod(PodWorkersState state, Pod pod, Instant at, Effects.Builder out) {
+    private void updatePod(PodWorkersState state, Pod pod, Instant at, Effects.Builder out) {
         PodWorker w = state.workers.computeIfAbsent(pod.getMetadata().getUid(), u -> new PodWorker(pod, at, state.recent));
         w.pod(pod);
         PodSyncStatus status = w.status;
@@ -542,12 +540,12 @@ public final class PodWorkers implements Core<PodWorkersState> {
             becameTerminating = true;
         }
         if (status.isTerminationRequested()) {
-            return kill(state, w, becameTerminating, KillPodOptions.NONE, at, out);
+            kill(state, w, becameTerminating, KillPodOptions.NONE, at, out);
+            return;
         }
         if (!status.isStarted() && state.volumeManager.waitForAttachAndMount(pod, out)) {
             runPodSandbox(w, at, out);
         }
-        return out.build();
     }
 
     /** SyncPod, once the pod's volumes are mounted: the runtime is asked for the sandbox, and the pod is started. */
@@ -565,8 +563,8 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * termination; when the grace period got shorter, moves the kill in flight to the new deadline; any other
      * kill changes nothing. {@code options} are the kubelet's own (an eviction's).
      */
-    private Effects kill(PodWorkersState state, PodWorker w, boolean becameTerminating, KillPodOptions options,
-                         Instant at, Effects.Builder out) {
+    private void kill(PodWorkersState state, PodWorker w, boolean becameTerminating, KillPodOptions options,
+                      Instant at, Effects.Builder out) {
         long previous = w.status.gracePeriod;
         EffectiveGracePeriod grace = calculateEffectiveGracePeriod(w.status, w.pod(), options.gracePeriodOverride(),
                 compat);
@@ -577,7 +575,6 @@ public final class PodWorkers implements Core<PodWorkersState> {
         } else if (grace.shortened()) {
             gracePeriodShortened(w, previous, at, out);
         }
-        return out.build();
     }
 
     /**
@@ -800,39 +797,36 @@ public final class PodWorkers implements Core<PodWorkersState> {
 
     // --- the runtime's facts: the kubelet's PLEG ---
 
-    private Effects sandboxStarted(PodWorkersState state, Event event, Instant now) {
+    private void sandboxStarted(PodWorkersState state, Event event, Effects.Builder out) {
         Sandbox sandbox = event.data(Sandbox.class);
-        Effects.Builder out = Effects.of(event, now);
         PodWorker w = workerOrRuntimeOnly(state, event, sandbox.node(), sandbox.podUid(), out);
         if (w == null || w.sandbox != null) {
-            return out.build();
+            return;
         }
         w.sandbox = PodWorker.SandboxState.READY;
         w.sandboxId = sandbox.sandboxId();
         w.podIP = sandbox.ip();
         if (w.status.isTerminationStarted()) {
             stopPodSandboxOnceContainersExited(state, w, out);
-            return out.build();
+            return;
         }
         if (w.runtimeOnly) {
             // Nothing to start: it has no spec. Housekeeping decides.
-            return out.build();
+            return;
         }
         for (Container c : w.pod().getSpec().getContainers()) {
             w.putContainer(new RuntimeContainer(c.getName(), c.getImage()));
             out.emit(source(w), EventTypes.START_CONTAINER_REQUESTED, subject(w),
                     new ContainerRef(w.node, w.uid, c.getName(), 0));
         }
-        return out.build();
     }
 
-    private Effects containerStarted(PodWorkersState state, Event event, Instant now) {
+    private void containerStarted(PodWorkersState state, Event event, Effects.Builder out) {
         ContainerState reported = event.data(ContainerState.class);
-        Effects.Builder out = Effects.of(event, now);
         PodWorker w = workerOrRuntimeOnly(state, event, reported.node(), reported.podUid(), out);
         RuntimeContainer c = w == null ? null : runtimeContainer(w, reported);
         if (c == null || c.state != RuntimeContainer.State.CREATED) {
-            return out.build();
+            return;
         }
         c.state = RuntimeContainer.State.RUNNING;
         c.containerId = reported.containerId();
@@ -846,17 +840,16 @@ public final class PodWorkers implements Core<PodWorkersState> {
             // Every container the kubelet started has been heard of: the first time, the pod is Running; after a
             // restart, the status shows the new container and the restart count.
             out.emit(source(w), EventTypes.STATUS_UPDATE_REQUESTED, subject(w),
-                    new StatusUpdateRequest(w.namespace(), w.name(), w.uid, PodStatuses.generate(w, now, false)));
+                    new StatusUpdateRequest(w.namespace(), w.name(), w.uid, PodStatuses.generate(w, out.now(), false)));
         }
-        return out.build();
     }
 
-    private Effects containerExited(PodWorkersState state, Event event, Instant now) {
+    private void containerExited(PodWorkersState state, Event event, Effects.Builder out) {
         ContainerState reported = event.data(ContainerState.class);
         PodWorker w = worker(state, reported.node(), reported.podUid());
         RuntimeContainer c = w == null ? null : runtimeContainer(w, reported);
         if (c == null || c.state == RuntimeContainer.State.EXITED) {
-            return Effects.NONE;
+            return;
         }
         c.state = RuntimeContainer.State.EXITED;
         c.containerId = reported.containerId();
@@ -865,14 +858,11 @@ public final class PodWorkers implements Core<PodWorkersState> {
         c.startedAt = reported.startedAt();
         c.finishedAt = reported.finishedAt();
         if (!w.status.isTerminationStarted()) {
-            if (w.runtimeOnly) {
-                return Effects.NONE;
+            if (!w.runtimeOnly) {
+                syncPodAfterExit(state, w, c, event.time(), out);
             }
-            Effects.Builder out = Effects.of(event, now);
-            syncPodAfterExit(state, w, c, event.time(), out);
-            return out.build();
+            return;
         }
-        Effects.Builder out = Effects.of(event, now);
         if (c.isInPreStop()) {
             // The hook ends with its container, failed (an exec in a stopped container fails): nothing is left to
             // wait for, and no StopContainer follows for a container that is gone.
@@ -882,7 +872,6 @@ public final class PodWorkers implements Core<PodWorkersState> {
                     "the container exited with code " + c.exitCode + " while its preStop hook ran", out);
         }
         stopPodSandboxOnceContainersExited(state, w, out);
-        return out.build();
     }
 
     // --- a container that exited by itself: restart policy, crash-loop back-off, a pod that ends by itself ---
@@ -953,31 +942,26 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * The back-off of a container in CrashLoopBackOff has passed: unless the pod began terminating meanwhile, the
      * container is started again. A timer that no longer matches the container's wait is stale.
      */
-    private Effects backOffEnded(PodWorkersState state, String node, String uid, String container, Timer timer,
-                                 Instant now) {
+    private void backOffEnded(PodWorkersState state, String node, String uid, String container, Timer timer,
+                              Effects.Builder out) {
         PodWorker w = worker(state, node, uid);
         RuntimeContainer c = w == null ? null : w.container(container);
         if (c == null || w.status.isTerminationRequested() || !timer.at().equals(c.backOffUntil)) {
-            return Effects.NONE;
+            return;
         }
-        Effects.Builder out = Effects.of(timer, now);
         startOrBackOff(w, c, timer.at(), out);
-        return out.build();
     }
 
-    private Effects sandboxStopped(PodWorkersState state, Event event, Instant now) {
+    private void sandboxStopped(PodWorkersState state, Event event, Effects.Builder out) {
         Sandbox sandbox = event.data(Sandbox.class);
         PodWorker w = worker(state, sandbox.node(), sandbox.podUid());
         if (w == null || w.sandbox != PodWorker.SandboxState.READY) {
-            return Effects.NONE;
+            return;
         }
         w.sandbox = PodWorker.SandboxState.NOTREADY;
-        if (!w.status.isTerminationStarted() || w.status.isTerminated()) {
-            return Effects.NONE;
+        if (w.status.isTerminationStarted() && !w.status.isTerminated()) {
+            waitForUnmount(state, w, out);
         }
-        Effects.Builder out = Effects.of(event, now);
-        waitForUnmount(state, w, out);
-        return out.build();
     }
 
     // --- the CSI plugin's facts: the volume manager's actual state ---
@@ -987,8 +971,7 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * whose volume it was may now start (all its volumes published) or be terminated (all unpublished after its
      * sandbox stopped). The decision takes its time from the fact.
      */
-    private Effects volumeChanged(PodWorkersState state, Event event, Instant now) {
-        Effects.Builder out = Effects.of(event, now);
+    private void volumeChanged(PodWorkersState state, Event event, Effects.Builder out) {
         VolumeManager volumes = state.volumeManager;
         volumes.handle(event, out).map(state.workers::get).ifPresent(w -> {
             if (volumes.isUnmounted(w.uid)) {
@@ -999,7 +982,6 @@ public final class PodWorkers implements Core<PodWorkersState> {
                 runPodSandbox(w, event.time(), out);
             }
         });
-        return out.build();
     }
 
     /**
@@ -1056,18 +1038,17 @@ public final class PodWorkers implements Core<PodWorkersState> {
      * Housekeeping of a pod only the runtime knows (HandlePodCleanups): unless something else began to terminate
      * it meanwhile, it is recorded as orphaned and killed with the default grace period, then torn down.
      */
-    private Effects killOrphanedPod(PodWorkersState state, String node, String uid, Timer timer, Instant now) {
+    private void killOrphanedPod(PodWorkersState state, String node, String uid, Timer timer, Effects.Builder out) {
         PodWorker w = worker(state, node, uid);
         if (w == null || !w.runtimeOnly || w.status.isTerminationRequested()) {
-            return Effects.NONE;
+            return;
         }
-        Effects.Builder out = Effects.of(timer, now);
         out.emit(source(w), EventTypes.ORPHANED_POD_FOUND, subject(w), new OrphanedPod(node, uid, w.namespace(),
                 w.name(), w.containers().stream().filter(c -> c.state == RuntimeContainer.State.RUNNING)
                         .map(c -> c.name).toList(), calculateEffectiveGracePeriod(w.status, w.pod(), compat).seconds()));
         w.status.deleted = true;
         w.status.terminatingAt = timer.at();
-        return kill(state, w, true, KillPodOptions.NONE, timer.at(), out);
+        kill(state, w, true, KillPodOptions.NONE, timer.at(), out);
     }
 
     /** The worker of a pod UID on one of this kubelet's nodes; null for anything else. */
