@@ -51,7 +51,7 @@ class OrphanedPodTest {
     void aPodTheRuntimeRunsThatTheKubeletDoesNotKnowIsStoppedWithTheDefaultGraceThenRemoved() {
         Effects found = kubelet.sandboxStarted(lost);
         assertTrue(found.events().isEmpty(), "nothing is started for a pod without a spec: " + types(found));
-        assertEquals(T0.plus(PodWorkers.HOUSEKEEPING_PERIOD), housekeeping(found).at());
+        assertEquals(T0.plus(PodCleanups.HOUSEKEEPING_PERIOD), housekeeping(found).at());
         assertTrue(kubelet.containerStarted(lost, "app").events().isEmpty());
         assertTrue(kubelet.containerStarted(lost, "sidecar").events().isEmpty(), "no Running status for it");
 

@@ -115,7 +115,7 @@ class TerminationTest {
             PreStopHookResult result = only(done, PRE_STOP_HOOK_FINISHED, PreStopHookResult.class);
             assertEquals(30, result.durationSeconds());
             assertTrue(result.gracePeriodExhausted());
-            assertEquals(List.of(PodWorkers.MINIMUM_GRACE_PERIOD_SECONDS), timeouts(done));
+            assertEquals(List.of(Termination.MINIMUM_GRACE_PERIOD_SECONDS), timeouts(done));
         }
 
         @Test
