@@ -6,7 +6,6 @@ import io.podfall.apiserver.registry.Registry;
 import io.podfall.apiserver.registry.RegistryState;
 import io.podfall.apiserver.registry.SystemNamespaces;
 import io.podfall.controller.ControllerManagerConfiguration;
-import io.podfall.kubelet.KubeletState;
 import io.podfall.kubelet.KubeletConfiguration;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.PodWorkers;
@@ -111,7 +110,7 @@ public final class Engine {
 
     private final Service<RegistryState> apiServer;
     private final Service<CompositeState> controllerManager;
-    private final List<Service<KubeletState>> kubelets = new ArrayList<>();
+    private final List<Service<CompositeState>> kubelets = new ArrayList<>();
     private final Service<CompositeState> runtime;
     /** The services in the order they read an event at one instant. */
     private final List<Service<?>> services = new ArrayList<>();
@@ -256,9 +255,8 @@ public final class Engine {
         }
         catchUp(starting(input));
         if (input instanceof Input.KubeletStart k) {
-            Service<KubeletState> kubelet = kubelets.get(k.kubelet());
-            return ((io.podfall.kubelet.Kubelet) kubelet.host.core()).podWorkers()
-                    .registerNodes(kubelet.host.state().podWorkers(), clock);
+            Kubelet kubelet = kubelet(kubelets.get(k.kubelet()));
+            return kubelet.podWorkers().registerNodes(kubelet.state(), clock);
         }
         return SystemNamespaces.missing(apiServer.host.state(), clock);
     }
@@ -376,8 +374,12 @@ public final class Engine {
     }
 
     public List<Kubelet> kubelets() {
-        return kubelets.stream().map(k -> new Kubelet(((io.podfall.kubelet.Kubelet) k.host.core()).podWorkers(),
-                k.host.state().podWorkers())).toList();
+        return kubelets.stream().map(Engine::kubelet).toList();
+    }
+
+    private static Kubelet kubelet(Service<CompositeState> k) {
+        return new Kubelet(((io.podfall.kubelet.Kubelet) k.host.core()).podWorkers(),
+                k.host.state().of(PodWorkersState.class));
     }
 
     public CompositeState runtime() {

@@ -36,7 +36,7 @@ public class CoreProducer {
                 evictionMaxPodGracePeriod, nodeLeaseDurationSeconds).newKubelet();
     }
 
-    /** What the log processor injects, a {@code Core<Object>}: the Kubelet bean is a {@code Core<KubeletState>}. */
+    /** What the log processor injects, a {@code Core<Object>}: the Kubelet bean is a {@code Core<CompositeState>}. */
     @Produces
     @Singleton
     @SuppressWarnings("rawtypes")

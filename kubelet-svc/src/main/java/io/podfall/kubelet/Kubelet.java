@@ -6,13 +6,10 @@ import io.podfall.kubelet.nodestatus.NodeStatusSync;
 import io.podfall.kubelet.nodestatus.NodeStatusTimer;
 import io.podfall.kubelet.podworkers.PodWorkerTimer;
 import io.podfall.kubelet.podworkers.PodWorkers;
-import io.podfall.model.core.Core;
-import io.podfall.model.core.Effects;
-import io.podfall.model.core.Timer;
-import io.podfall.model.event.Event;
+import io.podfall.model.core.CompositeCore;
 import io.podfall.model.event.EventCatalogue;
 
-import java.time.Instant;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -20,37 +17,24 @@ import java.util.Set;
  * beside the node's own upkeep, its status ({@link NodeStatusSync}) and its Lease ({@link NodeLeaseController}). Each
  * part keeps a state of its own and sees every event the kubelet reads; the pod workers decide first, and the
  * node's parts emit after them on the same builder, so the effects of one cause never share an id though they share
- * the source {@code /kubelet/<node>}. Timer key types tell the parts apart ({@link PodWorkerTimer} are the pod
- * workers', {@link NodeStatusTimer} and {@link NodeLeaseTimer} the node's); each part ignores the others' keys.
+ * the source {@code /kubelet/<node>}: that order numbers the events and must not change. Timer key types tell the
+ * parts apart ({@link PodWorkerTimer} are the pod workers', {@link NodeStatusTimer} and {@link NodeLeaseTimer} the
+ * node's); each part ignores the others' keys.
  */
-public final class Kubelet implements Core<KubeletState> {
+public final class Kubelet extends CompositeCore {
     /** The components whose facts reach a kubelet: the API server it watches, the runtime and plugins it calls. */
     private static final Set<String> HEARS_FROM = Set.of("apiserver", "runtime", "csi");
     private final PodWorkers podWorkers;
-    private final NodeStatusSync nodeStatus;
-    private final NodeLeaseController nodeLease;
 
     public Kubelet(PodWorkers podWorkers, int nodeLeaseDurationSeconds) {
+        super(List.of(podWorkers, new NodeStatusSync(podWorkers.nodeNames()),
+                new NodeLeaseController(podWorkers.nodeNames(), nodeLeaseDurationSeconds)));
         this.podWorkers = podWorkers;
-        this.nodeStatus = new NodeStatusSync(podWorkers.nodeNames());
-        this.nodeLease = new NodeLeaseController(podWorkers.nodeNames(), nodeLeaseDurationSeconds);
     }
 
+    /** The pod workers, for what the wiring asks of them beside the log (the nodes' registration). */
     public PodWorkers podWorkers() {
         return podWorkers;
-    }
-
-    @Override
-    public KubeletState newState() {
-        return new KubeletState(podWorkers.newState(), nodeStatus.newState(), nodeLease.newState());
-    }
-
-    @Override
-    public Effects handle(KubeletState state, Event event, Instant now) {
-        Effects.Builder out = Effects.of(event, now).include(podWorkers.handle(state.podWorkers(), event, now));
-        nodeStatus.handle(state.nodeStatus(), event, out);
-        nodeLease.handle(state.nodeLease(), event, out);
-        return out.build();
     }
 
     /**
@@ -60,13 +44,5 @@ public final class Kubelet implements Core<KubeletState> {
     @Override
     public boolean reads(String type) {
         return !EventCatalogue.isRequest(type) && HEARS_FROM.contains(EventCatalogue.owner(type));
-    }
-
-    @Override
-    public Effects fire(KubeletState state, Timer timer, Instant now) {
-        Effects.Builder out = Effects.of(timer, now).include(podWorkers.fire(state.podWorkers(), timer, now));
-        nodeStatus.fire(state.nodeStatus(), timer, out);
-        nodeLease.fire(state.nodeLease(), timer, out);
-        return out.build();
     }
 }

@@ -5,6 +5,8 @@ import io.podfall.adapter.LogProcessor;
 import io.podfall.adapter.LogWriter;
 import io.podfall.adapter.SimulatedClock;
 import io.podfall.kubelet.podworkers.PodWorkers;
+import io.podfall.kubelet.podworkers.PodWorkersState;
+import io.podfall.model.core.CompositeState;
 import io.podfall.model.event.Event;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.ObservesAsync;
@@ -31,7 +33,8 @@ public class NodeRegistration {
     SimulatedClock clock;
 
     void onCaughtUp(@ObservesAsync CaughtUp caughtUp) {
-        List<Event> requests = processor.read(KubeletState.class, s -> podWorkers.registerNodes(s.podWorkers(), clock.now()));
+        List<Event> requests = processor.read(CompositeState.class,
+                s -> podWorkers.registerNodes(s.of(PodWorkersState.class), clock.now()));
         if (requests.isEmpty()) {
             LOG.infof("Nodes %s are registered already", podWorkers.nodeNames());
         }

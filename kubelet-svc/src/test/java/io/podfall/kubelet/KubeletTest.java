@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.podfall.kubelet.nodestatus.InitialNode;
 import io.podfall.kubelet.podworkers.PodWorkers;
 import io.podfall.kubelet.testing.ApiFacts;
+import io.podfall.model.core.CompositeState;
 import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
@@ -19,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /** The kubelet's parts side by side: the pod workers and the node's status and Lease, on one log. */
 class KubeletTest {
     private final Kubelet kubelet = new Kubelet(new PodWorkers(List.of("node-1")), 40);
-    private final KubeletState state = kubelet.newState();
+    private final CompositeState state = kubelet.newState();
     private final ApiFacts api = new ApiFacts();
 
     private Effects handle(Event event) {

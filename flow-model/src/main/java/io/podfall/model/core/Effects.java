@@ -66,20 +66,6 @@ public record Effects(List<Event> events, List<Timer> timers, List<TimerKey> can
             return this;
         }
 
-        /**
-         * Takes in, first, what another core decided for the same cause: the events this builder emits after them
-         * are numbered after them, so that two cores of one service (same cause, same source) never mint the same id.
-         */
-        public Builder include(Effects effects) {
-            if (!events.isEmpty()) {
-                throw new IllegalStateException("include what another core decided before emitting anything");
-            }
-            events.addAll(effects.events());
-            timers.addAll(effects.timers());
-            cancelled.addAll(effects.cancelledTimers());
-            return this;
-        }
-
         /** Wake up at {@code at}, in the flow of this builder's cause. */
         public Builder timer(TimerKey key, Instant at) {
             timers.add(new Timer(key, at, cause));

@@ -7,26 +7,11 @@ import java.time.Instant;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 
 class EffectsTest {
     private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
     private final Event cause = Event.request("cause-1", "/apiserver", "apiserver.ObjectUpdated", "nodes/node-1", T0, null, Map.of());
-
-    @Test
-    void twoCoresOfOneServiceNeverMintTheSameIdForOneCause() {
-        Effects first = Effects.of(cause, T0).emit("/kubelet/node-1", "kubelet.PodEvicted", "s", Map.of()).build();
-
-        Effects both = Effects.of(cause, T0).include(first)
-                .emit("/kubelet/node-1", "apiserver.PatchRequested", "nodes/node-1", Map.of()).build();
-
-        assertEquals(first.events().get(0), both.events().get(0));
-        assertNotEquals(both.events().get(0).id(), both.events().get(1).id());
-        assertThrows(IllegalStateException.class, () -> Effects.of(cause, T0)
-                .emit("/kubelet/node-1", "x", "s", Map.of()).include(first), "include comes first");
-    }
 
     @Test
     void aRequestStartsAFlowOfItsOwn() {

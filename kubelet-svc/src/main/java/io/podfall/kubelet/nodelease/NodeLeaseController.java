@@ -10,6 +10,7 @@ import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.apiserver.UpdateRequest;
 import io.podfall.model.core.Effects;
+import io.podfall.model.core.Part;
 import io.podfall.model.core.Timer;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
@@ -48,7 +49,7 @@ import java.util.List;
  * <p>One request per node is in flight at a time; it ends with the Lease fact it caused, or its refusal, after which
  * the kubelet tries again one renew interval later (upstream backs off and retries).
  */
-public final class NodeLeaseController {
+public final class NodeLeaseController implements Part<NodeLeaseState> {
     /** The namespace of the nodes' Leases (v1.NamespaceNodeLease). */
     public static final String NAMESPACE = "kube-node-lease";
     /** The kubelet's default nodeLeaseDurationSeconds. */
@@ -73,10 +74,12 @@ public final class NodeLeaseController {
         return renewInterval;
     }
 
+    @Override
     public NodeLeaseState newState() {
         return new NodeLeaseState();
     }
 
+    @Override
     public void handle(NodeLeaseState state, Event event, Effects.Builder out) {
         if (event.is(EventTypes.REQUEST_REJECTED)) {
             state.requests.refused(event.causationId()).ifPresent(node -> out.timer(new NodeLeaseTimer(node), event.time().plus(renewInterval)));
@@ -95,6 +98,7 @@ public final class NodeLeaseController {
     }
 
     /** A renewal is due (or a refused request waited): renew, or create the Lease if there is none. */
+    @Override
     public void fire(NodeLeaseState state, Timer timer, Effects.Builder out) {
         if (!(timer.key() instanceof NodeLeaseTimer key)) {
             return;

@@ -7,6 +7,7 @@ import io.podfall.model.Json;
 import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.core.Effects;
+import io.podfall.model.core.Part;
 import io.podfall.model.core.Timer;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
@@ -40,7 +41,7 @@ import java.util.List;
  * One post per node is in flight at a time; it ends with the Node fact it caused or with its refusal, after which
  * the report is tried again nodeStatusUpdateFrequency later.
  */
-public final class NodeStatusSync {
+public final class NodeStatusSync implements Part<NodeStatusState> {
     static final long REPORT_FREQUENCY_MINUTES = 5;
     /** nodeStatusReportFrequency: how long an unchanged status goes without a report. */
     static final Duration REPORT_FREQUENCY = Duration.ofMinutes(REPORT_FREQUENCY_MINUTES);
@@ -53,10 +54,12 @@ public final class NodeStatusSync {
         this.nodeNames = List.copyOf(nodeNames);
     }
 
+    @Override
     public NodeStatusState newState() {
         return new NodeStatusState();
     }
 
+    @Override
     public void handle(NodeStatusState state, Event event, Effects.Builder out) {
         if (event.is(EventTypes.REQUEST_REJECTED)) {
             state.posts.refused(event.causationId()).ifPresent(node -> out.timer(new NodeStatusTimer(node), event.time().plus(UPDATE_FREQUENCY)));
@@ -96,6 +99,7 @@ public final class NodeStatusSync {
     }
 
     /** nodeStatusReportFrequency passed since the last report (or a refused post waited): report again. */
+    @Override
     public void fire(NodeStatusState state, Timer timer, Effects.Builder out) {
         if (!(timer.key() instanceof NodeStatusTimer key)) {
             return;

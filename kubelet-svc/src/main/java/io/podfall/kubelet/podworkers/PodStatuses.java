@@ -4,12 +4,16 @@ import io.fabric8.kubernetes.api.model.ContainerState;
 import io.fabric8.kubernetes.api.model.ContainerStateBuilder;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodIP;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.podfall.kubelet.nodestatus.InitialNode;
+import io.podfall.model.apiserver.StatusUpdateRequest;
+import io.podfall.model.core.Effects;
+import io.podfall.model.event.EventTypes;
 import io.podfall.model.k8s.MetaTimes;
 
 import java.time.Instant;
@@ -32,6 +36,21 @@ final class PodStatuses {
             "ContainersReady", "PodReadyToStartContainers");
 
     private PodStatuses() {
+    }
+
+    /** The status manager writes the pod's status (status_manager.go SetPodStatus, then its PATCH). */
+    static void set(PodWorker w, PodStatus status, Effects.Builder out) {
+        out.emit(w.source(), EventTypes.STATUS_UPDATE_REQUESTED, w.subject(),
+                new StatusUpdateRequest(w.namespace(), w.name(), w.uid, status));
+    }
+
+    /** Whether the pod, as the API server holds it, is in a terminal phase: Succeeded or Failed. */
+    static boolean isTerminal(Pod pod) {
+        return isTerminal(pod.getStatus() == null ? null : pod.getStatus().getPhase());
+    }
+
+    static boolean isTerminal(String phase) {
+        return SUCCEEDED.equals(phase) || FAILED.equals(phase);
     }
 
     /**

@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.api.model.PodStatus;
 import io.podfall.model.CompressedJson;
 import io.podfall.model.Json;
 import io.podfall.model.RecentlyUsed;
+import io.podfall.model.event.Subjects;
+import io.podfall.model.k8s.ResourceType;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -76,6 +78,15 @@ public final class PodWorker {
 
     String name() {
         return name;
+    }
+
+    /** The source of what the kubelet emits about the pod: the kubelet of its node. */
+    String source() {
+        return "/kubelet/" + node;
+    }
+
+    String subject() {
+        return Subjects.of(namespace, ResourceType.PODS.plural(), name);
     }
 
     /** Hands the worker the pod's latest version. */

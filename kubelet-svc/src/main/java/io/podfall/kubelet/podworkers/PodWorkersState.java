@@ -12,8 +12,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * What the kubelet knows: its informer caches, its pod workers and its volume manager. Changed only by
- * {@link PodWorkers}.
+ * What the kubelet knows: its informer caches, its pod workers, its eviction manager's pressures and its volume
+ * manager. Changed only by the {@link PodWorkers} part and the pieces it is made of (the {@link EvictionManager},
+ * the {@link Pleg}, ...): each acts on the workers, so they share one state.
  */
 public final class PodWorkersState {
     /**
@@ -63,6 +64,12 @@ public final class PodWorkersState {
 
     public Optional<PodWorker> worker(String uid) {
         return Optional.ofNullable(workers.get(uid));
+    }
+
+    /** The worker of a pod UID on that node; null for anything else (a fact of another node's pod). */
+    PodWorker workerOn(String node, String uid) {
+        PodWorker w = uid == null ? null : workers.get(uid);
+        return w != null && w.node.equals(node) ? w : null;
     }
 
     /** Every pod worker, finished or not, by pod UID: what {@code podfall state} shows of a kubelet. */

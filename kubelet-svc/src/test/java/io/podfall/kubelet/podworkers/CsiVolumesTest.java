@@ -14,8 +14,8 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 
-import static io.podfall.kubelet.podworkers.Kubelet.NODE;
-import static io.podfall.kubelet.podworkers.Kubelet.T0;
+import static io.podfall.kubelet.podworkers.KubeletDriver.NODE;
+import static io.podfall.kubelet.podworkers.KubeletDriver.T0;
 import static io.podfall.model.event.EventTypes.DELETION_REQUESTED;
 import static io.podfall.model.event.EventTypes.NODE_PUBLISH_VOLUME_REQUESTED;
 import static io.podfall.model.event.EventTypes.NODE_STAGE_VOLUME_REQUESTED;
@@ -44,7 +44,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * status, final delete) only once its volumes are unpublished.
  */
 class CsiVolumesTest {
-    private final Kubelet kubelet = new Kubelet();
+    private final KubeletDriver kubelet = new KubeletDriver();
 
     /** A pod of the claim {@code pgdata} (volume {@code data}), with one container, app. */
     private static Pod withClaim(String name) {
@@ -322,8 +322,8 @@ class CsiVolumesTest {
         kubelet.after(5);
         kubelet.csiAnswer(only(deletedUntilSandboxStopped(first), NODE_UNPUBLISH_VOLUME_REQUESTED));
 
-        Kubelet live = new Kubelet();
-        Kubelet rebuilt = new Kubelet();
+        KubeletDriver live = new KubeletDriver();
+        KubeletDriver rebuilt = new KubeletDriver();
         for (Event fact : kubelet.delivered) {
             Effects liveEffects = live.core.handle(live.state, fact, fact.time().plusMillis(40));
             Effects rebuiltEffects = rebuilt.core.handle(rebuilt.state, fact, fact.time());

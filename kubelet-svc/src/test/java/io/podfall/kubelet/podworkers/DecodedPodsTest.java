@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
-import static io.podfall.kubelet.podworkers.Kubelet.NODE;
+import static io.podfall.kubelet.podworkers.KubeletDriver.NODE;
 import static io.podfall.model.event.EventTypes.OBJECT_MARKED_TERMINATING;
 import static io.podfall.model.event.EventTypes.OBJECT_REMOVED;
 import static io.podfall.model.testing.Pods.aPod;
@@ -19,7 +19,7 @@ class DecodedPodsTest {
 
     @Test
     void aKubeletThatKeepsOnePodDecodedDecidesAsOneThatKeepsThemAll() {
-        Kubelet recorded = new Kubelet();
+        KubeletDriver recorded = new KubeletDriver();
         Pod a = recorded.running(aPod("web-1").withUid("uid-web-1").onNode(NODE).withContainer("sidecar").build());
         Pod b = recorded.running(aPod("web-2").withUid("uid-web-2").onNode(NODE).withGrace(5).build());
         recorded.running(aPod("web-3").withUid("uid-web-3").onNode(NODE).build());
@@ -46,7 +46,7 @@ class DecodedPodsTest {
     @Test
     void aPodHeldAsItsJsonComesBackAsItWas() {
         PodWorkersState state = new PodWorkersState(1);
-        Kubelet driver = new Kubelet();
+        KubeletDriver driver = new KubeletDriver();
         Pod a = driver.running(aPod("web-1").withUid("uid-web-1").onNode(NODE).withAnnotation("note", "x").build());
         Pod b = driver.running(aPod("web-2").withUid("uid-web-2").onNode(NODE).build());
         replay(driver.delivered, state);

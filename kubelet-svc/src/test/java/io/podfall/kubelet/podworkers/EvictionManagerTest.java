@@ -18,10 +18,10 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
-import static io.podfall.kubelet.podworkers.Kubelet.NODE;
-import static io.podfall.kubelet.podworkers.Kubelet.T0;
-import static io.podfall.kubelet.podworkers.Kubelet.only;
-import static io.podfall.kubelet.podworkers.Kubelet.types;
+import static io.podfall.kubelet.podworkers.KubeletDriver.NODE;
+import static io.podfall.kubelet.podworkers.KubeletDriver.T0;
+import static io.podfall.kubelet.podworkers.KubeletDriver.only;
+import static io.podfall.kubelet.podworkers.KubeletDriver.types;
 import static io.podfall.model.event.EventTypes.DELETION_REQUESTED;
 import static io.podfall.model.event.EventTypes.OBJECT_CREATED;
 import static io.podfall.model.event.EventTypes.OBJECT_MARKED_TERMINATING;
@@ -39,7 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class EvictionManagerTest {
     private static final TimerKey TIMER = new PodWorkerTimer.Eviction(NODE);
 
-    private final Kubelet kubelet = new Kubelet(new PodWorkers(List.of(NODE), Compat.NONE, 20));
+    private final KubeletDriver kubelet = new KubeletDriver(new PodWorkers(List.of(NODE), Compat.NONE, 20));
     private final Pod older = pod("web-1", 0, 60, null);
     private final Pod newer = pod("web-2", 5, 60, null);
     private final Pod important = pod("web-3", 9, 60, 1000);
@@ -119,7 +119,7 @@ class EvictionManagerTest {
 
     @Test
     void aPodWhoseOwnGracePeriodIsShorterKeepsIt() {
-        Kubelet k = new Kubelet(new PodWorkers(List.of(NODE), Compat.NONE, 30));
+        KubeletDriver k = new KubeletDriver(new PodWorkers(List.of(NODE), Compat.NONE, 30));
         k.apiserver(OBJECT_CREATED, node(1, null));
         k.running(pod("short", 0, 10, null));
 
@@ -221,7 +221,7 @@ class EvictionManagerTest {
         Effects first = kubelet.apiserver(OBJECT_UPDATED, node(2, "memory"));
         Effects second = kubelet.fire(cycle(first));
 
-        Kubelet rebuilt = new Kubelet(new PodWorkers(List.of(NODE), Compat.NONE, 20));
+        KubeletDriver rebuilt = new KubeletDriver(new PodWorkers(List.of(NODE), Compat.NONE, 20));
         List<Effects> replayed = kubelet.delivered.stream().map(e -> rebuilt.core.handle(rebuilt.state, e, e.time())).toList();
         Effects rebuiltFirst = replayed.get(replayed.size() - 1);
         Effects rebuiltSecond = rebuilt.fire(cycle(rebuiltFirst));

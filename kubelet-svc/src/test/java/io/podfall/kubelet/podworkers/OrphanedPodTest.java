@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
-import static io.podfall.kubelet.podworkers.Kubelet.NODE;
-import static io.podfall.kubelet.podworkers.Kubelet.T0;
+import static io.podfall.kubelet.podworkers.KubeletDriver.NODE;
+import static io.podfall.kubelet.podworkers.KubeletDriver.T0;
 import static io.podfall.model.event.EventTypes.OBJECT_REMOVED;
 import static io.podfall.model.event.EventTypes.ORPHANED_POD_FOUND;
 import static io.podfall.model.event.EventTypes.POD_TERMINATED;
@@ -35,7 +35,7 @@ class OrphanedPodTest {
     private static final String UID = "uid-lost-1";
     private static final TimerKey HOUSEKEEPING = new PodWorkerTimer.Housekeeping("node-1", UID);
 
-    private final Kubelet kubelet = new Kubelet();
+    private final KubeletDriver kubelet = new KubeletDriver();
     /** A pod the kubelet never heard of from the API server: only the runtime's facts name it. */
     private final Pod lost = aPod("lost").withUid(UID).onNode(NODE).withContainer("sidecar").build();
 
@@ -51,7 +51,7 @@ class OrphanedPodTest {
     void aPodTheRuntimeRunsThatTheKubeletDoesNotKnowIsStoppedWithTheDefaultGraceThenRemoved() {
         Effects found = kubelet.sandboxStarted(lost);
         assertTrue(found.events().isEmpty(), "nothing is started for a pod without a spec: " + types(found));
-        assertEquals(T0.plus(PodWorkers.HOUSEKEEPING_PERIOD), housekeeping(found).at());
+        assertEquals(T0.plus(PodCleanups.HOUSEKEEPING_PERIOD), housekeeping(found).at());
         assertTrue(kubelet.containerStarted(lost, "app").events().isEmpty());
         assertTrue(kubelet.containerStarted(lost, "sidecar").events().isEmpty(), "no Running status for it");
 
@@ -64,7 +64,7 @@ class OrphanedPodTest {
         assertEquals(30, cleanup.events().get(1).data(PodTerminationStart.class).gracePeriodSeconds());
         List<StopContainer> stops = cleanup.events().stream().filter(e -> e.is(STOP_CONTAINER_REQUESTED))
                 .map(e -> e.data(StopContainer.class)).toList();
-        assertEquals(List.of(Kubelet.containerId(lost, "app"), Kubelet.containerId(lost, "sidecar")),
+        assertEquals(List.of(KubeletDriver.containerId(lost, "app"), KubeletDriver.containerId(lost, "sidecar")),
                 stops.stream().map(StopContainer::containerId).toList());
         assertTrue(stops.stream().allMatch(s -> s.timeoutSeconds() == 30), "the default grace period");
 

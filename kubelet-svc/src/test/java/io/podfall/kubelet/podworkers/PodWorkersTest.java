@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.List;
 
-import static io.podfall.kubelet.podworkers.Kubelet.NODE;
-import static io.podfall.kubelet.podworkers.Kubelet.T0;
+import static io.podfall.kubelet.podworkers.KubeletDriver.NODE;
+import static io.podfall.kubelet.podworkers.KubeletDriver.T0;
 import static io.podfall.model.event.EventTypes.CONTAINER_STARTED;
 import static io.podfall.model.event.EventTypes.DELETION_REQUESTED;
 import static io.podfall.model.event.EventTypes.GRACE_PERIOD_SHORTENED;
@@ -50,7 +50,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class PodWorkersTest {
-    private final Kubelet kubelet = new Kubelet();
+    private final KubeletDriver kubelet = new KubeletDriver();
 
     private static Pod web1() {
         return aPod("web-1").withUid("uid-web-1").onNode(NODE).withGrace(30).withContainer("sidecar")
@@ -102,7 +102,7 @@ class PodWorkersTest {
         assertEquals("10.244.1.2", running.getPodIP());
         assertEquals(2, running.getContainerStatuses().size());
         ContainerStatus app = running.getContainerStatuses().get(0);
-        assertEquals("podfall://" + Kubelet.containerId(pod, "app"), app.getContainerID());
+        assertEquals("podfall://" + KubeletDriver.containerId(pod, "app"), app.getContainerID());
         assertTrue(app.getReady());
         assertEquals(T0.toString(), app.getState().getRunning().getStartedAt());
         assertEquals(PodWorkerState.SyncPod, kubelet.worker(pod).status().workType());
@@ -299,7 +299,7 @@ class PodWorkersTest {
             var app = status.getContainerStatuses().get(0).getState().getTerminated();
             assertEquals(143, app.getExitCode());
             assertEquals("Error", app.getReason());
-            assertEquals("podfall://" + Kubelet.containerId(pod, "app"), app.getContainerID());
+            assertEquals("podfall://" + KubeletDriver.containerId(pod, "app"), app.getContainerID());
             assertFalse(status.getContainerStatuses().get(0).getReady());
             assertEquals("False", status.getConditions().stream().filter(c -> c.getType().equals("Ready"))
                     .findFirst().orElseThrow().getStatus());
@@ -362,7 +362,7 @@ class PodWorkersTest {
 
     @Test
     void oneKubeletRunsThePodsOfEachOfItsNodes() {
-        Kubelet two = new Kubelet("node-1", "node-2");
+        KubeletDriver two = new KubeletDriver("node-1", "node-2");
         Effects bound = two.apiserver(POD_BOUND, aPod("web-2").withUid("uid-web-2").onNode("node-2").build());
         assertEquals("/kubelet/node-2", bound.events().get(0).source());
         assertEquals("node-2", only(bound, RUN_POD_SANDBOX_REQUESTED, RunPodSandbox.class).node());
@@ -516,7 +516,7 @@ class PodWorkersTest {
 
     @Nested
     class NodeRegistration {
-        private final Kubelet two = new Kubelet("node-1", "node-2");
+        private final KubeletDriver two = new KubeletDriver("node-1", "node-2");
 
         @Test
         void registersOnlyTheNodesTheApiServerDoesNotHold() {
@@ -561,7 +561,7 @@ class PodWorkersTest {
 
     @Test
     void anUpdatedPodKeepsTheKubeletsViewCurrentAndStartsNothing() {
-        Kubelet kubelet = new Kubelet();
+        KubeletDriver kubelet = new KubeletDriver();
         Pod pod = kubelet.running(web1());
         Pod labelled = new io.fabric8.kubernetes.api.model.PodBuilder(pod).editMetadata().addToLabels("tier", "web")
                 .endMetadata().build();

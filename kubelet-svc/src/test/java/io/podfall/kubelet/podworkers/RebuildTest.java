@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 import java.time.Instant;
 import java.util.List;
 
-import static io.podfall.kubelet.podworkers.Kubelet.NODE;
-import static io.podfall.kubelet.podworkers.Kubelet.T0;
+import static io.podfall.kubelet.podworkers.KubeletDriver.NODE;
+import static io.podfall.kubelet.podworkers.KubeletDriver.T0;
 import static io.podfall.model.event.EventTypes.OBJECT_MARKED_TERMINATING;
 import static io.podfall.model.testing.Pods.aPod;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -36,14 +36,14 @@ class RebuildTest {
 
     @Test
     void aFactReadLateDecidesAsTheSameFactReadOnTimeSoTheRebuildSetsTheSameTimers() {
-        Kubelet onTime = new Kubelet();
+        KubeletDriver onTime = new KubeletDriver();
         Pod pod = onTime.running(withSleepHook(aPod("db-0").withUid("uid-db-0").onNode(NODE).withGrace(30).build(), 10));
         onTime.after(3).apiserver(OBJECT_MARKED_TERMINATING, onTime.markedTerminating(pod, 30));
 
-        Kubelet live = new Kubelet();
+        KubeletDriver live = new KubeletDriver();
         List<Effects> liveEffects = onTime.delivered.stream()
                 .map(e -> live.core.handle(live.state, e, e.time().plusMillis(40))).toList();
-        Kubelet rebuilt = new Kubelet();
+        KubeletDriver rebuilt = new KubeletDriver();
         List<Effects> rebuiltEffects = onTime.delivered.stream()
                 .map(e -> rebuilt.core.handle(rebuilt.state, e, e.time())).toList();
 

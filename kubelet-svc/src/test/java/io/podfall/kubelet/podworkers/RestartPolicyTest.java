@@ -21,10 +21,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
-import static io.podfall.kubelet.podworkers.Kubelet.NODE;
-import static io.podfall.kubelet.podworkers.Kubelet.T0;
-import static io.podfall.kubelet.podworkers.Kubelet.only;
-import static io.podfall.kubelet.podworkers.Kubelet.types;
+import static io.podfall.kubelet.podworkers.KubeletDriver.NODE;
+import static io.podfall.kubelet.podworkers.KubeletDriver.T0;
+import static io.podfall.kubelet.podworkers.KubeletDriver.only;
+import static io.podfall.kubelet.podworkers.KubeletDriver.types;
 import static io.podfall.model.event.EventTypes.OBJECT_CREATED;
 import static io.podfall.model.event.EventTypes.OBJECT_MARKED_TERMINATING;
 import static io.podfall.model.event.EventTypes.POD_RESTART_REQUESTED;
@@ -49,7 +49,7 @@ class RestartPolicyTest {
     private static final String UID = "uid-web-1";
     private static final TimerKey BACKOFF_TIMER = new PodWorkerTimer.BackOff("node-1", UID, "app");
 
-    private final Kubelet kubelet = new Kubelet();
+    private final KubeletDriver kubelet = new KubeletDriver();
 
     private static Pod pod(String restartPolicy) {
         var b = aPod("web-1").withUid(UID).onNode(NODE).withGrace(30);
@@ -91,7 +91,7 @@ class RestartPolicyTest {
             assertEquals(1, app.getLastState().getTerminated().getExitCode());
             assertEquals("Error", app.getLastState().getTerminated().getReason());
             assertEquals(T0.plusSeconds(5).toString(), app.getLastState().getTerminated().getFinishedAt());
-            assertEquals("podfall://" + Kubelet.containerId(pod, "app", 1), app.getContainerID());
+            assertEquals("podfall://" + KubeletDriver.containerId(pod, "app", 1), app.getContainerID());
         }
 
         @Test
@@ -185,7 +185,7 @@ class RestartPolicyTest {
             kubelet.containerStarted(pod, "app", 1);
             Effects waiting = kubelet.after(1).containerExited(pod, "app", 1, 1);
 
-            Kubelet rebuilt = new Kubelet();
+            KubeletDriver rebuilt = new KubeletDriver();
             List<Effects> replayed = kubelet.delivered.stream()
                     .map(e -> rebuilt.core.handle(rebuilt.state, e, e.time())).toList();
 

@@ -16,10 +16,10 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
-import static io.podfall.kubelet.podworkers.Kubelet.NODE;
-import static io.podfall.kubelet.podworkers.Kubelet.T0;
-import static io.podfall.kubelet.podworkers.Kubelet.only;
-import static io.podfall.kubelet.podworkers.Kubelet.types;
+import static io.podfall.kubelet.podworkers.KubeletDriver.NODE;
+import static io.podfall.kubelet.podworkers.KubeletDriver.T0;
+import static io.podfall.kubelet.podworkers.KubeletDriver.only;
+import static io.podfall.kubelet.podworkers.KubeletDriver.types;
 import static io.podfall.model.event.EventTypes.DELETION_REQUESTED;
 import static io.podfall.model.event.EventTypes.GRACE_PERIOD_SHORTENED;
 import static io.podfall.model.event.EventTypes.OBJECT_MARKED_TERMINATING;
@@ -82,7 +82,7 @@ class TerminationTest {
 
     @Nested
     class PreStopHooks {
-        private final Kubelet kubelet = new Kubelet();
+        private final KubeletDriver kubelet = new KubeletDriver();
 
         @Test
         void aHookShorterThanTheGracePeriodLeavesTheRemainderToStopContainer() {
@@ -93,7 +93,7 @@ class TerminationTest {
             PreStopHookStart started = only(kill, PRE_STOP_HOOK_STARTED, PreStopHookStart.class);
             assertEquals("sleep", started.handler());
             assertEquals(30, started.gracePeriodSeconds());
-            assertEquals(Kubelet.containerId(pod, "app"), started.containerId());
+            assertEquals(KubeletDriver.containerId(pod, "app"), started.containerId());
             assertEquals(T0.plusSeconds(10), hookTimer(kill).at());
 
             Effects done = kubelet.fire(hookTimer(kill));
@@ -115,7 +115,7 @@ class TerminationTest {
             PreStopHookResult result = only(done, PRE_STOP_HOOK_FINISHED, PreStopHookResult.class);
             assertEquals(30, result.durationSeconds());
             assertTrue(result.gracePeriodExhausted());
-            assertEquals(List.of(PodWorkers.MINIMUM_GRACE_PERIOD_SECONDS), timeouts(done));
+            assertEquals(List.of(Termination.MINIMUM_GRACE_PERIOD_SECONDS), timeouts(done));
         }
 
         @Test
@@ -198,7 +198,7 @@ class TerminationTest {
     class ShortenedGracePeriod {
         @Test
         void shortenedFrom60To5ReissuesTheStopWithTheDeadlineCountedFromTerminatingAt() {
-            Kubelet kubelet = new Kubelet();
+            KubeletDriver kubelet = new KubeletDriver();
             Pod pod = kubelet.running(pod(60));
             kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 60));
 
@@ -217,7 +217,7 @@ class TerminationTest {
 
         @Test
         void withShortenedGraceIgnoredNothingIsReissuedAndTheKillStaysAtTheOriginalDeadline() {
-            Kubelet kubelet = new Kubelet(new Compat(true, false));
+            KubeletDriver kubelet = new KubeletDriver(new Compat(true, false));
             Pod pod = kubelet.running(pod(60));
             Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 60));
             assertEquals(List.of(60L), timeouts(kill));
@@ -234,7 +234,7 @@ class TerminationTest {
 
         @Test
         void withShortenedGraceIgnoredARunningHookKeepsItsOriginalDeadline() {
-            Kubelet kubelet = new Kubelet(new Compat(true, false));
+            KubeletDriver kubelet = new KubeletDriver(new Compat(true, false));
             Pod pod = kubelet.running(withSleepHook(pod(60), "app", 120));
             Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 60));
 
@@ -251,7 +251,7 @@ class TerminationTest {
     class ForceDelete {
         @Test
         void getsOneSecondAtTheNodeByDefault() {
-            Kubelet kubelet = new Kubelet();
+            KubeletDriver kubelet = new KubeletDriver();
             Pod pod = kubelet.running(pod(30));
             Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 0));
             PodTerminationStart started = only(kill, POD_TERMINATION_STARTED, PodTerminationStart.class);
@@ -261,7 +261,7 @@ class TerminationTest {
 
         @Test
         void withForceDeleteUsesSpecGraceGetsTheSpecsGracePeriodAndSaysSo() {
-            Kubelet kubelet = new Kubelet(new Compat(false, true));
+            KubeletDriver kubelet = new KubeletDriver(new Compat(false, true));
             Pod pod = kubelet.running(pod(30));
             Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 0));
             PodTerminationStart started = only(kill, POD_TERMINATION_STARTED, PodTerminationStart.class);
@@ -273,7 +273,7 @@ class TerminationTest {
 
         @Test
         void withForceDeleteUsesSpecGraceAPodRemovedFromTheApiGetsTheSpecsGracePeriod() {
-            Kubelet kubelet = new Kubelet(new Compat(false, true));
+            KubeletDriver kubelet = new KubeletDriver(new Compat(false, true));
             Pod pod = kubelet.running(pod(30));
             Effects removed = kubelet.apiserver(OBJECT_REMOVED, kubelet.markedTerminating(pod, 0));
             PodTerminationStart started = only(removed, POD_TERMINATION_STARTED, PodTerminationStart.class);
@@ -283,7 +283,7 @@ class TerminationTest {
 
         @Test
         void withForceDeleteUsesSpecGraceAGracefulDeleteIsUnchangedAndNamesNoSwitch() {
-            Kubelet kubelet = new Kubelet(new Compat(false, true));
+            KubeletDriver kubelet = new KubeletDriver(new Compat(false, true));
             Pod pod = kubelet.running(pod(30));
             Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5));
             PodTerminationStart started = only(kill, POD_TERMINATION_STARTED, PodTerminationStart.class);
@@ -303,7 +303,7 @@ class TerminationTest {
 
     @Nested
     class PodAlreadyFinished {
-        private final Kubelet kubelet = new Kubelet();
+        private final KubeletDriver kubelet = new KubeletDriver();
 
         private Pod job() {
             return aPod("db-0").withUid(UID).onNode(NODE).withGrace(30).withRestartPolicy("Never").build();

@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * Test driver: a {@link PodWorkers} core with its state, fed the API server's and the runtime's facts the way the
  * log would carry them. Every fact handled is kept, so a test can deliver it again.
  */
-final class Kubelet {
+final class KubeletDriver {
     static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
     static final String NODE = "node-1";
 
@@ -35,25 +35,25 @@ final class Kubelet {
     final List<Event> delivered = new ArrayList<>();
     Instant now = T0;
 
-    Kubelet(String... nodes) {
+    KubeletDriver(String... nodes) {
         this(Compat.NONE, nodes);
     }
 
-    Kubelet(Compat compat, String... nodes) {
+    KubeletDriver(Compat compat, String... nodes) {
         this(new PodWorkers(List.of(nodes.length == 0 ? new String[]{NODE} : nodes), compat));
     }
 
-    Kubelet(PodWorkers core) {
+    KubeletDriver(PodWorkers core) {
         this.core = core;
         state = core.newState();
     }
 
-    Kubelet at(Instant t) {
+    KubeletDriver at(Instant t) {
         now = t;
         return this;
     }
 
-    Kubelet after(long seconds) {
+    KubeletDriver after(long seconds) {
         now = now.plusSeconds(seconds);
         return this;
     }
