@@ -33,7 +33,7 @@ import java.util.function.Predicate;
 
 /**
  * The four services' cores in one process, over an in-memory log, on a virtual clock: the same classes the services
- * run, built by the factories their CoreProducers call ({@link KubeletConfiguration} and the like), each in the
+ * run, built by the factories their CDI producers call ({@link KubeletConfiguration} and the like), each in the
  * {@link CoreHost} the services' LogProcessor runs it in, with nothing between them but the log.
  *
  * <p><b>A discrete-event simulation of the services over one log.</b> Each service reads the log in its order, as a
@@ -76,7 +76,7 @@ import java.util.function.Predicate;
  */
 public final class Engine {
     /**
-     * A kubelet process: the nodes it simulates and its settings (kubelet-svc CoreProducer): its compatibility
+     * A kubelet process: the nodes it simulates and its settings (kubelet-svc KubeletProducer): its compatibility
      * switches, and {@code podfall.kubelet.eviction-max-pod-grace-period} (empty: the kubelet's default).
      */
     public record KubeletSettings(List<String> nodes, Compat compat, OptionalLong evictionMaxPodGracePeriod) {

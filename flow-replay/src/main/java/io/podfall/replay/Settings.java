@@ -9,7 +9,7 @@ import java.util.OptionalLong;
 
 /**
  * The settings a what-if replay changes, for every kubelet, whatever the recording implies: the services' own
- * configuration keys (docs/configuration.md, read by kubelet-svc's CoreProducer). Only settings of the
+ * configuration keys (docs/configuration.md, read by kubelet-svc's KubeletProducer). Only settings of the
  * cores the engine runs can change; the others (the broker, the topic, the time scale) mean nothing in process.
  * A null is a setting left as the recording implies.
  */

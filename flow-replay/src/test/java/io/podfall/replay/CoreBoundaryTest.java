@@ -47,7 +47,7 @@ class CoreBoundaryTest {
     private static final Set<String> ADAPTERS = Set.of(
             "io.podfall.apiserver.ApiServerProducer", "io.podfall.apiserver.SystemNamespacesBootstrap",
             "io.podfall.controller.ControllerManagerProducer",
-            "io.podfall.kubelet.CoreProducer", "io.podfall.kubelet.NodeRegistration",
+            "io.podfall.kubelet.KubeletProducer", "io.podfall.kubelet.NodeRegistration",
             "io.podfall.runtime.RuntimeProducer", "io.podfall.runtime.RuntimeGauges");
     private static final DescribedPredicate<JavaClass> CORE = not(resideInAPackage(ADAPTER_PACKAGE))
             .and(DescribedPredicate.describe("not an adapter " + ADAPTERS,

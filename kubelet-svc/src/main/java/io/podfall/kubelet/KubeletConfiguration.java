@@ -30,7 +30,7 @@ public record KubeletConfiguration(List<String> nodes, Compat compat, long evict
                 NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS);
     }
 
-    /** The core as the service runs it; the service's CoreProducer and the replay engine both call this. */
+    /** The core as the service runs it; the service's KubeletProducer and the replay engine both call this. */
     public Kubelet newKubelet() {
         return new Kubelet(new PodWorkers(nodes, compat, evictionMaxPodGracePeriodSeconds), nodeLeaseDurationSeconds);
     }

@@ -17,7 +17,7 @@ import java.util.List;
  * for {@link NodeRegistration}. The compatibility switches ({@link Compat}) are off unless configured.
  */
 @ApplicationScoped
-public class CoreProducer {
+public class KubeletProducer {
 
     @Produces
     @Singleton
