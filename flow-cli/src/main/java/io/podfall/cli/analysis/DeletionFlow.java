@@ -3,6 +3,7 @@ package io.podfall.cli.analysis;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
+import io.podfall.model.runtime.ContainerSignal;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -109,7 +110,12 @@ public record DeletionFlow(Event request, List<Event> events) {
      * but the SIGKILL that ends the grace period.
      */
     static boolean isStopSignal(Event e) {
-        return e.is(EventTypes.CONTAINER_SIGNALLED) && !"SIGKILL".equals(e.data().path("signal").asText());
+        return e.is(EventTypes.CONTAINER_SIGNALLED) && !isKill(e.data(ContainerSignal.class));
+    }
+
+    /** The SIGKILL that ends the grace period; any other signal is a stop signal. */
+    static boolean isKill(ContainerSignal s) {
+        return "SIGKILL".equals(s.signal());
     }
 
     /** The grace period a deletion's request asks for: its DeleteOptions', or an Eviction's deleteOptions'. */
