@@ -1,8 +1,12 @@
 package io.podfall.cli.analysis;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.DeleteOptions;
+import io.podfall.model.apiserver.DeletionRequest;
+import io.podfall.model.apiserver.EvictionRequest;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
+import io.podfall.model.runtime.ContainerSignal;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -100,8 +104,8 @@ public record DeletionFlow(Event request, List<Event> events) {
 
     /** A force deletion: grace 0 asked by the client, so the API server removes the pod without waiting. */
     public boolean forced() {
-        JsonNode grace = askedGrace(request);
-        return grace.isNumber() && grace.asLong() == 0;
+        Long grace = askedGrace(request);
+        return grace != null && grace == 0;
     }
 
     /**
@@ -109,14 +113,26 @@ public record DeletionFlow(Event request, List<Event> events) {
      * but the SIGKILL that ends the grace period.
      */
     static boolean isStopSignal(Event e) {
-        return e.is(EventTypes.CONTAINER_SIGNALLED) && !"SIGKILL".equals(e.data().path("signal").asText());
+        return e.is(EventTypes.CONTAINER_SIGNALLED) && !isKill(e.data(ContainerSignal.class));
     }
 
-    /** The grace period a deletion's request asks for: its DeleteOptions', or an Eviction's deleteOptions'. */
-    static JsonNode askedGrace(Event request) {
-        JsonNode options = request.is(EventTypes.EVICTION_REQUESTED)
-                ? request.data().path("eviction").path("deleteOptions") : request.data().path("options");
-        return options.path("gracePeriodSeconds");
+    /** The SIGKILL that ends the grace period; any other signal is a stop signal. */
+    static boolean isKill(ContainerSignal s) {
+        return "SIGKILL".equals(s.signal());
+    }
+
+    /**
+     * The grace period a deletion's request asks for, null for none: its DeleteOptions', or an Eviction's
+     * deleteOptions' (the contract keeps the Eviction as the client sent it, a JSON object).
+     */
+    static Long askedGrace(Event request) {
+        if (request.is(EventTypes.EVICTION_REQUESTED)) {
+            JsonNode eviction = request.data(EvictionRequest.class).eviction();
+            JsonNode grace = eviction == null ? null : eviction.path("deleteOptions").path("gracePeriodSeconds");
+            return grace != null && grace.isNumber() ? grace.asLong() : null;
+        }
+        DeleteOptions options = request.data(DeletionRequest.class).options();
+        return options == null ? null : options.getGracePeriodSeconds();
     }
 
     /** The furthest step of {@link #GRACEFUL_ORDER} the flow reached, as an index into it; -1 for none. */

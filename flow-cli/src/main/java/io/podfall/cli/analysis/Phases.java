@@ -2,11 +2,13 @@ package io.podfall.cli.analysis;
 
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
+import io.podfall.model.runtime.ContainerSignal;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -50,7 +52,8 @@ final class Phases {
             case EventTypes.OBJECT_MARKED_TERMINATING -> "terminating";
             case EventTypes.PRE_STOP_HOOK_STARTED -> "preStop";
             case EventTypes.PRE_STOP_HOOK_FINISHED -> "preStop done";
-            case EventTypes.CONTAINER_SIGNALLED -> e.data().path("signal").asText();
+            case EventTypes.CONTAINER_SIGNALLED ->
+                    Objects.requireNonNullElse(e.data(ContainerSignal.class).signal(), "");
             case EventTypes.CONTAINER_EXITED -> "exit";
             case EventTypes.SANDBOX_STOPPED -> "sandbox stopped";
             case EventTypes.POD_IP_RELEASED -> "IP released";

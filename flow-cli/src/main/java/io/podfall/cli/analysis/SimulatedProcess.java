@@ -1,9 +1,8 @@
 package io.podfall.cli.analysis;
 
-import com.fasterxml.jackson.databind.JsonNode;
-
 import java.math.BigDecimal;
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * What a container's simulated process does on its stop signal, as a reader of the log tells it from the pod's
@@ -21,15 +20,16 @@ record SimulatedProcess(boolean exits, Duration exitDelay) {
     /** Longer delays are this, as the runtime cuts them: far beyond any grace period, the same as never. */
     private static final Duration LONGEST = Duration.ofDays(3650);
 
-    /** From a pod's annotations (a JSON object; missing means none). */
-    static SimulatedProcess of(JsonNode annotations) {
-        boolean exits = !"ignore".equalsIgnoreCase(annotations.path(ON_SIGTERM).asText("").trim());
-        return new SimulatedProcess(exits, seconds(annotations.path(EXIT_DELAY_SECONDS).asText(null)));
+    /** From a pod's annotations (a null value, like a missing one, means none). */
+    static SimulatedProcess of(Map<String, String> annotations) {
+        String onSigterm = annotations.get(ON_SIGTERM);
+        boolean exits = !"ignore".equalsIgnoreCase(onSigterm == null ? "" : onSigterm.trim());
+        return new SimulatedProcess(exits, seconds(annotations.get(EXIT_DELAY_SECONDS)));
     }
 
     /** The annotations that described it, as they read in a finding. */
-    static String describe(JsonNode annotations) {
-        String delay = annotations.path(EXIT_DELAY_SECONDS).asText(null);
+    static String describe(Map<String, String> annotations) {
+        String delay = annotations.get(EXIT_DELAY_SECONDS);
         return delay == null ? "no " + EXIT_DELAY_SECONDS + ": it exits at once" : EXIT_DELAY_SECONDS + "=" + delay;
     }
 

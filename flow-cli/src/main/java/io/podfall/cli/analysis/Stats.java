@@ -1,10 +1,10 @@
 package io.podfall.cli.analysis;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podfall.model.Json;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
+import io.podfall.model.runtime.ContainerSignal;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -97,8 +97,7 @@ public record Stats(int flows, int completed, int rejected, int killed, int inEn
         Deletion(Event request) {
             requested = request.time();
             requestId = request.id();
-            JsonNode asked = DeletionFlow.askedGrace(request);
-            askedGrace = asked.isNumber() ? asked.asLong() : null;
+            askedGrace = DeletionFlow.askedGrace(request);
         }
 
         void fold(Event e) {
@@ -106,15 +105,14 @@ public record Stats(int flows, int completed, int rejected, int killed, int inEn
                 case EventTypes.OBJECT_MARKED_TERMINATING -> {
                     if (terminating == null) {
                         terminating = e.time();
-                        JsonNode g = e.data().path("object").path("metadata").path("deletionGracePeriodSeconds");
-                        terminatingGrace = g.isNumber() ? g.asLong() : null;
+                        terminatingGrace = KubeObject.of(e).deletionGracePeriodSeconds();
                     }
                 }
                 case EventTypes.CONTAINER_SIGNALLED -> {
-                    String signal = e.data().path("signal").asText();
-                    if (DeletionFlow.isStopSignal(e) && sigterm == null) {
+                    boolean kill = DeletionFlow.isKill(e.data(ContainerSignal.class));
+                    if (!kill && sigterm == null) {
                         sigterm = e.time();
-                    } else if ("SIGKILL".equals(signal) && sigkill == null) {
+                    } else if (kill && sigkill == null) {
                         sigkill = e.time();
                     }
                 }

@@ -48,7 +48,7 @@ class CheckTest {
             p.events.add(updated);
             Event sigterm = p.signalled(1_076, "SIGTERM");
             p.events.sort(java.util.Comparator.comparing(Event::time));
-            List<Finding> f = Check.inEndpointsAfterSigterm(p.events);
+            List<Finding> f = InEndpointsAfterSigterm.of(p.events);
             if (updatedAt < 1_076) {
                 assertEquals(List.of(), f, "out of the endpoints before SIGTERM");
             } else {
@@ -73,7 +73,7 @@ class CheckTest {
         p.events.add(patch);
         p.events.add(Event.causedBy(patch.asCause(), "del-a", 91, "/apiserver", EventTypes.OBJECT_UPDATED,
                 "namespaces/default/replicasets/web-1a2b", PodLog.at(1_090), Map.of()));
-        assertEquals(List.of(), Check.inEndpointsAfterSigterm(p.events));
+        assertEquals(List.of(), InEndpointsAfterSigterm.of(p.events));
         assertEquals(0, Stats.of(p.events).inEndpoints());
     }
 
@@ -85,7 +85,7 @@ class CheckTest {
         p.markedTerminating(1_017, 5);
         Event removed = p.removed(1_100);
         Event exited = p.exited(1_200, 143);
-        List<Finding> f = Check.removedWhileRunning(p.events);
+        List<Finding> f = RemovedWhileRunning.of(p.events);
         assertEquals(1, f.size());
         assertEquals(Level.ERROR, f.get(0).level());
         assertEquals("removed-while-running", f.get(0).rule());
@@ -99,14 +99,14 @@ class CheckTest {
         p.delete(1_000, 0);
         p.removed(1_010);
         p.exited(1_200, 137);
-        List<Finding> f = Check.removedWhileRunning(p.events);
+        List<Finding> f = RemovedWhileRunning.of(p.events);
         assertEquals(Level.WARNING, f.get(0).level());
         assertTrue(f.get(0).message().contains("force deletion"));
     }
 
     @Test
     void removedAfterTheExitIsFine() {
-        assertEquals(List.of(), Check.removedWhileRunning(new PodLog("a").created(0).deleted(1_000, 5, 10, false).events));
+        assertEquals(List.of(), RemovedWhileRunning.of(new PodLog("a").created(0).deleted(1_000, 5, 10, false).events));
     }
 
     @Test
@@ -117,7 +117,7 @@ class CheckTest {
         p.stopRequested(1_051, 5);
         p.signalled(1_076, "SIGTERM");
         Event kill = p.signalled(3_000, "SIGKILL");
-        List<Finding> f = Check.killedBeforeGrace(p.events);
+        List<Finding> f = KilledBeforeGrace.of(p.events);
         assertEquals(1, f.size());
         assertEquals(List.of(kill.id(), start.id()), f.get(0).eventIds());
         assertTrue(f.get(0).message().contains("3051 ms before"), f.get(0).message());
@@ -129,12 +129,12 @@ class CheckTest {
         p.delete(1_000, 5);
         Event stop = p.stopRequested(1_051, 5);
         Event kill = p.signalled(6_050, "SIGKILL");
-        assertEquals(List.of(kill.id(), stop.id()), Check.killedBeforeGrace(p.events).get(0).eventIds());
+        assertEquals(List.of(kill.id(), stop.id()), KilledBeforeGrace.of(p.events).get(0).eventIds());
     }
 
     @Test
     void aKillAtTheDeadlineIsFine() {
-        assertEquals(List.of(), Check.killedBeforeGrace(new PodLog("a").created(0).deleted(1_000, 2, 0, true).events));
+        assertEquals(List.of(), KilledBeforeGrace.of(new PodLog("a").created(0).deleted(1_000, 2, 0, true).events));
     }
 
     @Test
@@ -146,7 +146,7 @@ class CheckTest {
         p.stopRequested(1_051, 5);
         Event sigterm = p.signalled(1_076, "SIGTERM");
         List<Event> later = new PodLog("b").created(120_000).events;
-        List<Finding> f = Check.incomplete(cat(p.events, later));
+        List<Finding> f = DeletionIncomplete.of(cat(p.events, later));
         assertEquals(1, f.size());
         assertEquals(Level.ERROR, f.get(0).level());
         assertEquals("no ObjectRemoved; last step runtime.ContainerSignalled from /runtime/node-1 at +76 ms "
@@ -159,7 +159,7 @@ class CheckTest {
         PodLog p = new PodLog("a").created(0);
         p.delete(1_000, 5);
         p.markedTerminating(1_017, 5);
-        List<Finding> f = Check.incomplete(p.events);
+        List<Finding> f = DeletionIncomplete.of(p.events);
         assertEquals(Level.WARNING, f.get(0).level());
         assertTrue(f.get(0).message().contains("waits for kubelet.PodTerminationStarted"), f.get(0).message());
     }
@@ -171,14 +171,14 @@ class CheckTest {
         down.then(1_017, "/apiserver", EventTypes.OBJECT_MARKED_TERMINATING, PodLog.data("object", PodLog.data(
                 "metadata", PodLog.data("deletionGracePeriodSeconds", 5), "spec", PodLog.data("nodeName", "node-7"))));
         assertEquals(Optional.of("no kubelet acted on it: is node node-7 (or its kubelet) down?"),
-                Check.stuckBecause(DeletionFlow.all(down.events).get(0)));
+                DeletionIncomplete.stuckBecause(DeletionFlow.all(down.events).get(0)));
 
         PodLog held = new PodLog("held").created(0).deleted(1_000, 5, 1_000, false);
         held.events.removeIf(e -> e.is(EventTypes.OBJECT_REMOVED) || e.is(EventTypes.REMOVE_POD_SANDBOX_REQUESTED)
                 || e.is(EventTypes.CONTAINER_REMOVED) || e.is(EventTypes.SANDBOX_REMOVED));
         held.then(3_000, "/apiserver", EventTypes.OBJECT_UPDATED, PodLog.data("object", PodLog.data("metadata",
                 PodLog.data("deletionGracePeriodSeconds", 0, "finalizers", List.of("example.com/block")))));
-        List<Finding> f = Check.incomplete(cat(held.events, new PodLog("b").created(120_000).events));
+        List<Finding> f = DeletionIncomplete.of(cat(held.events, new PodLog("b").created(120_000).events));
         assertEquals(1, f.size());
         assertTrue(f.get(0).message().endsWith("; held by its finalizers [example.com/block] after the kubelet's final delete"),
                 f.get(0).message());
@@ -187,7 +187,7 @@ class CheckTest {
         running.delete(1_000, 5);
         running.markedTerminating(1_017, 5);
         running.terminationStarted(1_051, 5);
-        assertEquals(Optional.empty(), Check.stuckBecause(DeletionFlow.all(running.events).get(0)));
+        assertEquals(Optional.empty(), DeletionIncomplete.stuckBecause(DeletionFlow.all(running.events).get(0)));
     }
 
     @Test
@@ -200,7 +200,7 @@ class CheckTest {
                 PodLog.data("options", PodLog.data("gracePeriodSeconds", 1)));
         List<Event> log = cat(p.events, again.events);
         log.add(p.removed(120_000));
-        assertEquals(List.of(), Check.incomplete(log));
+        assertEquals(List.of(), DeletionIncomplete.of(log));
     }
 
     @Test
@@ -211,7 +211,7 @@ class CheckTest {
         p.exited(1_100, 143);
         p.sandboxStopped(1_120);
         Event removed = p.removed(1_200);
-        List<Finding> f = Check.leakedIps(p.events);
+        List<Finding> f = Leaks.ips(p.events);
         assertEquals(1, f.size());
         assertEquals(List.of(allocated.id(), removed.id()), f.get(0).eventIds());
         assertTrue(f.get(0).message().startsWith("IP 10.244.1.2 of sandbox sb-a on node-1 never released"));
@@ -219,7 +219,7 @@ class CheckTest {
 
     @Test
     void anIpOfARunningPodIsNoLeak() {
-        assertEquals(List.of(), Check.leakedIps(new PodLog("a").created(0).events));
+        assertEquals(List.of(), Leaks.ips(new PodLog("a").created(0).events));
     }
 
     @Test
@@ -228,7 +228,7 @@ class CheckTest {
         p.delete(1_000, 5);
         Event first = p.signalled(1_076, "SIGTERM");
         Event second = p.signalled(1_500, "SIGTERM");
-        List<Finding> f = Check.duplicates(p.events);
+        List<Finding> f = DuplicateSideEffects.of(p.events);
         assertEquals(1, f.size());
         assertEquals("2 stop signals (SIGTERM) to container app", f.get(0).message());
         assertEquals(List.of(first.id(), second.id()), f.get(0).eventIds());
@@ -240,14 +240,14 @@ class CheckTest {
         p.delete(1_000, 5);
         Event first = p.ipReleased(1_100);
         Event second = p.ipReleased(1_150);
-        List<Finding> f = Check.duplicates(p.events);
+        List<Finding> f = DuplicateSideEffects.of(p.events);
         assertEquals("2 PodIPReleased (CNI DEL) for sandbox sb-a", f.get(0).message());
         assertEquals(List.of(first.id(), second.id()), f.get(0).eventIds());
     }
 
     @Test
     void aSigtermAndASigkillAreNoDuplicate() {
-        assertEquals(List.of(), Check.duplicates(new PodLog("a").created(0).deleted(1_000, 2, 0, true).events));
+        assertEquals(List.of(), DuplicateSideEffects.of(new PodLog("a").created(0).deleted(1_000, 2, 0, true).events));
     }
 
     private static final String EXIT_DELAY = "podfall.io/exit-delay-seconds";
@@ -264,7 +264,7 @@ class CheckTest {
         Event sigterm = p.signalled(1_040, "SIGTERM");
         Event kill = p.signalled(2_030, "SIGKILL");
         p.exited(2_030, 137);
-        List<Finding> f = Check.killedThoughExiting(p.events);
+        List<Finding> f = KilledThoughExiting.of(p.events);
         assertEquals(1, f.size());
         assertEquals(Level.WARNING, f.get(0).level());
         assertEquals("killed-though-exiting", f.get(0).rule());
@@ -290,7 +290,7 @@ class CheckTest {
         Event shortened = p.graceShortened(2_000, 12, 2, null);
         p.stopRequested(2_000, 1);
         Event kill = p.signalled(3_030, "SIGKILL");
-        List<Finding> f = Check.killedThoughExiting(p.events);
+        List<Finding> f = KilledThoughExiting.of(p.events);
         assertEquals(1, f.size());
         assertEquals(Level.WARNING, f.get(0).level());
         assertTrue(f.get(0).message().endsWith("(podfall.io/exit-delay-seconds=5) would have exited 5000 ms after StopContainer, "
@@ -310,7 +310,7 @@ class CheckTest {
         p.stopRequested(1_030, 10);
         p.signalled(1_040, "SIGTERM");
         p.signalled(2_040, "SIGKILL");
-        List<Finding> f = Check.killedThoughExiting(p.events);
+        List<Finding> f = KilledThoughExiting.of(p.events);
         assertEquals(Level.ERROR, f.get(0).level());
         assertTrue(f.get(0).message().endsWith("the kubelet honoured 10 s (kubelet.PodTerminationStarted)"), f.get(0).message());
     }
@@ -328,9 +328,9 @@ class CheckTest {
             p.signalled(1_040, "SIGTERM");
             p.graceShortened(2_000, 12, 2, null);
             p.signalled(3_030, "SIGKILL");
-            assertEquals(List.of(), Check.killedThoughExiting(p.events), annotations.toString());
+            assertEquals(List.of(), KilledThoughExiting.of(p.events), annotations.toString());
         }
-        assertEquals(List.of(), Check.killedThoughExiting(new PodLog("b").created(0).deleted(1_000, 2, 0, true).events),
+        assertEquals(List.of(), KilledThoughExiting.of(new PodLog("b").created(0).deleted(1_000, 2, 0, true).events),
                 "no annotations on the log: the process is unknown");
     }
 
@@ -344,7 +344,7 @@ class CheckTest {
             Event removed = p.removed(1_010);
             Event asked = p.then(2_000, "/kubelet/node-1", EventTypes.NODE_UNPUBLISH_VOLUME_REQUESTED, volume(p, "data", "default/pgdata"));
             List<Event> log = logGoesOn ? cat(p.events, new PodLog("b").created(40_000).events) : p.events;
-            List<Finding> f = Check.leakedVolumes(log);
+            List<Finding> f = Leaks.volumes(log);
             assertEquals(1, f.size());
             assertEquals("volume-leaked", f.get(0).rule());
             assertEquals(logGoesOn ? Level.ERROR : Level.WARNING, f.get(0).level());
@@ -364,7 +364,8 @@ class CheckTest {
         gone.then(10, "/csi/node-1", EventTypes.VOLUME_PUBLISHED, volume(gone, "data", "default/other"));
         gone.then(1_000, "/csi/node-1", EventTypes.VOLUME_UNPUBLISHED, volume(gone, "data", "default/other"));
         gone.removed(1_100);
-        assertEquals(List.of(), Check.leakedVolumes(cat(cat(running.events, gone.events), new PodLog("c").created(90_000).events)));
+        assertEquals(List.of(),
+                Leaks.volumes(cat(cat(running.events, gone.events), new PodLog("c").created(90_000).events)));
     }
 
     /** Staged once on the node for two pods: unstaged only when both are gone; never unstaged after that is a leak. */
@@ -380,11 +381,11 @@ class CheckTest {
         a.then(1_000, "/csi/node-1", EventTypes.VOLUME_UNPUBLISHED, volume(a, "data", "default/shared"));
         a.removed(1_100);
         List<Event> later = new PodLog("c").created(90_000).events;
-        assertEquals(List.of(), Check.leakedVolumes(cat(cat(a.events, b.events), later)), "b still uses it");
+        assertEquals(List.of(), Leaks.volumes(cat(cat(a.events, b.events), later)), "b still uses it");
 
         b.then(2_000, "/csi/node-1", EventTypes.VOLUME_UNPUBLISHED, volume(b, "data", "default/shared"));
         Event last = b.removed(2_100);
-        List<Finding> f = Check.leakedVolumes(cat(cat(a.events, b.events), later));
+        List<Finding> f = Leaks.volumes(cat(cat(a.events, b.events), later));
         assertEquals(1, f.size());
         assertEquals(Level.ERROR, f.get(0).level());
         assertEquals("namespaces/default/pods/b", f.get(0).subject());
@@ -393,7 +394,7 @@ class CheckTest {
         assertEquals(List.of(staged.id(), last.id()), f.get(0).eventIds());
 
         Event unstaged = b.then(2_200, "/csi/node-1", EventTypes.VOLUME_UNSTAGED, device);
-        assertEquals(List.of(), Check.leakedVolumes(cat(cat(a.events, b.events), later)), "unstaged by " + unstaged.id());
+        assertEquals(List.of(), Leaks.volumes(cat(cat(a.events, b.events), later)), "unstaged by " + unstaged.id());
     }
 
     /**
@@ -413,7 +414,7 @@ class CheckTest {
         List<Event> stillHeld = new ArrayList<>(p.events);
         Event removed = p.then(47_200, "/apiserver", EventTypes.OBJECT_REMOVED, held(p));
 
-        List<Finding> f = Check.finalizerBlocking(p.events, Duration.ofSeconds(30));
+        List<Finding> f = FinalizerBlocking.of(p.events, Duration.ofSeconds(30));
         assertEquals(1, f.size());
         assertEquals(Level.WARNING, f.get(0).level());
         assertEquals("finalizer-blocking", f.get(0).rule());
@@ -421,13 +422,13 @@ class CheckTest {
                 + "/kubelet/node-1 (longer than 30000 ms): example.com/a taken away at +10000 ms, example.com/b taken "
                 + "away at +45000 ms (removed)", f.get(0).message());
         assertEquals(List.of(finalDelete.id(), marked.id(), one.id(), removed.id()), f.get(0).eventIds());
-        assertEquals(List.of(), Check.finalizerBlocking(p.events, Duration.ofSeconds(45)), "45 s is not longer than 45 s");
+        assertEquals(List.of(), FinalizerBlocking.of(p.events, Duration.ofSeconds(45)), "45 s is not longer than 45 s");
 
         stillHeld.addAll(new PodLog("b").created(40_000).events);
-        List<Finding> open = Check.finalizerBlocking(stillHeld, Duration.ofSeconds(30));
+        List<Finding> open = FinalizerBlocking.of(stillHeld, Duration.ofSeconds(30));
         assertTrue(open.get(0).message().endsWith("example.com/a taken away at +10000 ms; still held by [example.com/b] "
                 + "when the log ends"), open.get(0).message());
-        assertEquals(List.of(), Check.finalizerBlocking(stillHeld, Duration.ofSeconds(40)));
+        assertEquals(List.of(), FinalizerBlocking.of(stillHeld, Duration.ofSeconds(40)));
     }
 
     /** Finalizers during the graceful part of a deletion hold nothing yet: only grace 0 is a hold. */
@@ -439,7 +440,7 @@ class CheckTest {
                 "metadata", data("uid", p.uid, "deletionTimestamp", PodLog.at(61_010).toString(),
                         "deletionGracePeriodSeconds", 60, "finalizers", List.of("example.com/a")))));
         p.events.addAll(new PodLog("b").created(100_000).events);
-        assertEquals(List.of(), Check.finalizerBlocking(p.events, Duration.ofSeconds(30)));
+        assertEquals(List.of(), FinalizerBlocking.of(p.events, Duration.ofSeconds(30)));
     }
 
     private static Map<String, Object> volume(PodLog p, String name, String id) {
