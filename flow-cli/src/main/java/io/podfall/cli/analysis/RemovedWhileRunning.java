@@ -35,7 +35,11 @@ final class RemovedWhileRunning {
                 running.computeIfAbsent(c.podUid(), k -> new LinkedHashMap<>()).put(container(c), e);
             } else if (e.is(EventTypes.CONTAINER_EXITED)) {
                 ContainerState c = e.data(ContainerState.class);
-                running.getOrDefault(c.podUid(), Map.of()).remove(container(c));
+                // A log that starts mid-flow (an export --since) may show the exit of a start it does not hold.
+                Map<String, Event> started = running.get(c.podUid());
+                if (started != null) {
+                    started.remove(container(c));
+                }
             } else if (e.is(EventTypes.OBJECT_REMOVED) && DeletionFlow.isPod(e.subject())) {
                 Map<String, Event> still = running.getOrDefault(KubeObject.of(e).uid(), Map.of());
                 if (still.isEmpty()) {

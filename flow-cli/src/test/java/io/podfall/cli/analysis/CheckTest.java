@@ -110,6 +110,13 @@ class CheckTest {
     }
 
     @Test
+    void aLogThatStartsAfterTheContainerStartedIsRead() {
+        List<Event> all = new PodLog("a").created(0).deleted(1_000, 5, 10, false).events;
+        List<Event> window = all.stream().filter(e -> !e.is(EventTypes.CONTAINER_STARTED)).toList();
+        assertEquals(List.of(), RemovedWhileRunning.of(window), "an exit without its start is no finding");
+    }
+
+    @Test
     void killedBeforeTheGracePeriodRanOut() {
         PodLog p = new PodLog("a").created(0);
         p.delete(1_000, 5);
