@@ -10,25 +10,26 @@ import io.podfall.model.event.Event;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.ObservesAsync;
 import jakarta.inject.Inject;
+import java.util.List;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 
-import java.util.List;
-
 /**
- * The API server's own bootstrap: once it has rebuilt its state from the log (only then does it know which
- * system namespaces exist), it asks for the missing ones ({@link SystemNamespaces}); and it is ready only when
- * {@code default} and the other namespaces nobody may delete exist, so that a client told "ready" can create
- * in {@code default} at once.
+ * The API server's own bootstrap: once it has rebuilt its state from the log (only then does it know which system
+ * namespaces exist), it asks for the missing ones ({@link SystemNamespaces}); and it is ready only when {@code default}
+ * and the other namespaces nobody may delete exist, so that a client told "ready" can create in {@code default} at
+ * once.
  */
 @Readiness
 @ApplicationScoped
 public class SystemNamespacesBootstrap implements HealthCheck {
     @Inject
     LogProcessor processor;
+
     @Inject
     LogWriter writer;
+
     @Inject
     SimulatedClock clock;
 
@@ -39,6 +40,8 @@ public class SystemNamespacesBootstrap implements HealthCheck {
 
     @Override
     public HealthCheckResponse call() {
-        return HealthCheckResponse.named("system-namespaces").status(processor.read(RegistryState.class, SystemNamespaces::ready)).build();
+        return HealthCheckResponse.named("system-namespaces")
+                .status(processor.read(RegistryState.class, SystemNamespaces::ready))
+                .build();
     }
 }

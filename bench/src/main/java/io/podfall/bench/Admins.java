@@ -1,19 +1,17 @@
 package io.podfall.bench;
 
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.common.KafkaFuture;
-
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.KafkaFuture;
 
 /** One Kafka admin call, waited for, its failure an IllegalStateException saying what was asked. */
 final class Admins {
-    private Admins() {
-    }
+    private Admins() {}
 
     static <T> T call(String bootstrap, String what, Function<Admin, KafkaFuture<T>> call) {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {

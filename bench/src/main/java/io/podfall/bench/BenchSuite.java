@@ -3,8 +3,6 @@ package io.podfall.bench;
 import io.podfall.cli.launch.ServiceProcess;
 import io.podfall.cli.launch.Suite;
 import io.podfall.cli.scenario.ApiClient;
-import org.apache.kafka.common.utils.Utils;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -22,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * The suite as {@code podfall up} starts it (its own broker and the four services, each a process), with what a
@@ -33,7 +32,8 @@ final class BenchSuite implements AutoCloseable {
 
     private final Suite suite;
     private final ApiClient api;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     final double startSeconds;
 
     private BenchSuite(Suite suite, double startSeconds) {
@@ -43,11 +43,10 @@ final class BenchSuite implements AutoCloseable {
     }
 
     /**
-     * Starts a broker and the services in a fresh {@code workDir}. At a time scale above 1 the nodes' heartbeats
-     * (Lease renewals every quarter of the lease duration, in simulated time) are stretched by the same factor, and
-     * the node lifecycle controller's grace period with them: a time scale there to make grace periods pass
-     * quickly would otherwise multiply the heartbeats on the log by the scale, which no real cluster of that size
-     * carries.
+     * Starts a broker and the services in a fresh {@code workDir}. At a time scale above 1 the nodes' heartbeats (Lease
+     * renewals every quarter of the lease duration, in simulated time) are stretched by the same factor, and the node
+     * lifecycle controller's grace period with them: a time scale there to make grace periods pass quickly would
+     * otherwise multiply the heartbeats on the log by the scale, which no real cluster of that size carries.
      */
     static BenchSuite start(RunOptions run, String workload, int nodes, double timeScale) {
         return start(run, workload, nodes, timeScale, ServiceProcess.HEAP_MB);
@@ -72,14 +71,26 @@ final class BenchSuite implements AutoCloseable {
         settings.put("podfall.kubelet.nodes", nodeNames(nodes));
         if (timeScale > 1) {
             settings.put("podfall.kubelet.node-lease-duration-seconds", Long.toString(Math.round(40 * timeScale)));
-            settings.put("podfall.controller.node-monitor-grace-period-seconds", Long.toString(Math.round(50 * timeScale)));
+            settings.put(
+                    "podfall.controller.node-monitor-grace-period-seconds", Long.toString(Math.round(50 * timeScale)));
         }
-        ProgressLines.say("%s: starting a broker and the four services (%d nodes, time-scale %s) in %s", workload, nodes,
-                timeScale, workDir);
+        ProgressLines.say(
+                "%s: starting a broker and the four services (%d nodes, time-scale %s) in %s",
+                workload, nodes, timeScale, workDir);
         List<String> jvm = withHeap(run.serviceJvmOptions(workDir), heapMb);
         long t0 = System.nanoTime();
-        Suite suite = Suite.start(new Suite.Options(run.project.toAbsolutePath(), workDir, null, 0, 0, 0, TOPIC,
-                timeScale, Duration.ofSeconds(300)), new Suite.Tuning(settings, jvm));
+        Suite suite = Suite.start(
+                new Suite.Options(
+                        run.project.toAbsolutePath(),
+                        workDir,
+                        null,
+                        0,
+                        0,
+                        0,
+                        TOPIC,
+                        timeScale,
+                        Duration.ofSeconds(300)),
+                new Suite.Tuning(settings, jvm));
         double seconds = (System.nanoTime() - t0) / 1e9;
         ProgressLines.say("%s: all healthy in %.1f s", workload, seconds);
         return new BenchSuite(suite, seconds);
@@ -118,11 +129,17 @@ final class BenchSuite implements AutoCloseable {
         return suite.bootstrapServers();
     }
 
-    /** What {@link Responsiveness} asks each service: the API server its version (kubectl's first call), the others their liveness. */
+    /**
+     * What {@link Responsiveness} asks each service: the API server its version (kubectl's first call), the others
+     * their liveness.
+     */
     Map<String, URI> probeTargets() {
         Map<String, URI> out = new LinkedHashMap<>();
-        suite.services().forEach(s -> out.put(s.name(), URI.create("http://127.0.0.1:" + s.port()
-                + (s.name().equals("apiserver-svc") ? "/version" : "/q/health/live"))));
+        suite.services()
+                .forEach(s -> out.put(
+                        s.name(),
+                        URI.create("http://127.0.0.1:" + s.port()
+                                + (s.name().equals("apiserver-svc") ? "/version" : "/q/health/live"))));
         return out;
     }
 
@@ -139,13 +156,11 @@ final class BenchSuite implements AutoCloseable {
      * A process's memory in bytes: resident now and at its peak, its proportional share of what is resident
      * ({@link Rss}), and (a service's) live Java heap, what its heap holds after a full collection, else -1.
      */
-    record Memory(long rss, long peakRss, long pss, long liveHeap) {
-    }
+    record Memory(long rss, long peakRss, long pss, long liveHeap) {}
 
     /**
-     * The memory of each service and of the broker: every process's RSS and PSS first, then each service's live
-     * heap (a full collection, {@code jcmd PID GC.run}, then its {@code jvm_memory_used_bytes}), which may shrink
-     * its heap.
+     * The memory of each service and of the broker: every process's RSS and PSS first, then each service's live heap (a
+     * full collection, {@code jcmd PID GC.run}, then its {@code jvm_memory_used_bytes}), which may shrink its heap.
      */
     Map<String, Memory> memory() {
         Map<String, long[]> rss = new LinkedHashMap<>();
@@ -172,14 +187,21 @@ final class BenchSuite implements AutoCloseable {
     }
 
     private static Duration cpuOf(long pid) {
-        return ProcessHandle.of(pid).flatMap(p -> p.info().totalCpuDuration())
+        return ProcessHandle.of(pid)
+                .flatMap(p -> p.info().totalCpuDuration())
                 .orElseThrow(() -> new IllegalStateException("no CPU time for process " + pid));
     }
 
     private static void fullGc(long pid) {
         try {
-            Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                    Long.toString(pid), "GC.run").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            Process jcmd = new ProcessBuilder(
+                            Path.of(System.getProperty("java.home"), "bin", "jcmd")
+                                    .toString(),
+                            Long.toString(pid),
+                            "GC.run")
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
             if (!jcmd.waitFor(60, TimeUnit.SECONDS) || jcmd.exitValue() != 0) {
                 throw new IllegalStateException("jcmd " + pid + " GC.run failed");
             }
@@ -197,24 +219,30 @@ final class BenchSuite implements AutoCloseable {
      */
     long metric(String service, String name, String labels) {
         String metrics = get("http://127.0.0.1:" + suite.service(service).port() + "/q/metrics");
-        List<String> series = metrics.lines().filter(l -> l.startsWith(name + " ") || l.startsWith(name + "{"))
-                .filter(l -> l.contains(labels)).toList();
+        List<String> series = metrics.lines()
+                .filter(l -> l.startsWith(name + " ") || l.startsWith(name + "{"))
+                .filter(l -> l.contains(labels))
+                .toList();
         if (series.isEmpty()) {
             throw new IllegalStateException(service + " has no metric " + name + " with " + labels);
         }
-        return (long) series.stream().mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+        return (long) series.stream()
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                .sum();
     }
 
     /**
-     * Waits until the runtime holds no sandbox and no pod IP (the sandbox of a removed pod goes on housekeeping,
-     * just after), for at most {@code timeout}; returns what it holds then.
+     * Waits until the runtime holds no sandbox and no pod IP (the sandbox of a removed pod goes on housekeeping, just
+     * after), for at most {@code timeout}; returns what it holds then.
      */
     long[] awaitRuntimeEmpty(Duration timeout) {
         Instant deadline = Instant.now().plus(timeout);
         long[] held;
         do {
-            held = new long[] {metric("runtime-svc", "podfall_runtime_sandboxes", ""),
-                metric("runtime-svc", "podfall_runtime_pod_ips", "")};
+            held = new long[] {
+                metric("runtime-svc", "podfall_runtime_sandboxes", ""),
+                metric("runtime-svc", "podfall_runtime_pod_ips", "")
+            };
             if (held[0] == 0 && held[1] == 0) {
                 return held;
             }
@@ -225,8 +253,12 @@ final class BenchSuite implements AutoCloseable {
 
     private String get(String url) {
         try {
-            return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
+            return http.send(
+                            HttpRequest.newBuilder(URI.create(url))
+                                    .timeout(Duration.ofSeconds(30))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

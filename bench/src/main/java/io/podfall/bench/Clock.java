@@ -4,8 +4,7 @@ import java.time.Instant;
 
 /** Wall-clock time in microseconds since the epoch: the clock the services write {@code ce_time} with. */
 final class Clock {
-    private Clock() {
-    }
+    private Clock() {}
 
     static long micros() {
         return micros(Instant.now());

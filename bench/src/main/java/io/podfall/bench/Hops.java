@@ -6,19 +6,21 @@ import java.util.List;
 /**
  * Where the time of one deletion goes, hop by hop along its causal chain (from the client's request, through each
  * event's cause, to the pod's {@code ObjectRemoved}), from three clocks every event carries or gets:
+ *
  * <ul>
- *   <li>{@code ce_time}: when the service that appended it began to handle its cause (live, the simulated clock
- *       at the event's arrival, which is the wall clock at time-scale 1);</li>
- *   <li>the Kafka record's CreateTime: when that service handed it to its producer, so the end of its decision
- *       (the topic keeps the producer's time; LogAppendTime, the broker's, would hide the decision's end and
- *       only split Kafka's share into produce and fetch);</li>
- *   <li>when a reader with the services' consumer settings received it ({@link TopicTap}).</li>
+ *   <li>{@code ce_time}: when the service that appended it began to handle its cause (live, the simulated clock at the
+ *       event's arrival, which is the wall clock at time-scale 1);
+ *   <li>the Kafka record's CreateTime: when that service handed it to its producer, so the end of its decision (the
+ *       topic keeps the producer's time; LogAppendTime, the broker's, would hide the decision's end and only split
+ *       Kafka's share into produce and fetch);
+ *   <li>when a reader with the services' consumer settings received it ({@link TopicTap}).
  * </ul>
- * So for an event E caused by C: Kafka's share is C sent → C received, the share of E's service is C received
- * → E handled (its consumer, the reactive-messaging dispatch, the processor's lock) plus E handled → E sent (its
- * core and the encoding). Before the chain, the client's HTTP request to the API server; after it, the watch
- * event's way back to the client. The points are kept in order (a millisecond CreateTime can read a little before
- * the microsecond {@code ce_time} it follows), so the segments add up to the client's latency exactly.
+ *
+ * So for an event E caused by C: Kafka's share is C sent → C received, the share of E's service is C received → E
+ * handled (its consumer, the reactive-messaging dispatch, the processor's lock) plus E handled → E sent (its core and
+ * the encoding). Before the chain, the client's HTTP request to the API server; after it, the watch event's way back to
+ * the client. The points are kept in order (a millisecond CreateTime can read a little before the microsecond
+ * {@code ce_time} it follows), so the segments add up to the client's latency exactly.
  */
 final class Hops {
     static final String HTTP_IN = "HTTP: DELETE → API server";
@@ -26,19 +28,16 @@ final class Hops {
     static final String KAFKA = "Kafka: sent → received";
 
     /** One event of the chain, with its three times (microseconds, CreateTime in milliseconds). */
-    record Point(String type, String source, long timeMicros, long createTimeMillis, long receivedMicros) {
-    }
+    record Point(String type, String source, long timeMicros, long createTimeMillis, long receivedMicros) {}
 
     /** A part of one deletion's latency: where it went ({@code category}) on which hop ({@code hop}). */
-    record Segment(String hop, String category, long micros) {
-    }
+    record Segment(String hop, String category, long micros) {}
 
-    private Hops() {
-    }
+    private Hops() {}
 
     /**
-     * The segments of one deletion: {@code sentMicros} when the client sent the DELETE, {@code watchedMicros} when
-     * it received the DELETED watch event, {@code chain} the events from the client's request to ObjectRemoved.
+     * The segments of one deletion: {@code sentMicros} when the client sent the DELETE, {@code watchedMicros} when it
+     * received the DELETED watch event, {@code chain} the events from the client's request to ObjectRemoved.
      */
     static List<Segment> of(long sentMicros, long watchedMicros, List<Point> chain) {
         List<Segment> out = new ArrayList<>();
@@ -46,8 +45,7 @@ final class Hops {
         long at = sentMicros;
         String request = "DELETE → " + shortType(first.type()) + " (" + service(first.source()) + ")";
         at = add(out, request, HTTP_IN, at, first.timeMicros());
-        at = add(out, request, service(first.source()) + ": handled → sent", at,
-                first.createTimeMillis() * 1000);
+        at = add(out, request, service(first.source()) + ": handled → sent", at, first.createTimeMillis() * 1000);
         for (int i = 1; i < chain.size(); i++) {
             Point cause = chain.get(i - 1);
             Point e = chain.get(i);
@@ -57,7 +55,11 @@ final class Hops {
             at = add(out, hop, service(e.source()) + ": received → handled", at, e.timeMicros());
             at = add(out, hop, service(e.source()) + ": handled → sent", at, e.createTimeMillis() * 1000);
         }
-        add(out, shortType(chain.get(chain.size() - 1).type()) + " → DELETED watch event (client)", WATCH_OUT, at,
+        add(
+                out,
+                shortType(chain.get(chain.size() - 1).type()) + " → DELETED watch event (client)",
+                WATCH_OUT,
+                at,
                 watchedMicros);
         return out;
     }

@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.podfall.cli.log.EventFile;
 import io.podfall.cli.scenario.ApiClient;
 import io.podfall.model.Json;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
@@ -28,8 +27,7 @@ final class IncidentBench {
     private static final String INCIDENT = "incident";
     private static final String ROLLOUT = "rollout";
 
-    private IncidentBench() {
-    }
+    private IncidentBench() {}
 
     /** Runs the incident on a suite of its own and records its whole log; the log's file. */
     static Path record(RunOptions run, int replicas, int rolled) {
@@ -40,17 +38,22 @@ final class IncidentBench {
         try (BenchSuite suite = BenchSuite.start(run, WORKLOAD, nodes, 1.0, MassDeletionBench.heapMb(pods))) {
             Files.createDirectories(log.getParent());
             try (Writer file = Files.newBufferedWriter(log);
-                 TopicTap tap = new TopicTap(suite.bootstrap(), BenchSuite.TOPIC, t -> write(file, t))) {
+                    TopicTap tap = new TopicTap(suite.bootstrap(), BenchSuite.TOPIC, t -> write(file, t))) {
                 MassDeletionBench.create(suite, WORKLOAD, incident(replicas));
                 MassDeletionBench.create(suite, WORKLOAD, MassDeletionBench.deployment(ROLLOUT, rolled));
-                ProgressLines.say("%s: %,d and %,d replicas ready; the rollout and the foreground deletion", WORKLOAD,
-                        replicas, rolled);
+                ProgressLines.say(
+                        "%s: %,d and %,d replicas ready; the rollout and the foreground deletion",
+                        WORKLOAD, replicas, rolled);
                 roll(suite.api());
-                ApiClient.Response deleted = suite.api().delete(MassDeletionBench.DEPLOYMENTS + "/" + INCIDENT,
-                        new DeleteOptionsBuilder().withPropagationPolicy("Foreground").build());
+                ApiClient.Response deleted = suite.api()
+                        .delete(
+                                MassDeletionBench.DEPLOYMENTS + "/" + INCIDENT,
+                                new DeleteOptionsBuilder()
+                                        .withPropagationPolicy("Foreground")
+                                        .build());
                 if (deleted.code() != 200) {
-                    throw new IllegalStateException("delete " + INCIDENT + ": " + deleted.code() + " "
-                            + deleted.body());
+                    throw new IllegalStateException(
+                            "delete " + INCIDENT + ": " + deleted.code() + " " + deleted.body());
                 }
                 MassDeletionBench.awaitRolledOut(suite, WORKLOAD, ROLLOUT, rolled);
                 awaitGone(suite, replicas);
@@ -64,18 +67,37 @@ final class IncidentBench {
 
     /** The incident's Deployment: 30 s of grace, a preStop sleep of 5 s, 10 s to exit on SIGTERM. */
     private static Deployment incident(int replicas) {
-        return new DeploymentBuilder(MassDeletionBench.deployment(INCIDENT, replicas)).editSpec().editTemplate()
-                .editMetadata().addToAnnotations("podfall.io/exit-delay-seconds", "10").endMetadata()
-                .editSpec().withTerminationGracePeriodSeconds(30L).editFirstContainer().withNewLifecycle()
-                .withNewPreStop().withNewSleep().withSeconds(5L).endSleep().endPreStop().endLifecycle()
-                .endContainer().endSpec().endTemplate().endSpec().build();
+        return new DeploymentBuilder(MassDeletionBench.deployment(INCIDENT, replicas))
+                .editSpec()
+                .editTemplate()
+                .editMetadata()
+                .addToAnnotations("podfall.io/exit-delay-seconds", "10")
+                .endMetadata()
+                .editSpec()
+                .withTerminationGracePeriodSeconds(30L)
+                .editFirstContainer()
+                .withNewLifecycle()
+                .withNewPreStop()
+                .withNewSleep()
+                .withSeconds(5L)
+                .endSleep()
+                .endPreStop()
+                .endLifecycle()
+                .endContainer()
+                .endSpec()
+                .endTemplate()
+                .endSpec()
+                .build();
     }
 
     /** A new template for the second Deployment: {@code kubectl rollout restart} writes the same annotation. */
     private static void roll(ApiClient api) {
-        ApiClient.Response patched = api.patch(MassDeletionBench.DEPLOYMENTS + "/" + ROLLOUT, Json.read(
-                ("{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"kubectl.kubernetes.io/restartedAt\":\""
-                        + Instant.now() + "\"}}}}}").getBytes(StandardCharsets.UTF_8)));
+        ApiClient.Response patched = api.patch(
+                MassDeletionBench.DEPLOYMENTS + "/" + ROLLOUT,
+                Json.read(
+                        ("{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"kubectl.kubernetes.io/restartedAt\":\""
+                                        + Instant.now() + "\"}}}}}")
+                                .getBytes(StandardCharsets.UTF_8)));
         if (patched.code() != 200) {
             throw new IllegalStateException("roll " + ROLLOUT + " out: " + patched.code() + " " + patched.body());
         }

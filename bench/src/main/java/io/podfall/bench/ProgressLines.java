@@ -11,13 +11,13 @@ final class ProgressLines {
     private static final long EVERY_NANOS = 2_000_000_000L;
     private static long shown;
 
-    private ProgressLines() {
-    }
+    private ProgressLines() {}
 
     /** A line now, whatever came before. */
     static synchronized void say(String format, Object... args) {
         shown = System.nanoTime();
-        System.err.printf(Locale.ROOT, "[%6.1f s] %s%n", (shown - START) / 1e9, String.format(Locale.ROOT, format, args));
+        System.err.printf(
+                Locale.ROOT, "[%6.1f s] %s%n", (shown - START) / 1e9, String.format(Locale.ROOT, format, args));
     }
 
     /** A line if none came in the last two seconds. */

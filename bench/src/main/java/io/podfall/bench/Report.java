@@ -3,7 +3,6 @@ package io.podfall.bench;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podfall.model.Json;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -11,9 +10,9 @@ import java.util.Locale;
 
 /**
  * What one workload measured: tables (printed as Markdown, so they paste into bench/README.md), the targets of issue #9
- * with whether each was met, and the correctness checks made while measuring. A workload whose checks fail is
- * wrong however fast it was: {@link #correct()} is false and the command exits 1. A missed target is reported,
- * not failed: it depends on the machine.
+ * with whether each was met, and the correctness checks made while measuring. A workload whose checks fail is wrong
+ * however fast it was: {@link #correct()} is false and the command exits 1. A missed target is reported, not failed: it
+ * depends on the machine.
  */
 final class Report {
     record Table(String title, List<String> columns, List<List<String>> rows) {
@@ -27,8 +26,7 @@ final class Report {
         }
     }
 
-    record Check(String what, boolean ok, String detail) {
-    }
+    record Check(String what, boolean ok, String detail) {}
 
     private final String workload;
     private final String summary;
@@ -73,8 +71,14 @@ final class Report {
     }
 
     String text() {
-        StringBuilder out = new StringBuilder("## ").append(workload).append("\n\n").append(summary).append("\n\n")
-                .append("Machine: ").append(machine.line()).append("\n");
+        StringBuilder out = new StringBuilder("## ")
+                .append(workload)
+                .append("\n\n")
+                .append(summary)
+                .append("\n\n")
+                .append("Machine: ")
+                .append(machine.line())
+                .append("\n");
         List<Table> all = new ArrayList<>(tables);
         if (!targets.rows().isEmpty()) {
             all.add(targets);
@@ -85,7 +89,11 @@ final class Report {
         if (!checks.isEmpty()) {
             out.append("\ncorrectness:\n");
             for (Check c : checks) {
-                out.append(c.ok() ? "  ok     " : "  FAILED ").append(c.what()).append(": ").append(c.detail()).append("\n");
+                out.append(c.ok() ? "  ok     " : "  FAILED ")
+                        .append(c.what())
+                        .append(": ")
+                        .append(c.detail())
+                        .append("\n");
             }
         }
         return out.toString();
@@ -116,7 +124,9 @@ final class Report {
         for (int l = 0; l < lines.size(); l++) {
             out.append(row(lines.get(l), width));
             if (l == 0) {
-                List<String> rule = Arrays.stream(width).mapToObj(w -> "-".repeat(Math.max(w, 3))).toList();
+                List<String> rule = Arrays.stream(width)
+                        .mapToObj(w -> "-".repeat(Math.max(w, 3)))
+                        .toList();
                 out.append(row(rule, width));
             }
         }
@@ -127,7 +137,10 @@ final class Report {
         StringBuilder out = new StringBuilder("|");
         for (int i = 0; i < width.length; i++) {
             String cell = i < cells.size() ? cells.get(i) : "";
-            out.append(' ').append(cell).append(" ".repeat(Math.max(width[i], 3) - cell.length())).append(" |");
+            out.append(' ')
+                    .append(cell)
+                    .append(" ".repeat(Math.max(width[i], 3) - cell.length()))
+                    .append(" |");
         }
         return out.append('\n').toString();
     }

@@ -1,7 +1,6 @@
 package io.podfall.bench;
 
 import io.podfall.cli.analysis.Stats;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -19,17 +18,16 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Whether the services answer HTTP while a workload loads them: one request to each every 100 ms, each on a fresh
  * connection (the API server's {@code GET /version}, the others' liveness probe), as every kubectl command and every
- * kubelet probe connects, timed from the connect to the answer's last byte. Vert.x deals each connection to one of
- * a service's event loops, and a loop held by other work answers late whatever is asked of it: the log's polls
- * were handled on one, once.
+ * kubelet probe connects, timed from the connect to the answer's last byte. Vert.x deals each connection to one of a
+ * service's event loops, and a loop held by other work answers late whatever is asked of it: the log's polls were
+ * handled on one, once.
  */
 final class Responsiveness implements AutoCloseable {
     static final Duration EVERY = Duration.ofMillis(100);
     private static final int TIMEOUT_MILLIS = 30_000;
 
     /** One service's answers: their times (µs, from the connect to the last byte) and the requests not answered 200. */
-    record Answers(Stats.Summary micros, long overOneSecond, int failed) {
-    }
+    record Answers(Stats.Summary micros, long overOneSecond, int failed) {}
 
     private final Map<String, Probe> probes = new LinkedHashMap<>();
 
@@ -62,16 +60,34 @@ final class Responsiveness implements AutoCloseable {
 
     /** The answers as a table of {@code report} and its figures ({@code responsiveness}). */
     static void report(Report report, String when, Map<String, Answers> answers) {
-        Report.Table t = report.table("HTTP answers " + when + " (a request every " + EVERY.toMillis()
+        Report.Table t = report.table(
+                "HTTP answers " + when + " (a request every " + EVERY.toMillis()
                         + " ms on a fresh connection: the API server's GET /version, the others' GET /q/health/live)",
-                "process", "requests", "p50", "p99", "max", "over 1 s", "failed");
+                "process",
+                "requests",
+                "p50",
+                "p99",
+                "max",
+                "over 1 s",
+                "failed");
         var json = report.figures().putObject("responsiveness");
         answers.forEach((name, a) -> {
             Stats.Summary s = a.micros();
-            t.row(name, String.format("%,d", s.n()), Report.ms(s.p50() / 1e3), Report.ms(s.p99() / 1e3),
-                    Report.ms(s.max() / 1e3), String.format("%,d", a.overOneSecond()), String.format("%,d", a.failed()));
-            json.putObject(name).put("n", s.n()).put("p50Ms", s.p50() / 1e3).put("p99Ms", s.p99() / 1e3)
-                    .put("maxMs", s.max() / 1e3).put("overOneSecond", a.overOneSecond()).put("failed", a.failed());
+            t.row(
+                    name,
+                    String.format("%,d", s.n()),
+                    Report.ms(s.p50() / 1e3),
+                    Report.ms(s.p99() / 1e3),
+                    Report.ms(s.max() / 1e3),
+                    String.format("%,d", a.overOneSecond()),
+                    String.format("%,d", a.failed()));
+            json.putObject(name)
+                    .put("n", s.n())
+                    .put("p50Ms", s.p50() / 1e3)
+                    .put("p99Ms", s.p99() / 1e3)
+                    .put("maxMs", s.max() / 1e3)
+                    .put("overOneSecond", a.overOneSecond())
+                    .put("failed", a.failed());
         });
     }
 
@@ -80,8 +96,10 @@ final class Responsiveness implements AutoCloseable {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), TIMEOUT_MILLIS);
             socket.setSoTimeout(TIMEOUT_MILLIS);
-            socket.getOutputStream().write(("GET " + uri.getRawPath() + " HTTP/1.1\r\nHost: " + uri.getHost() + ":"
-                    + uri.getPort() + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream()
+                    .write(("GET " + uri.getRawPath() + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
+                                    + "\r\nConnection: close\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
             InputStream in = socket.getInputStream();
             String status = new String(in.readNBytes("HTTP/1.1 200".length()), StandardCharsets.US_ASCII);
             in.transferTo(OutputStream.nullOutputStream());
@@ -119,7 +137,10 @@ final class Responsiveness implements AutoCloseable {
 
         /** Once the thread has ended (join: its writes are seen). */
         Answers answers() {
-            return new Answers(Stats.Summary.of(micros), micros.stream().filter(us -> us > 1_000_000).count(), failed);
+            return new Answers(
+                    Stats.Summary.of(micros),
+                    micros.stream().filter(us -> us > 1_000_000).count(),
+                    failed);
         }
     }
 }

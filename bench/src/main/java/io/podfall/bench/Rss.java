@@ -5,14 +5,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * A process's memory as the kernel counts it: VmRSS (resident now) and VmHWM (the peak), from /proc/PID/status, and
- * its PSS (proportional set size) from /proc/PID/smaps_rollup: its resident pages, each shared one divided among the
+ * A process's memory as the kernel counts it: VmRSS (resident now) and VmHWM (the peak), from /proc/PID/status, and its
+ * PSS (proportional set size) from /proc/PID/smaps_rollup: its resident pages, each shared one divided among the
  * processes that map it. RSS counts a shared page in every process: the JVM's own code and the JDK's class-data
  * archive, some 21 MB in each of the suite's five JVMs, so a sum of RSS counts them five times and a sum of PSS once.
  */
 final class Rss {
-    private Rss() {
-    }
+    private Rss() {}
 
     /** {VmRSS, VmHWM, Pss} in bytes; -1 for each /proc cannot tell (not Linux, or the process is gone). */
     static long[] of(long pid) {
@@ -34,7 +33,10 @@ final class Rss {
     }
 
     private static long field(String status, String name) {
-        return status.lines().filter(l -> l.startsWith(name)).findFirst()
-                .map(l -> Long.parseLong(l.replaceAll("\\D", "")) * 1024).orElse(-1L);
+        return status.lines()
+                .filter(l -> l.startsWith(name))
+                .findFirst()
+                .map(l -> Long.parseLong(l.replaceAll("\\D", "")) * 1024)
+                .orElse(-1L);
     }
 }

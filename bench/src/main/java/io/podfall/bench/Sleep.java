@@ -1,8 +1,7 @@
 package io.podfall.bench;
 
 final class Sleep {
-    private Sleep() {
-    }
+    private Sleep() {}
 
     static void millis(long ms) {
         try {

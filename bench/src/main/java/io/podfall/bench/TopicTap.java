@@ -3,12 +3,6 @@ package io.podfall.bench;
 import io.podfall.cli.log.EventLog;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.UnreadableEventException;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.header.Headers;
-
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,19 +11,27 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
 
 /**
- * Follows the event topic from its beginning as one more reader beside the services ({@link PartitionReader}), so
- * that when it receives a record is when a service could have: the broker's share of a hop. Each event goes to the
- * sink with its Kafka timestamp (CreateTime: set by the producer when the service handed it the event, that is
- * when the service had decided), the time this reader received it, and its size as the broker stores it (key,
- * value and headers).
+ * Follows the event topic from its beginning as one more reader beside the services ({@link PartitionReader}), so that
+ * when it receives a record is when a service could have: the broker's share of a hop. Each event goes to the sink with
+ * its Kafka timestamp (CreateTime: set by the producer when the service handed it the event, that is when the service
+ * had decided), the time this reader received it, and its size as the broker stores it (key, value and headers).
  */
 final class TopicTap implements AutoCloseable {
     /** One record as read, {@code receivedMicros} on the same wall clock as the events' {@code ce_time}. */
-    record Tapped(long offset, long createTimeMillis, long receivedMicros, int bytes, Event event,
-                  ConsumerRecord<String, byte[]> record) {
-    }
+    record Tapped(
+            long offset,
+            long createTimeMillis,
+            long receivedMicros,
+            int bytes,
+            Event event,
+            ConsumerRecord<String, byte[]> record) {}
 
     private final String bootstrap;
     private final String topic;
@@ -60,7 +62,8 @@ final class TopicTap implements AutoCloseable {
     }
 
     static int size(String key, byte[] value, Headers headers) {
-        int bytes = (key == null ? 0 : key.getBytes(StandardCharsets.UTF_8).length) + (value == null ? 0 : value.length);
+        int bytes =
+                (key == null ? 0 : key.getBytes(StandardCharsets.UTF_8).length) + (value == null ? 0 : value.length);
         for (Header h : headers) {
             bytes += h.key().getBytes(StandardCharsets.UTF_8).length + (h.value() == null ? 0 : h.value().length);
         }
@@ -74,7 +77,10 @@ final class TopicTap implements AutoCloseable {
             latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
         }
         Map<Integer, Long> end = new HashMap<>();
-        Admins.call(bootstrap, "read the topic's end offsets", a -> a.listOffsets(latest).all())
+        Admins.call(
+                        bootstrap,
+                        "read the topic's end offsets",
+                        a -> a.listOffsets(latest).all())
                 .forEach((p, o) -> end.put(p.partition(), o.offset()));
         Instant deadline = Instant.now().plus(timeout);
         while (end.entrySet().stream().anyMatch(e -> positions.getOrDefault(e.getKey(), 0L) < e.getValue())) {
@@ -88,7 +94,10 @@ final class TopicTap implements AutoCloseable {
 
     /** Adds the check that every record on the topic was an event of the contract: a benchmark appends no other. */
     void check(Report report) {
-        report.check("every record an event", unreadable.get() == 0, unreadable.get() + " records not events of the catalogue");
+        report.check(
+                "every record an event",
+                unreadable.get() == 0,
+                unreadable.get() + " records not events of the catalogue");
     }
 
     @Override

@@ -2,7 +2,6 @@ package io.podfall.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.model.Json;
-
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -13,8 +12,8 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
- * A watch on the API server, as kubectl {@code get -w} opens one: the response stays open and carries one JSON
- * watch event a line; each goes to the sink with the time it was received.
+ * A watch on the API server, as kubectl {@code get -w} opens one: the response stays open and carries one JSON watch
+ * event a line; each goes to the sink with the time it was received.
  */
 final class WatchClient implements AutoCloseable {
     record Change(String type, JsonNode object, long receivedMicros) {
@@ -32,7 +31,11 @@ final class WatchClient implements AutoCloseable {
         URI uri = URI.create(server + path + (path.contains("?") ? "&" : "?") + "watch=true");
         HttpResponse<Stream<String>> response;
         try {
-            response = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).GET().build(),
+            response = http.send(
+                    HttpRequest.newBuilder(uri)
+                            .timeout(Duration.ofSeconds(30))
+                            .GET()
+                            .build(),
                     HttpResponse.BodyHandlers.ofLines());
         } catch (IOException e) {
             throw new IllegalStateException("cannot watch " + uri + ": " + e, e);
@@ -45,17 +48,19 @@ final class WatchClient implements AutoCloseable {
             throw new IllegalStateException("watch " + uri + " answered " + response.statusCode());
         }
         lines = response.body();
-        thread = new Thread(() -> {
-            try {
-                lines.forEach(line -> {
-                    long received = Clock.micros();
-                    JsonNode event = Json.read(line.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-                    sink.accept(new Change(event.path("type").asText(), event.path("object"), received));
-                });
-            } catch (RuntimeException e) {
-                failure = e;
-            }
-        }, "bench-watch");
+        thread = new Thread(
+                () -> {
+                    try {
+                        lines.forEach(line -> {
+                            long received = Clock.micros();
+                            JsonNode event = Json.read(line.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                            sink.accept(new Change(event.path("type").asText(), event.path("object"), received));
+                        });
+                    } catch (RuntimeException e) {
+                        failure = e;
+                    }
+                },
+                "bench-watch");
         thread.setDaemon(true);
         thread.start();
     }

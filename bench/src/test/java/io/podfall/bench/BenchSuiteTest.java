@@ -1,16 +1,16 @@
 package io.podfall.bench;
 
-import io.podfall.cli.launch.ServiceProcess;
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.podfall.cli.launch.ServiceProcess;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 class BenchSuiteTest {
     @Test
     void aServiceHeapStartsAtTheSuitesWhateverItsCap() {
-        assertEquals(List.of("-Xms256m", "-Xmx4162m", "-XX:+UseParallelGC"),
+        assertEquals(
+                List.of("-Xms256m", "-Xmx4162m", "-XX:+UseParallelGC"),
                 BenchSuite.withHeap(List.of("-XX:+UseParallelGC"), MassDeletionBench.heapMb(100_000)));
         assertEquals(List.of("-Xms256m", "-Xmx256m"), BenchSuite.withHeap(List.of(), ServiceProcess.HEAP_MB));
     }

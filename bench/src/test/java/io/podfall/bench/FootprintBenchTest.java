@@ -1,13 +1,12 @@
 package io.podfall.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import org.junit.jupiter.api.Test;
-
-import java.util.ArrayList;
-import java.util.List;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 class FootprintBenchTest {
 
@@ -27,13 +26,20 @@ class FootprintBenchTest {
                 sum += state.getValue().asLong();
             }
         }
-        assertEquals(List.of("controller-svc: SchedulerState", "controller-svc: ReplicaSetState",
-                "controller-svc: DeploymentState", "controller-svc: GarbageCollectorState",
-                "controller-svc: EndpointsControllerState", "controller-svc: NamespaceControllerState",
-                "controller-svc: NodeLifecycleState"), controllers);
+        assertEquals(
+                List.of(
+                        "controller-svc: SchedulerState",
+                        "controller-svc: ReplicaSetState",
+                        "controller-svc: DeploymentState",
+                        "controller-svc: GarbageCollectorState",
+                        "controller-svc: EndpointsControllerState",
+                        "controller-svc: NamespaceControllerState",
+                        "controller-svc: NodeLifecycleState"),
+                controllers);
         long whole = bytes.path("controller-svc: the whole").asLong();
         assertTrue(whole < sum, "the pods' names and uids the controllers share count once: " + whole + " < " + sum);
-        assertTrue(bytes.path("apiserver-svc: the registry").asLong() > 200 * 1_000L,
+        assertTrue(
+                bytes.path("apiserver-svc: the registry").asLong() > 200 * 1_000L,
                 "the registry holds each pod's JSON, over a kilobyte: " + bytes);
     }
 }

@@ -1,13 +1,14 @@
 package io.podfall.bench;
 
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.junit.jupiter.api.Test;
+
 class ReportTest {
-    private static final Machine MACHINE = new Machine("2026-11-29T10:00:00Z", 2, "cpu", 1024, "jvm", "os", "0.1 0.2 0.3");
+    private static final Machine MACHINE =
+            new Machine("2026-11-29T10:00:00Z", 2, "cpu", 1024, "jvm", "os", "0.1 0.2 0.3");
 
     @Test
     void aFailedCheckMakesTheRunWrongWhateverItsTargets() {

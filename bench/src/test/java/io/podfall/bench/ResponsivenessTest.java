@@ -1,10 +1,9 @@
 package io.podfall.bench;
 
-import com.sun.net.httpserver.HttpServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -15,14 +14,15 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 class ResponsivenessTest {
     private HttpServer server;
     /** The client ports the requests came from: one per connection. */
     private final List<Integer> clientPorts = new CopyOnWriteArrayList<>();
+
     private final Set<String> paths = ConcurrentHashMap.newKeySet();
 
     @BeforeEach
@@ -56,8 +56,8 @@ class ResponsivenessTest {
     @Test
     void eachRequestIsTimedOnAConnectionOfItsOwnAndAFailureIsCountedApart() {
         Map<String, Responsiveness.Answers> answers;
-        try (Responsiveness probes = new Responsiveness(Map.of("fast", uri("/fast"), "slow", uri("/slow"),
-                "broken", uri("/broken")))) {
+        try (Responsiveness probes =
+                new Responsiveness(Map.of("fast", uri("/fast"), "slow", uri("/slow"), "broken", uri("/broken")))) {
             Sleep.millis(1_000);
             answers = probes.stop();
         }

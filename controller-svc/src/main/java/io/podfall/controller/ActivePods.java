@@ -1,6 +1,5 @@
 package io.podfall.controller;
 
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
@@ -16,14 +15,14 @@ import java.util.Optional;
 public final class ActivePods {
     /** Annotation whose lower value is deleted first ({@code core.PodDeletionCost}). */
     public static final String POD_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost";
+
     private static final Map<String, Integer> PHASE_ORDINAL = Map.of("Pending", 0, "Unknown", 1, "Running", 2);
 
-    private ActivePods() {
-    }
+    private ActivePods() {}
 
     /**
-     * A pod counts toward its ReplicaSet unless it finished or is being deleted: a terminating pod is replaced at
-     * once, while it still runs out its grace period.
+     * A pod counts toward its ReplicaSet unless it finished or is being deleted: a terminating pod is replaced at once,
+     * while it still runs out its grace period.
      */
     public static boolean isActive(CachedPod pod) {
         return !"Succeeded".equals(pod.phase()) && !"Failed".equals(pod.phase()) && !pod.terminating();
@@ -39,21 +38,26 @@ public final class ActivePods {
         if (!isReady(pod)) {
             return false;
         }
-        return minReadySeconds == 0 || availableAfter(pod, minReadySeconds).map(at -> at.isBefore(now)).orElse(false);
+        return minReadySeconds == 0
+                || availableAfter(pod, minReadySeconds)
+                        .map(at -> at.isBefore(now))
+                        .orElse(false);
     }
 
     /** The instant after which a ready pod counts as available; empty if it is not ready or never says since when. */
     public static Optional<Instant> availableAfter(CachedPod pod, int minReadySeconds) {
-        return pod.ready() ? Optional.ofNullable(pod.readySince()).map(since -> since.plusSeconds(minReadySeconds)) : Optional.empty();
+        return pod.ready()
+                ? Optional.ofNullable(pod.readySince()).map(since -> since.plusSeconds(minReadySeconds))
+                : Optional.empty();
     }
 
     /**
      * The order in which surplus pods are deleted ({@code ActivePodsWithRanks.Less}): unassigned before assigned;
-     * Pending before Unknown before Running; not ready before ready; lower pod-deletion-cost first; higher rank
-     * first (the rank counts the related pods on the pod's node, so doubled-up nodes lose one first); among ready
-     * pods, ready for less time first; more container restarts first; newer first. Times compare on a logarithmic
-     * scale from {@code now} ({@code LogarithmicScaleDown}): pods of about the same age count as equal. Where
-     * upstream leaves a tie, the uid decides, so the order is total and the same in every run.
+     * Pending before Unknown before Running; not ready before ready; lower pod-deletion-cost first; higher rank first
+     * (the rank counts the related pods on the pod's node, so doubled-up nodes lose one first); among ready pods, ready
+     * for less time first; more container restarts first; newer first. Times compare on a logarithmic scale from
+     * {@code now} ({@code LogarithmicScaleDown}): pods of about the same age count as equal. Where upstream leaves a
+     * tie, the uid decides, so the order is total and the same in every run.
      *
      * @param ranks the rank of each pod, by uid
      */
@@ -70,8 +74,8 @@ public final class ActivePods {
     }
 
     /**
-     * How old a time is, as {@code logarithmicRankDiff} ranks it: the zero time first ({@code afterOrZero}),
-     * then the floor of log2 of the age in nanoseconds (-1 for a time not in the past).
+     * How old a time is, as {@code logarithmicRankDiff} ranks it: the zero time first ({@code afterOrZero}), then the
+     * floor of log2 of the age in nanoseconds (-1 for a time not in the past).
      */
     private static long age(Instant t, Instant now) {
         if (t == null) {

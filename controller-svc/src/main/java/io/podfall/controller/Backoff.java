@@ -1,7 +1,6 @@
 package io.podfall.controller;
 
 import io.podfall.controller.Expectations.Kind;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -11,8 +10,8 @@ import java.util.Map;
  * The rate limit of a controller's retries, per owner: upstream's work queue requeues a key whose sync failed with
  * {@code AddRateLimited}, after 5 ms doubling with every failure up to 1000 s ({@code DefaultControllerRateLimiter},
  * {@code staging/src/k8s.io/client-go/util/workqueue/default_rate_limiters.go}), and forgets the count once a sync
- * succeeds. Here a sync fails when the API server rejects one of its requests, and succeeds again when a request
- * of the kind that failed is answered. Without this, a request rejected for good would be re-sent at once, for ever.
+ * succeeds. Here a sync fails when the API server rejects one of its requests, and succeeds again when a request of the
+ * kind that failed is answered. Without this, a request rejected for good would be re-sent at once, for ever.
  */
 final class Backoff {
     static final Duration BASE = Duration.ofMillis(5);
@@ -21,8 +20,7 @@ final class Backoff {
     private static final int DOUBLINGS = 20;
 
     /** An owner's failures in a row, the kind of request that failed last, and until when it waits. */
-    private record Failures(int count, Kind kind, Instant until) {
-    }
+    private record Failures(int count, Kind kind, Instant until) {}
 
     private final Map<String, Failures> byOwner = new HashMap<>();
 

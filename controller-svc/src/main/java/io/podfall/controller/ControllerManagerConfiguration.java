@@ -7,26 +7,32 @@ import io.podfall.controller.namespace.NamespaceController;
 import io.podfall.controller.nodelifecycle.NodeLifecycleController;
 import io.podfall.controller.replicaset.ReplicaSetController;
 import io.podfall.controller.scheduler.Scheduler;
-
 import java.time.Duration;
 import java.util.List;
 
 /**
- * The controller manager's settings, as upstream's KubeControllerManagerConfiguration: the one place its core is
- * built, so the service and the replay engine run the same one.
+ * The controller manager's settings, as upstream's KubeControllerManagerConfiguration: the one place its core is built,
+ * so the service and the replay engine run the same one.
  *
  * @param nodeMonitorGracePeriod {@code podfall.controller.node-monitor-grace-period-seconds}, upstream's
- *                               {@code --node-monitor-grace-period}
+ *     {@code --node-monitor-grace-period}
  */
 public record ControllerManagerConfiguration(Duration nodeMonitorGracePeriod) {
     /** Upstream's defaults. */
     public static final ControllerManagerConfiguration DEFAULTS = new ControllerManagerConfiguration(
             Duration.ofSeconds(NodeLifecycleController.DEFAULT_GRACE_PERIOD_SECONDS));
 
-    /** The core as the service runs it; the service's ControllerManagerProducer and the replay engine both call this. */
+    /**
+     * The core as the service runs it; the service's ControllerManagerProducer and the replay engine both call this.
+     */
     public ControllerManager newControllerManager() {
-        return new ControllerManager(List.of(new Scheduler(), new ReplicaSetController(), new DeploymentController(),
-                new GarbageCollector(), new EndpointsController(), new NamespaceController(),
+        return new ControllerManager(List.of(
+                new Scheduler(),
+                new ReplicaSetController(),
+                new DeploymentController(),
+                new GarbageCollector(),
+                new EndpointsController(),
+                new NamespaceController(),
                 new NodeLifecycleController(nodeMonitorGracePeriod)));
     }
 }

@@ -5,9 +5,8 @@ import io.podfall.model.core.Core;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
-
 import java.time.Duration;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** Gives the flow adapter this service's core: the controller manager with its controllers. */
 @ApplicationScoped
@@ -16,8 +15,11 @@ public class ControllerManagerProducer {
     @Produces
     @Singleton
     @SuppressWarnings("rawtypes")
-    Core core(@ConfigProperty(name = "podfall.controller.node-monitor-grace-period-seconds",
-            defaultValue = "" + NodeLifecycleController.DEFAULT_GRACE_PERIOD_SECONDS) long nodeMonitorGracePeriodSeconds) {
+    Core core(
+            @ConfigProperty(
+                            name = "podfall.controller.node-monitor-grace-period-seconds",
+                            defaultValue = "" + NodeLifecycleController.DEFAULT_GRACE_PERIOD_SECONDS)
+                    long nodeMonitorGracePeriodSeconds) {
         return new ControllerManagerConfiguration(Duration.ofSeconds(nodeMonitorGracePeriodSeconds))
                 .newControllerManager();
     }

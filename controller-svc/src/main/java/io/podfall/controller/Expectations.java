@@ -11,15 +11,15 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The requests a controller has sent and not yet seen answered, by owner (the {@code namespace/name} of the object
- * the controller syncs): upstream's {@code ControllerExpectations} and {@code UIDTrackingControllerExpectations}
+ * The requests a controller has sent and not yet seen answered, by owner (the {@code namespace/name} of the object the
+ * controller syncs): upstream's {@code ControllerExpectations} and {@code UIDTrackingControllerExpectations}
  * ({@code pkg/controller/controller_utils.go}). While an owner has requests in flight, its cache does not yet show
  * their outcome, so deciding again would issue the same request twice.
  *
- * <p>An expectation ends when the API server answers the request: a fact caused by it (the object it created,
- * updated or marked terminating) or a {@code RequestRejected} caused by it. A deletion also ends when the pod is seen
- * terminating or gone for any reason ({@code DeletionObserved}): the API server writes nothing for a delete that
- * finds the pod already terminating with an earlier deadline. An expectation older than {@link #TIMEOUT} is dropped
+ * <p>An expectation ends when the API server answers the request: a fact caused by it (the object it created, updated
+ * or marked terminating) or a {@code RequestRejected} caused by it. A deletion also ends when the pod is seen
+ * terminating or gone for any reason ({@code DeletionObserved}): the API server writes nothing for a delete that finds
+ * the pod already terminating with an earlier deadline. An expectation older than {@link #TIMEOUT} is dropped
  * ({@code ExpectationsTimeout}), the last line of defence against an answer that never comes (a patch that changed
  * nothing is stored without a fact).
  */
@@ -41,16 +41,15 @@ public final class Expectations {
     public static final Set<Kind> POD_CHANGES = Set.of(Kind.CREATION, Kind.DELETION);
 
     /** One request in flight: whose, of which kind, the pod a deletion targets (else null), and since when. */
-    public record Expectation(String owner, Kind kind, String podUid, Instant since) {
-    }
+    public record Expectation(String owner, Kind kind, String podUid, Instant since) {}
 
     /** Every request in flight, by the id of the request event. */
     private final Map<String, Expectation> byRequest = new HashMap<>();
     /** Each owner's requests in flight, with how many of each kind. */
     private final Map<String, Pending> byOwner = new HashMap<>();
     /**
-     * The ids of the deletions in flight of each pod, by its uid: a pod seen terminating fulfils them without a scan
-     * of every request in flight (a scale-down has hundreds in flight, and each of its pods is seen so).
+     * The ids of the deletions in flight of each pod, by its uid: a pod seen terminating fulfils them without a scan of
+     * every request in flight (a scale-down has hundreds in flight, and each of its pods is seen so).
      */
     private final Map<String, List<String>> deletionsByPod = new HashMap<>();
 
@@ -69,7 +68,9 @@ public final class Expectations {
         pending.requests.put(requestId, expectation);
         pending.byKind[expectation.kind().ordinal()]++;
         if (expectation.kind() == Kind.DELETION && expectation.podUid() != null) {
-            deletionsByPod.computeIfAbsent(expectation.podUid(), uid -> new ArrayList<>(1)).add(requestId);
+            deletionsByPod
+                    .computeIfAbsent(expectation.podUid(), uid -> new ArrayList<>(1))
+                    .add(requestId);
         }
     }
 
@@ -117,8 +118,12 @@ public final class Expectations {
     /** When the owner's oldest request in flight times out, if it has any. */
     public Optional<Instant> nextTimeout(String owner) {
         Pending pending = byOwner.get(owner);
-        return pending == null ? Optional.empty() : pending.requests.values().stream().map(Expectation::since)
-                .min(Instant::compareTo).map(since -> since.plus(TIMEOUT));
+        return pending == null
+                ? Optional.empty()
+                : pending.requests.values().stream()
+                        .map(Expectation::since)
+                        .min(Instant::compareTo)
+                        .map(since -> since.plus(TIMEOUT));
     }
 
     /** Drops the owner's requests that have waited {@link #TIMEOUT} or longer; whether there were any. */
@@ -128,7 +133,9 @@ public final class Expectations {
             return false;
         }
         List<String> expired = pending.requests.entrySet().stream()
-                .filter(e -> !e.getValue().since().plus(TIMEOUT).isAfter(now)).map(Map.Entry::getKey).toList();
+                .filter(e -> !e.getValue().since().plus(TIMEOUT).isAfter(now))
+                .map(Map.Entry::getKey)
+                .toList();
         expired.forEach(this::observe);
         return !expired.isEmpty();
     }

@@ -3,7 +3,6 @@ package io.podfall.controller;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.model.SharedStrings;
 import io.podfall.model.SharedValues;
-
 import java.util.HashMap;
 import java.util.Map;
 
@@ -12,13 +11,13 @@ import java.util.Map;
  * what they share about pods: the caches that keep a record of a pod read it straight off the fact's tree.
  */
 public final class PodUtil {
-    private PodUtil() {
-    }
+    private PodUtil() {}
 
     /** The pod's Ready condition if it is True ({@code IsPodReady}), else null. */
     public static JsonNode readyCondition(JsonNode pod) {
         for (JsonNode c : pod.path("status").path("conditions")) {
-            if ("Ready".equals(c.path("type").asText()) && "True".equals(c.path("status").asText())) {
+            if ("Ready".equals(c.path("type").asText())
+                    && "True".equals(c.path("status").asText())) {
                 return c;
             }
         }
@@ -31,7 +30,10 @@ public final class PodUtil {
      */
     public static Map<String, String> labels(JsonNode object) {
         Map<String, String> labels = new HashMap<>();
-        object.path("metadata").path("labels").fields().forEachRemaining(l -> labels.put(l.getKey(), l.getValue().asText()));
+        object.path("metadata")
+                .path("labels")
+                .fields()
+                .forEachRemaining(l -> labels.put(l.getKey(), l.getValue().asText()));
         // the pods of a ReplicaSet carry the same labels, and two of the controllers keep every pod's
         return SharedValues.shared(Map.copyOf(labels));
     }

@@ -4,15 +4,15 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * How a watcher tells a stale fact from a new one. Kubernetes treats resourceVersions as opaque strings; podfall's
- * API server numbers every write from one counter, so when both are numbers the smaller is the older write (a
- * redelivered event). When either is not a number nothing can be said, and the fact is taken as news.
+ * How a watcher tells a stale fact from a new one. Kubernetes treats resourceVersions as opaque strings; podfall's API
+ * server numbers every write from one counter, so when both are numbers the smaller is the older write (a redelivered
+ * event). When either is not a number nothing can be said, and the fact is taken as news.
  *
- * <p>An instance is the highest resourceVersion a watcher has seen per namespace, as a reflector resumes its watch
- * from the last resourceVersion it saw ({@code staging/src/k8s.io/client-go/tools/cache/reflector.go}). All facts
- * about a namespace lie in one partition of the log, in the order they were written; so a fact at or below the
- * namespace's mark is a redelivery, or older than what the cache holds. That also covers a redelivered fact of an
- * object removed since, which a per-object comparison would let back in.
+ * <p>An instance is the highest resourceVersion a watcher has seen per namespace, as a reflector resumes its watch from
+ * the last resourceVersion it saw ({@code staging/src/k8s.io/client-go/tools/cache/reflector.go}). All facts about a
+ * namespace lie in one partition of the log, in the order they were written; so a fact at or below the namespace's mark
+ * is a redelivery, or older than what the cache holds. That also covers a redelivered fact of an object removed since,
+ * which a per-object comparison would let back in.
  */
 public final class ResourceVersions {
     private final Map<String, Long> seen = new HashMap<>();

@@ -1,7 +1,6 @@
 package io.podfall.controller;
 
 import io.podfall.model.core.TimerKey;
-
 import java.util.Locale;
 
 /** An owner ({@code <namespace>/<name>}) of a controller is due a sync, for a {@link Purpose}. */

@@ -9,17 +9,16 @@ import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
-
 import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
 
 /**
- * What a controller that changes objects through requests keeps beside its cache, upstream's work queue with its
- * rate limiter and the controller's expectations: which facts are news ({@link ResourceVersions}), which requests
- * await an answer ({@link Expectations}), and which owner waits out a failure ({@link Backoff}). It sets the
- * controller's {@link SyncTimer}s: {@code RETRY} when the backoff ends, {@code EXPECTATIONS} when the oldest request
- * in flight times out; the controller may add its own purposes.
+ * What a controller that changes objects through requests keeps beside its cache, upstream's work queue with its rate
+ * limiter and the controller's expectations: which facts are news ({@link ResourceVersions}), which requests await an
+ * answer ({@link Expectations}), and which owner waits out a failure ({@link Backoff}). It sets the controller's
+ * {@link SyncTimer}s: {@code RETRY} when the backoff ends, {@code EXPECTATIONS} when the oldest request in flight times
+ * out; the controller may add its own purposes.
  */
 public final class WorkQueue {
     private final String controller;
@@ -40,7 +39,9 @@ public final class WorkQueue {
         ObjectChange change = ObjectChange.of(event);
         JsonNode meta = change.object().path("metadata");
         boolean news = resources.contains(change.resource())
-                && resourceVersions.isNews(meta.path("namespace").asText(""), meta.path("resourceVersion").asText(null));
+                && resourceVersions.isNews(
+                        meta.path("namespace").asText(""),
+                        meta.path("resourceVersion").asText(null));
         return news ? Optional.of(change) : Optional.empty();
     }
 
@@ -51,10 +52,14 @@ public final class WorkQueue {
         return answered;
     }
 
-    /** If the rejection refuses one of our requests: its expectation, now ended; the owner's next sync waits out the backoff. */
+    /**
+     * If the rejection refuses one of our requests: its expectation, now ended; the owner's next sync waits out the
+     * backoff.
+     */
     public Optional<Expectation> rejected(Event rejection, Effects.Builder effects) {
         Optional<Expectation> refused = expectations.observe(rejection.causationId());
-        refused.ifPresent(e -> effects.timer(timer(Purpose.RETRY, e.owner()), backoff.failed(e.owner(), e.kind(), effects.now())));
+        refused.ifPresent(e ->
+                effects.timer(timer(Purpose.RETRY, e.owner()), backoff.failed(e.owner(), e.kind(), effects.now())));
         return refused;
     }
 
@@ -75,8 +80,8 @@ public final class WorkQueue {
     }
 
     /**
-     * Remembers the request just emitted as the owner's, until it is answered. The first of the owner's requests
-     * in flight sets the timeout timer; when it fires, it moves on to the next oldest.
+     * Remembers the request just emitted as the owner's, until it is answered. The first of the owner's requests in
+     * flight sets the timeout timer; when it fires, it moves on to the next oldest.
      */
     public void expect(String owner, Kind kind, String podUid, Effects.Builder effects) {
         boolean first = expectations.satisfied(owner);

@@ -1,16 +1,15 @@
 package io.podfall.controller;
 
-import io.podfall.model.Json;
-import org.junit.jupiter.api.Test;
-
-import java.time.Instant;
-import java.util.Map;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.podfall.model.Json;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
 
 class CachedPodTest {
     private static CachedPod of(String json) {
@@ -31,8 +30,21 @@ class CachedPodTest {
                            "containerStatuses":[{"restartCount":2},{"restartCount":5}]}}
                 """);
 
-        assertEquals(new CachedPod("u-a", "web-a", "u-rs", Map.of("app", "web"), "node-1", "Running", true, true,
-                Instant.parse("2026-03-01T10:01:00.5Z"), -7, 5, Instant.parse("2026-03-01T10:00:00Z")), pod);
+        assertEquals(
+                new CachedPod(
+                        "u-a",
+                        "web-a",
+                        "u-rs",
+                        Map.of("app", "web"),
+                        "node-1",
+                        "Running",
+                        true,
+                        true,
+                        Instant.parse("2026-03-01T10:01:00.5Z"),
+                        -7,
+                        5,
+                        Instant.parse("2026-03-01T10:00:00Z")),
+                pod);
     }
 
     @Test

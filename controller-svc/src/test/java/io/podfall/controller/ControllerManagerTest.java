@@ -1,5 +1,11 @@
 package io.podfall.controller;
 
+import static io.podfall.controller.testing.ApiServerFacts.T0;
+import static io.podfall.controller.testing.Nodes.aNode;
+import static io.podfall.model.testing.Pods.aPod;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.podfall.controller.scheduler.Scheduler;
 import io.podfall.controller.scheduler.SchedulerState;
 import io.podfall.controller.testing.ApiServerFacts;
@@ -10,18 +16,11 @@ import io.podfall.model.core.Timer;
 import io.podfall.model.core.TimerKey;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
-import org.junit.jupiter.api.Test;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
-import static io.podfall.controller.testing.ApiServerFacts.T0;
-import static io.podfall.controller.testing.Nodes.aNode;
-import static io.podfall.model.testing.Pods.aPod;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 class ControllerManagerTest {
 
@@ -55,7 +54,11 @@ class ControllerManagerTest {
         @Override
         public void fire(Seen state, Timer timer, Effects.Builder effects) {
             if (timer.key() instanceof EchoTimer) {
-                effects.emit(Scheduler.SOURCE, "test.Woken", "nodes/none", Map.of("key", timer.key().id()));
+                effects.emit(
+                        Scheduler.SOURCE,
+                        "test.Woken",
+                        "nodes/none",
+                        Map.of("key", timer.key().id()));
             }
         }
     }
@@ -70,7 +73,8 @@ class ControllerManagerTest {
 
         Effects effects = manager.handle(state, api.created(aPod("web-1").build()), T0);
 
-        assertEquals(List.of(EventTypes.BINDING_REQUESTED, "test.Echoed"),
+        assertEquals(
+                List.of(EventTypes.BINDING_REQUESTED, "test.Echoed"),
                 effects.events().stream().map(Event::type).toList());
         assertEquals(2, effects.events().stream().map(Event::id).distinct().count());
         assertEquals(1, effects.timers().size());
@@ -89,15 +93,20 @@ class ControllerManagerTest {
 
     @Test
     void aTimerReachesTheControllerThatSetIt() {
-        Timer timer = manager.handle(state, api.created(aPod("web-1").build()), T0).timers().get(0);
+        Timer timer = manager.handle(state, api.created(aPod("web-1").build()), T0)
+                .timers()
+                .get(0);
 
         Effects effects = manager.fire(state, timer, timer.at());
 
-        assertEquals(List.of("test.Woken"), effects.events().stream().map(Event::type).toList());
+        assertEquals(
+                List.of("test.Woken"),
+                effects.events().stream().map(Event::type).toList());
     }
 
     @Test
     void anEventNoControllerCaresAboutHasNoEffects() {
-        assertTrue(manager.handle(state, api.created(aNode("node-1").build()), T0).isEmpty());
+        assertTrue(
+                manager.handle(state, api.created(aNode("node-1").build()), T0).isEmpty());
     }
 }

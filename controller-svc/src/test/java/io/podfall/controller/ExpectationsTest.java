@@ -1,17 +1,16 @@
 package io.podfall.controller;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.podfall.controller.Expectations.Expectation;
 import io.podfall.controller.Expectations.Kind;
-import org.junit.jupiter.api.Test;
-
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 class ExpectationsTest {
     private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
@@ -40,7 +39,8 @@ class ExpectationsTest {
 
         assertEquals(List.of(RS), expectations.deletionObserved("uid-a"));
         assertEquals(List.of(), expectations.deletionObserved("uid-a"), "fulfilled once");
-        assertEquals(Optional.empty(), expectations.observe("delete-a"), "its answer, when it comes, is no longer awaited");
+        assertEquals(
+                Optional.empty(), expectations.observe("delete-a"), "its answer, when it comes, is no longer awaited");
         assertFalse(expectations.satisfied(RS, Expectations.POD_CHANGES), "uid-b's deletion still in flight");
         expectations.observe("delete-b");
         assertEquals(List.of(), expectations.deletionObserved("uid-b"), "answered: nothing left to fulfil");

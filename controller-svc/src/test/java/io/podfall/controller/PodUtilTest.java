@@ -1,17 +1,15 @@
 package io.podfall.controller;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import io.podfall.model.Json;
-import org.junit.jupiter.api.Test;
-
-import java.util.Map;
-
 import static java.nio.charset.StandardCharsets.UTF_8;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.podfall.model.Json;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
 
 class PodUtilTest {
 

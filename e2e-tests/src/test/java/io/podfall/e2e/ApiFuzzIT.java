@@ -1,5 +1,8 @@
 package io.podfall.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podfall.broker.KafkaBrokerExtension;
@@ -10,9 +13,6 @@ import io.podfall.e2e.HostileRequests.Existing;
 import io.podfall.e2e.HostileRequests.Hostile;
 import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -28,16 +28,15 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Thousands of malformed and hostile requests ({@link HostileRequests}, seeded) against the packaged API server on a
- * real broker: none gets a 5xx, every 4xx is a Kubernetes {@code Status} whose code is the HTTP status, no write
- * aimed at an existing object is accepted, the objects are as they were before, and the suite still works:
- * every service ready, nothing dead-lettered, no unhandled exception in the API server's log, a pod deleted
- * gracefully. Every finding is collected with the request that caused it and reported at the end.
+ * real broker: none gets a 5xx, every 4xx is a Kubernetes {@code Status} whose code is the HTTP status, no write aimed
+ * at an existing object is accepted, the objects are as they were before, and the suite still works: every service
+ * ready, nothing dead-lettered, no unhandled exception in the API server's log, a pod deleted gracefully. Every finding
+ * is collected with the request that caused it and reported at the end.
  *
  * <p>{@code -Dpodfall.fuzz.seed=N} replays a run (the seed is printed), {@code -Dpodfall.fuzz.requests=N} runs longer.
  */
@@ -45,7 +44,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ApiFuzzIT {
     private static final long SEED = Long.getLong("podfall.fuzz.seed", 20260310L);
     private static final int REQUESTS = Integer.getInteger("podfall.fuzz.requests", 2500);
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final Duration SETTLE = Duration.ofSeconds(90);
     private static final Pattern MALFORMED_ESCAPE = Pattern.compile("%(?![0-9A-Fa-f]{2})");
 
@@ -71,7 +71,9 @@ class ApiFuzzIT {
             try {
                 RawHttp.Response r = http.send(h.request());
                 byCode.merge(r.code(), 1, Integer::sum);
-                check(h, r).ifPresent(why -> findings.add("#" + findings.size() + " " + why + "\n    request: " + describe(h)));
+                check(h, r)
+                        .ifPresent(why ->
+                                findings.add("#" + findings.size() + " " + why + "\n    request: " + describe(h)));
             } catch (IOException e) {
                 byCode.merge(0, 1, Integer::sum);
                 findings.add("#" + findings.size() + " no answer (" + e + ")\n    request: " + describe(h));
@@ -83,7 +85,8 @@ class ApiFuzzIT {
         for (Existing t : snapshot) {
             ApiClient.Response now = api.get(t.path());
             if (now.code() != 200 || !now.body().equals(t.object())) {
-                findings.add("changed: " + t.path() + " was " + t.object() + "\n    now " + now.code() + " " + now.body());
+                findings.add(
+                        "changed: " + t.path() + " was " + t.object() + "\n    now " + now.code() + " " + now.body());
             }
         }
         for (ServiceProcess s : suite.services()) {
@@ -97,19 +100,23 @@ class ApiFuzzIT {
         }
         unhandledExceptions(suite, logStart).forEach(line -> findings.add("in the API server's log: " + line));
 
-        System.out.println("ApiFuzzIT: " + findings.size() + " findings" + (findings.isEmpty() ? "" : ":\n" + String.join("\n", findings)));
-        assertTrue(findings.isEmpty(), findings.size() + " findings with seed " + SEED + ":\n"
-                + String.join("\n", findings.subList(0, Math.min(60, findings.size()))));
+        System.out.println("ApiFuzzIT: " + findings.size() + " findings"
+                + (findings.isEmpty() ? "" : ":\n" + String.join("\n", findings)));
+        assertTrue(
+                findings.isEmpty(),
+                findings.size() + " findings with seed " + SEED + ":\n"
+                        + String.join("\n", findings.subList(0, Math.min(60, findings.size()))));
 
         // The suite still works: the pod on the node is deleted gracefully.
         Existing victim = snapshot.get(0);
-        assertEquals(200, api.delete(victim.path(), Map.of("gracePeriodSeconds", 1)).code());
+        assertEquals(
+                200, api.delete(victim.path(), Map.of("gracePeriodSeconds", 1)).code());
         api.await(victim.path(), r -> r.code() == 404, SETTLE, "the victim deleted");
     }
 
     /**
-     * Why the answer is wrong, if it is: a 5xx or another status outside 2xx and 4xx; a 4xx that is not a Status
-     * of that code; a write that had to be refused accepted; a 413 expected and something else given.
+     * Why the answer is wrong, if it is: a 5xx or another status outside 2xx and 4xx; a 4xx that is not a Status of
+     * that code; a write that had to be refused accepted; a 413 expected and something else given.
      */
     private static Optional<String> check(Hostile h, RawHttp.Response r) {
         int code = r.code();
@@ -132,10 +139,15 @@ class ApiFuzzIT {
         } catch (RuntimeException e) {
             return Optional.of(code + " not JSON (" + r.headers().get("content-type") + "): " + prefix(r.bodyText()));
         }
-        boolean ok = "Status".equals(status.path("kind").asText()) && "v1".equals(status.path("apiVersion").asText())
-                && "Failure".equals(status.path("status").asText()) && status.path("code").asInt() == code
-                && !status.path("reason").asText().isEmpty() && !status.path("message").asText().isEmpty();
-        return ok ? Optional.empty() : Optional.of(code + " not a Failure Status of that code: " + prefix(r.bodyText()));
+        boolean ok = "Status".equals(status.path("kind").asText())
+                && "v1".equals(status.path("apiVersion").asText())
+                && "Failure".equals(status.path("status").asText())
+                && status.path("code").asInt() == code
+                && !status.path("reason").asText().isEmpty()
+                && !status.path("message").asText().isEmpty();
+        return ok
+                ? Optional.empty()
+                : Optional.of(code + " not a Failure Status of that code: " + prefix(r.bodyText()));
     }
 
     /**
@@ -143,48 +155,85 @@ class ApiFuzzIT {
      * of them (Endpoints, a ReplicaSet), once settled: as served then, they are the snapshot compared after the run.
      */
     private static List<Existing> createTargets(ApiClient api) {
-        assertEquals(201, api.post("/api/v1/namespaces", Json.read(bytes("{\"metadata\":{\"name\":\"fuzz\"}}"))).code());
-        assertEquals(201, api.post("/api/v1/namespaces/fuzz/pods", Json.read(bytes("""
+        assertEquals(
+                201,
+                api.post("/api/v1/namespaces", Json.read(bytes("{\"metadata\":{\"name\":\"fuzz\"}}")))
+                        .code());
+        assertEquals(
+                201,
+                api.post("/api/v1/namespaces/fuzz/pods", Json.read(bytes("""
                 {"metadata":{"name":"victim","labels":{"app":"victim"}},
                  "spec":{"terminationGracePeriodSeconds":5,"containers":[{"name":"app","image":"nginx"}]}}"""))).code());
-        assertEquals(201, api.post("/apis/apps/v1/namespaces/fuzz/deployments", Json.read(bytes("""
+        assertEquals(
+                201,
+                api.post("/apis/apps/v1/namespaces/fuzz/deployments", Json.read(bytes("""
                 {"metadata":{"name":"web"},"spec":{"replicas":1,"selector":{"matchLabels":{"app":"web"}},
-                 "template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"app","image":"nginx"}]}}}}"""))).code());
-        assertEquals(201, api.post("/api/v1/namespaces/fuzz/services", Json.read(bytes("""
-                {"metadata":{"name":"web"},"spec":{"selector":{"app":"web"},"ports":[{"port":80}]}}"""))).code());
-        api.await("/api/v1/namespaces/fuzz/pods/victim", r -> "Running".equals(r.body().path("status").path("phase").asText())
-                && ready(r.body()), SETTLE, "the victim running and ready");
-        api.await("/apis/apps/v1/namespaces/fuzz/deployments/web", r -> r.body().path("status").path("availableReplicas").asInt() == 1
-                && r.body().path("status").path("observedGeneration").asLong() == r.body().path("metadata").path("generation").asLong()
-                && r.body().path("status").path("updatedReplicas").asInt() == 1, SETTLE, "the deployment available");
-        api.await("/api/v1/namespaces/fuzz/endpoints/web", r -> r.body().path("subsets").path(0).path("addresses").size() == 1,
-                SETTLE, "the service's endpoints");
+                 "template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"app","image":"nginx"}]}}}}""")))
+                        .code());
+        assertEquals(
+                201,
+                api.post("/api/v1/namespaces/fuzz/services", Json.read(bytes("""
+                {"metadata":{"name":"web"},"spec":{"selector":{"app":"web"},"ports":[{"port":80}]}}""")))
+                        .code());
+        api.await(
+                "/api/v1/namespaces/fuzz/pods/victim",
+                r -> "Running".equals(r.body().path("status").path("phase").asText()) && ready(r.body()),
+                SETTLE,
+                "the victim running and ready");
+        api.await(
+                "/apis/apps/v1/namespaces/fuzz/deployments/web",
+                r -> r.body().path("status").path("availableReplicas").asInt() == 1
+                        && r.body().path("status").path("observedGeneration").asLong()
+                                == r.body().path("metadata").path("generation").asLong()
+                        && r.body().path("status").path("updatedReplicas").asInt() == 1,
+                SETTLE,
+                "the deployment available");
+        api.await(
+                "/api/v1/namespaces/fuzz/endpoints/web",
+                r -> r.body().path("subsets").path(0).path("addresses").size() == 1,
+                SETTLE,
+                "the service's endpoints");
         List<Existing> targets = new ArrayList<>();
-        for (String path : List.of("/api/v1/namespaces/fuzz/pods/victim", "/apis/apps/v1/namespaces/fuzz/deployments/web",
-                "/api/v1/namespaces/fuzz/services/web", "/api/v1/namespaces/fuzz", "/api/v1/namespaces/fuzz/endpoints/web")) {
+        for (String path : List.of(
+                "/api/v1/namespaces/fuzz/pods/victim",
+                "/apis/apps/v1/namespaces/fuzz/deployments/web",
+                "/api/v1/namespaces/fuzz/services/web",
+                "/api/v1/namespaces/fuzz",
+                "/api/v1/namespaces/fuzz/endpoints/web")) {
             targets.add(existing(api, path));
         }
-        JsonNode rs = api.get("/apis/apps/v1/namespaces/fuzz/replicasets").body().path("items").path(0);
-        targets.add(existing(api, "/apis/apps/v1/namespaces/fuzz/replicasets/" + rs.path("metadata").path("name").asText()));
+        JsonNode rs = api.get("/apis/apps/v1/namespaces/fuzz/replicasets")
+                .body()
+                .path("items")
+                .path(0);
+        targets.add(existing(
+                api,
+                "/apis/apps/v1/namespaces/fuzz/replicasets/"
+                        + rs.path("metadata").path("name").asText()));
         return targets;
     }
 
-    /** Objects the system itself changes (the node's heartbeats and status), so aimed at but not compared afterwards. */
+    /**
+     * Objects the system itself changes (the node's heartbeats and status), so aimed at but not compared afterwards.
+     */
     private static List<Existing> liveTargets(ApiClient api) {
-        return List.of(existing(api, "/api/v1/nodes/node-1"), existing(api, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/node-1"),
+        return List.of(
+                existing(api, "/api/v1/nodes/node-1"),
+                existing(api, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/node-1"),
                 existing(api, "/api/v1/namespaces/default"));
     }
 
     /**
-     * Pods bound to a node no kubelet runs: they take the deletes kube-apiserver accepts, and stay terminating. Each
-     * is created with a body in chunks, as the hostile requests sometimes send theirs: accepted as well as refused.
+     * Pods bound to a node no kubelet runs: they take the deletes kube-apiserver accepts, and stay terminating. Each is
+     * created with a body in chunks, as the hostile requests sometimes send theirs: accepted as well as refused.
      */
     private static List<Existing> createDecoys(ApiClient api, RawHttp http) throws IOException {
         List<Existing> decoys = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            byte[] pod = bytes("{\"metadata\":{\"name\":\"decoy-" + i + "\"},\"spec\":{\"nodeName\":\"" + HostileRequests.NOWHERE_NODE
-                    + "\",\"containers\":[{\"name\":\"app\",\"image\":\"nginx\"}]}}");
-            RawHttp.Response created = http.send(new RawHttp.Request("POST", "/api/v1/namespaces/fuzz/pods", "application/json", pod, true));
+            byte[] pod = bytes("{\"metadata\":{\"name\":\"decoy-" + i + "\"},\"spec\":{\"nodeName\":\""
+                    + HostileRequests.NOWHERE_NODE + "\",\"containers\":[{\"name\":\"app\",\"image\":\"nginx\"}]}}");
+            RawHttp.Response created = http.send(
+                    new RawHttp.Request("POST", "/api/v1/namespaces/fuzz/pods", "application/json", pod, true));
             assertEquals(201, created.code(), created.bodyText());
             decoys.add(existing(api, "/api/v1/namespaces/fuzz/pods/decoy-" + i));
         }
@@ -197,7 +246,11 @@ class ApiFuzzIT {
         ObjectNode object = (ObjectNode) r.body();
         ResourceType type = ResourceType.byPlural(path.replaceAll("^.*/([a-z]+)/[^/]+$", "$1"));
         JsonNode meta = object.path("metadata");
-        return new Existing(type, type.namespaced() ? meta.path("namespace").asText() : null, meta.path("name").asText(), object);
+        return new Existing(
+                type,
+                type.namespaced() ? meta.path("namespace").asText() : null,
+                meta.path("name").asText(),
+                object);
     }
 
     private static boolean ready(JsonNode pod) {
@@ -227,26 +280,44 @@ class ApiFuzzIT {
     /** ERROR lines and stack frames the API server logged since {@code from}. */
     private static List<String> unhandledExceptions(Suite suite, long from) throws IOException {
         byte[] log = Files.readAllBytes(suite.service("apiserver-svc").log());
-        String since = new String(log, (int) Math.min(from, log.length), log.length - (int) Math.min(from, log.length), StandardCharsets.UTF_8);
-        return since.lines().filter(l -> l.contains(" ERROR ") || l.startsWith("Caused by") || l.matches("^[\\w.$]+(Exception|Error)\\b.*"))
-                .limit(20).toList();
+        String since = new String(
+                log,
+                (int) Math.min(from, log.length),
+                log.length - (int) Math.min(from, log.length),
+                StandardCharsets.UTF_8);
+        return since.lines()
+                .filter(l -> l.contains(" ERROR ")
+                        || l.startsWith("Caused by")
+                        || l.matches("^[\\w.$]+(Exception|Error)\\b.*"))
+                .limit(20)
+                .toList();
     }
 
     private static int status(ServiceProcess s, String path) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port() + path)).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.discarding()).statusCode();
+        return HTTP.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port() + path))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        HttpResponse.BodyHandlers.discarding())
+                .statusCode();
     }
 
     private static String get(ServiceProcess s, String path) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port() + path)).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        return HTTP.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port() + path))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
     }
 
     private static String describe(Hostile h) {
         RawHttp.Request r = h.request();
         return "[" + h.kind() + "] " + r.method() + " " + prefix(r.target()) + " content-type " + r.contentType()
-                + (r.chunked() ? " chunked" : "") + (r.body() == null ? " no body" : " body(" + r.body().length + ") "
-                + prefix(new String(r.body(), StandardCharsets.UTF_8)));
+                + (r.chunked() ? " chunked" : "")
+                + (r.body() == null
+                        ? " no body"
+                        : " body(" + r.body().length + ") " + prefix(new String(r.body(), StandardCharsets.UTF_8)));
     }
 
     private static String prefix(String s) {

@@ -1,15 +1,14 @@
 package io.podfall.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.launch.Suite;
 import io.podfall.model.Json;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -19,15 +18,15 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The API server goes down in the middle of a pod's deletion while the node goes on: the kubelet's final status
- * and delete reach the log while nobody serves HTTP. Back, the API server has rebuilt its state from the log and
- * caught up on what it missed; a client that resumes its watch from the last resourceVersion it saw gets every
- * change after it, once, in order, and new resourceVersions are higher than any before the restart.
+ * The API server goes down in the middle of a pod's deletion while the node goes on: the kubelet's final status and
+ * delete reach the log while nobody serves HTTP. Back, the API server has rebuilt its state from the log and caught up
+ * on what it missed; a client that resumes its watch from the last resourceVersion it saw gets every change after it,
+ * once, in order, and new resourceVersions are higher than any before the restart.
  */
 @ExtendWith({KafkaBrokerExtension.class, SuiteExtension.class})
 class ApiServerRestartIT {
@@ -54,10 +53,16 @@ class ApiServerRestartIT {
         suite.restart("apiserver-svc");
 
         List<JsonNode> resumed = watch(name, lastSeen);
-        assertEquals(List.of("MODIFIED", "DELETED"), resumed.stream().map(e -> e.path("type").asText()).toList(),
+        assertEquals(
+                List.of("MODIFIED", "DELETED"),
+                resumed.stream().map(e -> e.path("type").asText()).toList(),
                 "the final status, then the removal: " + resumed);
-        assertEquals("Failed", resumed.get(0).path("object").path("status").path("phase").asText());
-        assertEquals(terminating.path("metadata").path("uid"), resumed.get(1).path("object").path("metadata").path("uid"));
+        assertEquals(
+                "Failed",
+                resumed.get(0).path("object").path("status").path("phase").asText());
+        assertEquals(
+                terminating.path("metadata").path("uid"),
+                resumed.get(1).path("object").path("metadata").path("uid"));
         long previous = lastSeen;
         for (JsonNode event : resumed) {
             long rv = resourceVersion(event.path("object"));
@@ -67,16 +72,26 @@ class ApiServerRestartIT {
 
         String after = name + "-after";
         pods.createRunning(exitsAfter(after, "0"));
-        assertTrue(resourceVersion(pods.api.get(PODS + "/" + after).body()) > previous,
+        assertTrue(
+                resourceVersion(pods.api.get(PODS + "/" + after).body()) > previous,
                 "a change after the restart gets a higher resourceVersion than any before it");
         pods.delete(after, 1);
     }
 
     /** A pod whose process exits the given seconds after SIGTERM. */
     private static Pod exitsAfter(String name, String seconds) {
-        return new PodBuilder().withNewMetadata().withName(name)
-                .addToAnnotations("podfall.io/exit-delay-seconds", seconds).endMetadata()
-                .withNewSpec().addNewContainer().withName("app").withImage("nginx").endContainer().endSpec().build();
+        return new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .addToAnnotations("podfall.io/exit-delay-seconds", seconds)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("app")
+                .withImage("nginx")
+                .endContainer()
+                .endSpec()
+                .build();
     }
 
     /**

@@ -1,5 +1,10 @@
 package io.podfall.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.launch.Suite;
@@ -10,25 +15,19 @@ import io.podfall.e2e.clients.Kubectl;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * A Deployment's life through the controller manager, driven by the real kubectl: its ReplicaSet and pods are
- * created, a deleted pod is replaced while it still terminates, and deleting the Deployment cascades as each
- * {@code --cascade} mode says, every pod's deletion carrying the correlation of kubectl's request.
+ * A Deployment's life through the controller manager, driven by the real kubectl: its ReplicaSet and pods are created,
+ * a deleted pod is replaced while it still terminates, and deleting the Deployment cascades as each {@code --cascade}
+ * mode says, every pod's deletion carrying the correlation of kubectl's request.
  */
 @ExtendWith({KafkaBrokerExtension.class, SuiteExtension.class})
 class DeploymentIT {
@@ -50,7 +49,8 @@ class DeploymentIT {
 
     /** The Deployment applied with kubectl, then ready. */
     private static void deploy(String name, int replicas) {
-        Command.Result created = kubectl.runWithInput(Workloads.deployment(name, replicas).toString(), "apply", "-f", "-");
+        Command.Result created =
+                kubectl.runWithInput(Workloads.deployment(name, replicas).toString(), "apply", "-f", "-");
         assertEquals(0, created.exitCode(), created.toString());
         workloads.awaitReady(name, replicas);
     }
@@ -58,16 +58,25 @@ class DeploymentIT {
     @Test
     void theDeploymentOwnsAReplicaSetThatOwnsItsPods() {
         deploy("web-owned", 2);
-        JsonNode deployment = api.get("/apis/apps/v1" + NS + "deployments/web-owned").body();
+        JsonNode deployment =
+                api.get("/apis/apps/v1" + NS + "deployments/web-owned").body();
         List<JsonNode> rs = workloads.replicaSets("web-owned");
         assertEquals(1, rs.size());
         JsonNode owner = rs.get(0).path("metadata").path("ownerReferences").path(0);
         assertEquals(deployment.path("metadata").path("uid"), owner.path("uid"));
-        assertTrue(owner.path("controller").asBoolean() && owner.path("blockOwnerDeletion").asBoolean());
-        String hash = rs.get(0).path("metadata").path("labels").path("pod-template-hash").asText();
-        assertEquals("web-owned-" + hash, rs.get(0).path("metadata").path("name").asText());
+        assertTrue(owner.path("controller").asBoolean()
+                && owner.path("blockOwnerDeletion").asBoolean());
+        String hash = rs.get(0)
+                .path("metadata")
+                .path("labels")
+                .path("pod-template-hash")
+                .asText();
+        assertEquals(
+                "web-owned-" + hash, rs.get(0).path("metadata").path("name").asText());
         for (JsonNode pod : workloads.pods("web-owned")) {
-            assertEquals(rs.get(0).path("metadata").path("uid"), pod.path("metadata").path("ownerReferences").path(0).path("uid"));
+            assertEquals(
+                    rs.get(0).path("metadata").path("uid"),
+                    pod.path("metadata").path("ownerReferences").path(0).path("uid"));
             assertTrue(pod.path("metadata").path("name").asText().startsWith("web-owned-" + hash + "-"));
         }
         assertEquals(0, kubectl.run("delete", "deployment", "web-owned").exitCode());
@@ -77,18 +86,28 @@ class DeploymentIT {
     @Test
     void aDeletedPodIsReplacedWhileItStillTerminates() {
         deploy("web-replace", 3);
-        String victim = workloads.pods("web-replace").get(0).path("metadata").path("name").asText();
+        String victim = workloads
+                .pods("web-replace")
+                .get(0)
+                .path("metadata")
+                .path("name")
+                .asText();
         assertEquals(0, kubectl.run("delete", "pod", victim, "--wait=false").exitCode());
 
-        JsonNode all = api.await("/api/v1" + NS + "pods?labelSelector=app%3Dweb-replace",
-                r -> r.body().path("items").size() == 4, WAIT, "a replacement beside the terminating pod").body();
+        JsonNode all = api.await(
+                        "/api/v1" + NS + "pods?labelSelector=app%3Dweb-replace",
+                        r -> r.body().path("items").size() == 4,
+                        WAIT,
+                        "a replacement beside the terminating pod")
+                .body();
         List<JsonNode> terminating = new ArrayList<>();
         all.path("items").forEach(p -> {
             if (p.path("metadata").has("deletionTimestamp")) {
                 terminating.add(p);
             }
         });
-        assertEquals(Set.of(victim), Workloads.names(terminating), "the old pod still terminates beside its replacement");
+        assertEquals(
+                Set.of(victim), Workloads.names(terminating), "the old pod still terminates beside its replacement");
 
         workloads.awaitGone("/api/v1" + NS + "pods/" + victim, victim);
         workloads.awaitReady("web-replace", 3);
@@ -108,12 +127,18 @@ class DeploymentIT {
         workloads.awaitNone("web-bg");
 
         List<Event> log = readLog();
-        Event request = log.stream().filter(e -> e.is(EventTypes.DELETION_REQUESTED)
-                && e.subject().equals(Subjects.of("default", "deployments", "web-bg"))).findFirst().orElseThrow();
-        Set<String> deletedByGc = log.stream().filter(e -> e.is(EventTypes.DELETION_REQUESTED)
+        Event request = log.stream()
+                .filter(e -> e.is(EventTypes.DELETION_REQUESTED)
+                        && e.subject().equals(Subjects.of("default", "deployments", "web-bg")))
+                .findFirst()
+                .orElseThrow();
+        Set<String> deletedByGc = log.stream()
+                .filter(e -> e.is(EventTypes.DELETION_REQUESTED)
                         && e.source().equals("/controller/garbagecollector")
-                        && request.id().equals(e.correlationId()) && e.subject().contains("/pods/"))
-                .map(e -> e.subject().substring(e.subject().lastIndexOf('/') + 1)).collect(Collectors.toSet());
+                        && request.id().equals(e.correlationId())
+                        && e.subject().contains("/pods/"))
+                .map(e -> e.subject().substring(e.subject().lastIndexOf('/') + 1))
+                .collect(Collectors.toSet());
         assertEquals(before, deletedByGc, "every pod deleted by the garbage collector in kubectl's correlation");
     }
 
@@ -125,7 +150,9 @@ class DeploymentIT {
         ApiClient.Response deleting = api.get("/apis/apps/v1" + NS + "deployments/web-fg");
         assertEquals(200, deleting.code(), "kept while dependents exist");
         assertTrue(deleting.body().path("metadata").has("deletionTimestamp"));
-        assertEquals("foregroundDeletion", deleting.body().path("metadata").path("finalizers").path(0).asText());
+        assertEquals(
+                "foregroundDeletion",
+                deleting.body().path("metadata").path("finalizers").path(0).asText());
 
         workloads.awaitGone("/apis/apps/v1" + NS + "deployments/web-fg", "web-fg");
         assertTrue(workloads.pods("web-fg").isEmpty(), "no pod outlives its Deployment in foreground");
@@ -142,8 +169,10 @@ class DeploymentIT {
 
         List<JsonNode> rs = workloads.replicaSets("web-or");
         assertEquals(1, rs.size());
-        assertFalse(rs.get(0).path("metadata").has("ownerReferences")
-                && !rs.get(0).path("metadata").path("ownerReferences").isEmpty(), "no owner left: " + rs.get(0));
+        assertFalse(
+                rs.get(0).path("metadata").has("ownerReferences")
+                        && !rs.get(0).path("metadata").path("ownerReferences").isEmpty(),
+                "no owner left: " + rs.get(0));
         assertEquals(before, Workloads.names(workloads.pods("web-or")), "the same pods still run");
         workloads.pods("web-or").forEach(p -> assertFalse(p.path("metadata").has("deletionTimestamp")));
 
@@ -155,19 +184,41 @@ class DeploymentIT {
     @Test
     void aPodHeldByAFinalizerBlocksAForegroundDeletionUntilThePatchReleasesIt() {
         deploy("web-held", 1);
-        String pod = workloads.pods("web-held").get(0).path("metadata").path("name").asText();
-        assertEquals(0, kubectl.run("patch", "pod", pod, "--type=merge", "-p",
-                "{\"metadata\":{\"finalizers\":[\"example.com/block\"]}}").exitCode());
-        assertEquals(0, kubectl.run("delete", "deployment", "web-held", "--cascade=foreground", "--wait=false").exitCode());
+        String pod =
+                workloads.pods("web-held").get(0).path("metadata").path("name").asText();
+        assertEquals(
+                0,
+                kubectl.run(
+                                "patch",
+                                "pod",
+                                pod,
+                                "--type=merge",
+                                "-p",
+                                "{\"metadata\":{\"finalizers\":[\"example.com/block\"]}}")
+                        .exitCode());
+        assertEquals(
+                0,
+                kubectl.run("delete", "deployment", "web-held", "--cascade=foreground", "--wait=false")
+                        .exitCode());
 
-        api.await("/api/v1" + NS + "pods/" + pod,
-                r -> r.body().path("metadata").path("deletionGracePeriodSeconds").asInt(-1) == 0, WAIT,
+        api.await(
+                "/api/v1" + NS + "pods/" + pod,
+                r -> r.body()
+                                .path("metadata")
+                                .path("deletionGracePeriodSeconds")
+                                .asInt(-1)
+                        == 0,
+                WAIT,
                 "the pod terminated, held by its finalizer");
-        assertEquals(200, api.get("/apis/apps/v1" + NS + "deployments/web-held").code(),
+        assertEquals(
+                200,
+                api.get("/apis/apps/v1" + NS + "deployments/web-held").code(),
                 "the Deployment waits for the held pod");
 
-        assertEquals(0, kubectl.run("patch", "pod", pod, "--type=merge", "-p", "{\"metadata\":{\"finalizers\":null}}")
-                .exitCode());
+        assertEquals(
+                0,
+                kubectl.run("patch", "pod", pod, "--type=merge", "-p", "{\"metadata\":{\"finalizers\":null}}")
+                        .exitCode());
         workloads.awaitGone("/apis/apps/v1" + NS + "deployments/web-held", "web-held");
         workloads.awaitNone("web-held");
     }
@@ -175,10 +226,14 @@ class DeploymentIT {
     @Test
     void aPodLeavesItsServicesEndpointsAsSoonAsItIsMarkedForDeletionInTheDeletionsFlow() {
         deploy("web-svc", 2);
-        Command.Result service = kubectl.runWithInput(Workloads.service("web-svc").toString(), "apply", "-f", "-");
+        Command.Result service =
+                kubectl.runWithInput(Workloads.service("web-svc").toString(), "apply", "-f", "-");
         assertEquals(0, service.exitCode(), service.toString());
-        api.await("/api/v1" + NS + "endpoints/web-svc",
-                r -> r.code() == 200 && r.body().path("subsets").path(0).path("addresses").size() == 2, WAIT,
+        api.await(
+                "/api/v1" + NS + "endpoints/web-svc",
+                r -> r.code() == 200
+                        && r.body().path("subsets").path(0).path("addresses").size() == 2,
+                WAIT,
                 "both pods in the endpoints");
         JsonNode victim = workloads.pods("web-svc").get(0);
         String name = victim.path("metadata").path("name").asText();
@@ -190,23 +245,43 @@ class DeploymentIT {
         List<Event> log;
         try (EventLog events = new EventLog(suite.bootstrapServers(), SuiteExtension.TOPIC)) {
             // until the Endpoints changed in the deletion's flow
-            log = events.readUntil(all -> all.stream().anyMatch(e -> e.is(EventTypes.OBJECT_UPDATED)
-                    && e.subject().equals(endpoints) && all.stream().anyMatch(r -> r.is(EventTypes.DELETION_REQUESTED)
-                    && r.subject().equals(subject) && r.id().equals(e.correlationId()))), WAIT);
+            log = events.readUntil(
+                    all -> all.stream()
+                            .anyMatch(e -> e.is(EventTypes.OBJECT_UPDATED)
+                                    && e.subject().equals(endpoints)
+                                    && all.stream()
+                                            .anyMatch(r -> r.is(EventTypes.DELETION_REQUESTED)
+                                                    && r.subject().equals(subject)
+                                                    && r.id().equals(e.correlationId()))),
+                    WAIT);
         }
-        Event request = log.stream().filter(e -> e.is(EventTypes.DELETION_REQUESTED) && e.subject().equals(subject)
-                && e.id().equals(e.correlationId())).findFirst().orElseThrow();
-        Event marked = log.stream().filter(e -> e.is(EventTypes.OBJECT_MARKED_TERMINATING) && e.subject().equals(subject))
-                .findFirst().orElseThrow();
-        Event patch = log.stream().filter(e -> e.is(EventTypes.PATCH_REQUESTED) && e.subject().equals(endpoints)
-                && marked.id().equals(e.causationId())).findFirst().orElseThrow(
+        Event request = log.stream()
+                .filter(e -> e.is(EventTypes.DELETION_REQUESTED)
+                        && e.subject().equals(subject)
+                        && e.id().equals(e.correlationId()))
+                .findFirst()
+                .orElseThrow();
+        Event marked = log.stream()
+                .filter(e -> e.is(EventTypes.OBJECT_MARKED_TERMINATING)
+                        && e.subject().equals(subject))
+                .findFirst()
+                .orElseThrow();
+        Event patch = log.stream()
+                .filter(e -> e.is(EventTypes.PATCH_REQUESTED)
+                        && e.subject().equals(endpoints)
+                        && marked.id().equals(e.causationId()))
+                .findFirst()
+                .orElseThrow(
                         () -> new AssertionError("no endpoints patch caused by the pod's ObjectMarkedTerminating"));
         assertEquals("/controller/endpoint", patch.source());
         assertEquals(request.id(), patch.correlationId(), "in the deletion's flow");
-        Event updated = log.stream().filter(e -> e.is(EventTypes.OBJECT_UPDATED) && patch.id().equals(e.causationId()))
-                .findFirst().orElseThrow();
+        Event updated = log.stream()
+                .filter(e -> e.is(EventTypes.OBJECT_UPDATED) && patch.id().equals(e.causationId()))
+                .findFirst()
+                .orElseThrow();
         assertEquals(request.id(), updated.correlationId());
-        JsonNode addresses = updated.data().path("object").path("subsets").path(0).path("addresses");
+        JsonNode addresses =
+                updated.data().path("object").path("subsets").path(0).path("addresses");
         assertEquals(1, addresses.size(), "only the pod that is not being deleted: " + addresses);
         assertFalse(ip.equals(addresses.path(0).path("ip").asText()));
 

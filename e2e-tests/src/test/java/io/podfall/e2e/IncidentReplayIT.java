@@ -1,5 +1,9 @@
 package io.podfall.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.podfall.broker.Broker;
@@ -14,12 +18,6 @@ import io.podfall.model.Json;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -31,25 +29,27 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The races incidents are made of, recorded over Kafka by the four services on a machine as loaded as CI's, each in a
  * namespace of its own, and replayed in process at the recorded latencies (the default): each reproduces with no
- * MISSING, EXTRA or REORDERED event, twice: the suite's topic from the scenario's first request on, and the
- * scenario's namespace alone as a user exports it ({@code podfall export --namespace NS}, then
- * {@code podfall replay FILE}). Issue #31's list: a pod deleted 0, 50, 150 and 300 ms after its creation; a pod
- * leaving its Service's Endpoints during its preStop; a grace period shortened from 60 s to 5 s while preStop runs; a
- * force delete of a Terminating pod; {@code kubectl drain} of a node with a Deployment's pods on it; a foreground
- * cascade of a 100-replica Deployment; a namespace deleted with pods in it.
+ * MISSING, EXTRA or REORDERED event, twice: the suite's topic from the scenario's first request on, and the scenario's
+ * namespace alone as a user exports it ({@code podfall export --namespace NS}, then {@code podfall replay FILE}). Issue
+ * #31's list: a pod deleted 0, 50, 150 and 300 ms after its creation; a pod leaving its Service's Endpoints during its
+ * preStop; a grace period shortened from 60 s to 5 s while preStop runs; a force delete of a Terminating pod;
+ * {@code kubectl drain} of a node with a Deployment's pods on it; a foreground cascade of a 100-replica Deployment; a
+ * namespace deleted with pods in it.
  */
 @ExtendWith(KafkaBrokerExtension.class)
 class IncidentReplayIT {
     /** A suite of its own: two nodes, so that one can be drained while the other takes the replacements. */
     private static final String TOPIC = "podfall.incidents";
+
     private static final Duration WAIT = Workloads.WAIT;
     private static Suite suite;
     private static ApiClient api;
@@ -60,13 +60,18 @@ class IncidentReplayIT {
     /** A Deployment run through the suite first, so that no scenario meets the services' first seconds. */
     @BeforeAll
     static void warmUp(Broker broker) throws IOException {
-        Suite running = ScenarioReplay.start(broker.bootstrapServers(), TOPIC,
+        Suite running = ScenarioReplay.start(
+                broker.bootstrapServers(),
+                TOPIC,
                 new Suite.Tuning(Map.of("podfall.kubelet.nodes", "node-1,node-2"), List.of()));
         suite = running;
         api = new ApiClient(running.apiserverUrl());
         Workloads warmUp = namespace("inc-warm-up");
         warmUp.deploy("warm-up", 2);
-        assertEquals(200, api.delete(warmUp.path("deployments") + "/warm-up", cascade("Background")).code());
+        assertEquals(
+                200,
+                api.delete(warmUp.path("deployments") + "/warm-up", cascade("Background"))
+                        .code());
         warmUp.awaitNone("warm-up");
     }
 
@@ -82,13 +87,14 @@ class IncidentReplayIT {
         String ns = "inc-race";
         Workloads w = namespace(ns);
         Instant mark = Instant.now();
-        for (long afterMs : new long[]{0, 50, 150, 300}) {
+        for (long afterMs : new long[] {0, 50, 150, 300}) {
             String name = "born-" + afterMs;
-            assertEquals(201, api.post(w.path("pods"), json(pod(ns, name, "", ""))).code());
+            assertEquals(
+                    201, api.post(w.path("pods"), json(pod(ns, name, "", ""))).code());
             Thread.sleep(afterMs);
             assertEquals(200, api.delete(w.path("pods") + "/" + name, grace(5)).code());
         }
-        for (long afterMs : new long[]{0, 50, 150, 300}) {
+        for (long afterMs : new long[] {0, 50, 150, 300}) {
             w.awaitGone(w.path("pods") + "/born-" + afterMs, "born-" + afterMs);
         }
         reproduces(ns, mark);
@@ -99,14 +105,24 @@ class IncidentReplayIT {
         String ns = "inc-endpoints";
         Workloads w = namespace(ns);
         JsonNode deployment = Workloads.deployment("web", 2);
-        ((com.fasterxml.jackson.databind.node.ObjectNode) deployment.path("spec").path("template").path("spec")
-                .path("containers").path(0)).set("lifecycle", Json.read(
-                "{\"preStop\":{\"sleep\":{\"seconds\":2}}}".getBytes(StandardCharsets.UTF_8)));
+        ((com.fasterxml.jackson.databind.node.ObjectNode) deployment
+                        .path("spec")
+                        .path("template")
+                        .path("spec")
+                        .path("containers")
+                        .path(0))
+                .set(
+                        "lifecycle",
+                        Json.read("{\"preStop\":{\"sleep\":{\"seconds\":2}}}".getBytes(StandardCharsets.UTF_8)));
         assertEquals(201, api.post(w.path("deployments"), deployment).code());
         w.awaitReady("web", 2);
         assertEquals(201, api.post(w.path("services"), Workloads.service("web")).code());
-        api.await(w.path("endpoints") + "/web", r -> r.code() == 200
-                && r.body().path("subsets").path(0).path("addresses").size() == 2, WAIT, "both pods in the endpoints");
+        api.await(
+                w.path("endpoints") + "/web",
+                r -> r.code() == 200
+                        && r.body().path("subsets").path(0).path("addresses").size() == 2,
+                WAIT,
+                "both pods in the endpoints");
 
         Instant mark = Instant.now();
         String victim = w.pods("web").get(0).path("metadata").path("name").asText();
@@ -121,10 +137,16 @@ class IncidentReplayIT {
     void aGracePeriodShortenedFrom60To5WhilePreStopRuns() throws InterruptedException {
         String ns = "inc-shortened";
         Workloads w = namespace(ns);
-        deletedTwice(w, "hooked", pod(ns, "hooked", "podfall.io/on-sigterm", "ignore")
-                .replace("\"containers\":[{\"name\":\"app\",\"image\":\"nginx\"}]",
-                        "\"terminationGracePeriodSeconds\":60,\"containers\":[{\"name\":\"app\",\"image\":\"nginx\","
-                                + "\"lifecycle\":{\"preStop\":{\"sleep\":{\"seconds\":30}}}}]"), 60, 5);
+        deletedTwice(
+                w,
+                "hooked",
+                pod(ns, "hooked", "podfall.io/on-sigterm", "ignore")
+                        .replace(
+                                "\"containers\":[{\"name\":\"app\",\"image\":\"nginx\"}]",
+                                "\"terminationGracePeriodSeconds\":60,\"containers\":[{\"name\":\"app\",\"image\":\"nginx\","
+                                        + "\"lifecycle\":{\"preStop\":{\"sleep\":{\"seconds\":30}}}}]"),
+                60,
+                5);
     }
 
     @Test
@@ -163,8 +185,13 @@ class IncidentReplayIT {
         w.awaitReady("web", 4);
         Command.Result uncordoned = kubectl.run("uncordon", node);
         assertEquals(0, uncordoned.exitCode(), uncordoned.stdout() + uncordoned.stderr());
-        assertEquals(Set.of(), w.pods("web").stream().map(p -> p.path("spec").path("nodeName").asText())
-                .filter(node::equals).collect(Collectors.toSet()), "no pod of the Deployment left on " + node);
+        assertEquals(
+                Set.of(),
+                w.pods("web").stream()
+                        .map(p -> p.path("spec").path("nodeName").asText())
+                        .filter(node::equals)
+                        .collect(Collectors.toSet()),
+                "no pod of the Deployment left on " + node);
         leave(w, "web");
         reproduces(ns, mark);
     }
@@ -176,7 +203,10 @@ class IncidentReplayIT {
         w.deploy("big", 100);
 
         Instant mark = Instant.now();
-        assertEquals(200, api.delete(w.path("deployments") + "/big", cascade("Foreground")).code());
+        assertEquals(
+                200,
+                api.delete(w.path("deployments") + "/big", cascade("Foreground"))
+                        .code());
         w.awaitGone(w.path("deployments") + "/big", "the Deployment big");
         w.awaitNone("big");
         reproduces(ns, mark);
@@ -187,74 +217,111 @@ class IncidentReplayIT {
         String ns = "inc-namespace";
         Workloads w = namespace(ns);
         w.deploy("team", 3);
-        assertEquals(201, api.post(w.path("pods"), json(pod(ns, "loner", "podfall.io/exit-delay-seconds", "2")))
-                .code());
+        assertEquals(
+                201,
+                api.post(w.path("pods"), json(pod(ns, "loner", "podfall.io/exit-delay-seconds", "2")))
+                        .code());
         awaitRunning(w, "loner");
 
         Instant mark = Instant.now();
-        assertEquals(200, api.delete("/api/v1/namespaces/" + ns, new DeleteOptionsBuilder().build()).code());
+        assertEquals(
+                200,
+                api.delete("/api/v1/namespaces/" + ns, new DeleteOptionsBuilder().build())
+                        .code());
         w.awaitGone("/api/v1/namespaces/" + ns, "the namespace " + ns);
         reproduces(ns, mark);
     }
 
     /**
-     * The scenario begun at {@code mark} in namespace {@code ns}, once its last step is on the topic (every sandbox
-     * of its pods removed), reproduces: from the suite's topic, and from the namespace's export alone.
+     * The scenario begun at {@code mark} in namespace {@code ns}, once its last step is on the topic (every sandbox of
+     * its pods removed), reproduces: from the suite's topic, and from the namespace's export alone.
      */
     private void reproduces(String ns, Instant mark) throws InterruptedException {
         awaitSandboxesRemoved(ns);
         List<Event> topic = ScenarioReplay.topic(suite, TOPIC, dir);
         // the namespace's flows from its creation on, replayed from the scenario's first request on
         Instant created = ScenarioReplay.since(topic, e -> ns.equals(Subjects.namespaceOf(e.subject())));
-        Instant since = ScenarioReplay.since(topic, e -> !e.time().isBefore(mark)
-                && ns.equals(Subjects.namespaceOf(e.subject())));
+        Instant since = ScenarioReplay.since(
+                topic, e -> !e.time().isBefore(mark) && ns.equals(Subjects.namespaceOf(e.subject())));
         ScenarioReplay.assertReproduces(ns, ScenarioReplay.scenario(topic, created), since);
 
         Path slice = dir.resolve(ns + ".jsonl");
-        assertEquals(0, Podfall.commandLine().execute("export", "--bootstrap", suite.bootstrapServers(), "--topic",
-                TOPIC, "--namespace", ns, "--output", slice.toString()));
-        ScenarioReplay.file(ns + "-namespace", io.podfall.cli.log.EventFile.read(slice).events());
+        assertEquals(
+                0,
+                Podfall.commandLine()
+                        .execute(
+                                "export",
+                                "--bootstrap",
+                                suite.bootstrapServers(),
+                                "--topic",
+                                TOPIC,
+                                "--namespace",
+                                ns,
+                                "--output",
+                                slice.toString()));
+        ScenarioReplay.file(
+                ns + "-namespace", io.podfall.cli.log.EventFile.read(slice).events());
         StringWriter out = new StringWriter();
-        int code = Podfall.commandLine().setOut(new PrintWriter(out)).execute("replay", slice.toString(),
-                "--tolerance", ScenarioReplay.TOLERANCE.toMillis() + "ms");
+        int code = Podfall.commandLine()
+                .setOut(new PrintWriter(out))
+                .execute("replay", slice.toString(), "--tolerance", ScenarioReplay.TOLERANCE.toMillis() + "ms");
         System.out.print(ns + " exported alone: " + out);
         assertEquals(0, code, "podfall replay target/replay-scenarios/" + ns + "-namespace.jsonl\n" + out);
-        assertFalse(out.toString().lines().anyMatch(l -> l.matches(" +\\+[0-9.]+s (MISSING|EXTRA|REORDERED) .*")),
+        assertFalse(
+                out.toString().lines().anyMatch(l -> l.matches(" +\\+[0-9.]+s (MISSING|EXTRA|REORDERED) .*")),
                 out.toString());
     }
 
     /** Deletes the Deployment and its Service (if any): the next scenario, or a drain, finds none of its pods. */
     private static void leave(Workloads w, String app) {
         api.delete(w.path("services") + "/" + app, new DeleteOptionsBuilder().build());
-        assertEquals(200, api.delete(w.path("deployments") + "/" + app, cascade("Background")).code());
+        assertEquals(
+                200,
+                api.delete(w.path("deployments") + "/" + app, cascade("Background"))
+                        .code());
         w.awaitNone(app);
     }
 
     /** Waits until every sandbox started for a pod of the namespace is removed, and a moment more. */
     private static void awaitSandboxesRemoved(String ns) throws InterruptedException {
         try (EventLog log = new EventLog(suite.bootstrapServers(), TOPIC)) {
-            log.readUntil(all -> {
-                Set<String> started = subjects(all, ns, EventTypes.SANDBOX_STARTED);
-                return subjects(all, ns, EventTypes.SANDBOX_REMOVED).containsAll(started);
-            }, WAIT);
+            log.readUntil(
+                    all -> {
+                        Set<String> started = subjects(all, ns, EventTypes.SANDBOX_STARTED);
+                        return subjects(all, ns, EventTypes.SANDBOX_REMOVED).containsAll(started);
+                    },
+                    WAIT);
         }
         Thread.sleep(500);
     }
 
     private static Set<String> subjects(List<Event> events, String ns, String type) {
-        return events.stream().filter(e -> e.is(type) && ns.equals(Subjects.namespaceOf(e.subject())))
-                .map(Event::subject).collect(Collectors.toSet());
+        return events.stream()
+                .filter(e -> e.is(type) && ns.equals(Subjects.namespaceOf(e.subject())))
+                .map(Event::subject)
+                .collect(Collectors.toSet());
     }
 
     private static Workloads namespace(String ns) {
-        assertEquals(201, api.post("/api/v1/namespaces", Json.read(("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
-                + "\"metadata\":{\"name\":\"" + ns + "\"}}").getBytes(StandardCharsets.UTF_8))).code());
+        assertEquals(
+                201,
+                api.post(
+                                "/api/v1/namespaces",
+                                Json.read(("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
+                                                + "\"metadata\":{\"name\":\"" + ns + "\"}}")
+                                        .getBytes(StandardCharsets.UTF_8)))
+                        .code());
         return new Workloads(api, ns);
     }
 
     private static void awaitRunning(Workloads w, String name) {
-        api.await(w.path("pods") + "/" + name, r -> r.code() == 200
-                && "Running".equals(r.body().path("status").path("phase").asText()), WAIT, name + " Running");
+        api.await(
+                w.path("pods") + "/" + name,
+                r -> r.code() == 200
+                        && "Running"
+                                .equals(r.body().path("status").path("phase").asText()),
+                WAIT,
+                name + " Running");
     }
 
     /** A pod's manifest as JSON text, with one annotation (none when {@code key} is empty). */

@@ -1,5 +1,9 @@
 package io.podfall.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.launch.Suite;
@@ -9,22 +13,17 @@ import io.podfall.e2e.clients.Kubectl;
 import io.podfall.model.Json;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 /**
- * A real kubectl against the suite, unchanged: what it prints and what it leaves behind. One subclass per
- * kubectl version; each names its pods with its own prefix, since they share one suite.
+ * A real kubectl against the suite, unchanged: what it prints and what it leaves behind. One subclass per kubectl
+ * version; each names its pods with its own prefix, since they share one suite.
  */
 @ExtendWith({KafkaBrokerExtension.class, SuiteExtension.class})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -81,15 +80,19 @@ abstract class KubectlTests {
         createRunning(prefix() + "get", "exit");
         Command.Result list = kubectl.run("get", "pods");
         assertEquals(0, list.exitCode(), list.toString());
-        assertTrue(list.stdout().lines().findFirst().orElse("").matches("NAME +READY +STATUS +RESTARTS +AGE"),
+        assertTrue(
+                list.stdout().lines().findFirst().orElse("").matches("NAME +READY +STATUS +RESTARTS +AGE"),
                 "the server's Table columns: " + list.stdout());
-        assertTrue(list.stdout().lines().anyMatch(l -> l.matches(prefix() + "get +1/1 +Running +0 +\\S+")), list.stdout());
+        assertTrue(
+                list.stdout().lines().anyMatch(l -> l.matches(prefix() + "get +1/1 +Running +0 +\\S+")), list.stdout());
 
         Command.Result json = kubectl.run("get", "pod", prefix() + "get", "-o", "json");
         assertEquals(0, json.exitCode(), json.toString());
         JsonNode printed = Json.read(json.stdout().getBytes(StandardCharsets.UTF_8));
         assertEquals("Pod", printed.path("kind").asText());
-        assertEquals(pod(prefix() + "get").path("metadata").path("uid"), printed.path("metadata").path("uid"));
+        assertEquals(
+                pod(prefix() + "get").path("metadata").path("uid"),
+                printed.path("metadata").path("uid"));
     }
 
     @Test
@@ -99,7 +102,10 @@ abstract class KubectlTests {
         assertEquals(0, deleted.exitCode(), deleted.toString());
         assertEquals("pod \"" + prefix() + "del\" deleted", deleted.stdout().trim());
         assertTrue(!deleted.stderr().contains("watch"), "kubectl waited on a real watch: " + deleted.stderr());
-        assertEquals(404, api.get("/api/v1/namespaces/default/pods/" + prefix() + "del").code(), "kubectl waited for the removal");
+        assertEquals(
+                404,
+                api.get("/api/v1/namespaces/default/pods/" + prefix() + "del").code(),
+                "kubectl waited for the removal");
     }
 
     @Test
@@ -112,7 +118,10 @@ abstract class KubectlTests {
         assertTrue(terminating.path("deletionTimestamp").isTextual());
 
         List<Event> flow = pods.eventsOf(prefix() + "grace", EventTypes.SANDBOX_REMOVED, Duration.ofSeconds(60));
-        assertTrue(flow.stream().anyMatch(e -> e.is(EventTypes.CONTAINER_EXITED) && e.data().path("exitCode").asInt() == 137),
+        assertTrue(
+                flow.stream()
+                        .anyMatch(e -> e.is(EventTypes.CONTAINER_EXITED)
+                                && e.data().path("exitCode").asInt() == 137),
                 "a process that ignores SIGTERM is killed when the 3 s run out");
     }
 
@@ -121,7 +130,12 @@ abstract class KubectlTests {
         createRunning(prefix() + "now", "ignore");
         Command.Result deleted = kubectl.run("delete", "pod", prefix() + "now", "--now", "--wait=false");
         assertEquals(0, deleted.exitCode(), deleted.toString());
-        assertEquals(1, pod(prefix() + "now").path("metadata").path("deletionGracePeriodSeconds").asInt());
+        assertEquals(
+                1,
+                pod(prefix() + "now")
+                        .path("metadata")
+                        .path("deletionGracePeriodSeconds")
+                        .asInt());
     }
 
     @Test
@@ -130,30 +144,49 @@ abstract class KubectlTests {
         Command.Result deleted = kubectl.run("delete", "pod", prefix() + "force", "--force", "--grace-period=0");
         assertEquals(0, deleted.exitCode(), deleted.toString());
         assertTrue(deleted.stdout().contains("pod \"" + prefix() + "force\" force deleted"), deleted.toString());
-        assertEquals(404, api.get("/api/v1/namespaces/default/pods/" + prefix() + "force").code(), "gone without waiting for the node");
+        assertEquals(
+                404,
+                api.get("/api/v1/namespaces/default/pods/" + prefix() + "force").code(),
+                "gone without waiting for the node");
 
         List<Event> flow = pods.eventsOf(prefix() + "force", EventTypes.CONTAINER_EXITED, Duration.ofSeconds(60));
-        assertTrue(flow.stream().anyMatch(e -> e.is(EventTypes.CONTAINER_SIGNALLED)),
+        assertTrue(
+                flow.stream().anyMatch(e -> e.is(EventTypes.CONTAINER_SIGNALLED)),
                 "the kubelet still stops what runs on the node");
     }
 
     @Test
     void aFinalizerKeepsADeletedPodUntilAPatchRemovesIt() {
         String name = prefix() + "final";
-        Command.Result created = kubectl.runWithInput(manifest(name, "exit").replace("metadata:\n",
-                "metadata:\n  finalizers:\n  - example.com/block\n"), "create", "-f", "-");
+        Command.Result created = kubectl.runWithInput(
+                manifest(name, "exit").replace("metadata:\n", "metadata:\n  finalizers:\n  - example.com/block\n"),
+                "create",
+                "-f",
+                "-");
         assertEquals(0, created.exitCode(), created.toString());
         pods.awaitRunning(name);
         assertEquals(0, kubectl.run("delete", "pod", name, "--wait=false").exitCode());
 
-        JsonNode kept = api.await("/api/v1/namespaces/default/pods/" + name,
-                r -> r.body().path("metadata").path("deletionGracePeriodSeconds").asInt(-1) == 0,
-                Duration.ofSeconds(60), "the kubelet's final delete").body().path("metadata");
+        JsonNode kept = api.await(
+                        "/api/v1/namespaces/default/pods/" + name,
+                        r -> r.body()
+                                        .path("metadata")
+                                        .path("deletionGracePeriodSeconds")
+                                        .asInt(-1)
+                                == 0,
+                        Duration.ofSeconds(60),
+                        "the kubelet's final delete")
+                .body()
+                .path("metadata");
         assertEquals("example.com/block", kept.path("finalizers").path(0).asText());
 
-        Command.Result patched = kubectl.run("patch", "pod", name, "--type=merge", "-p", "{\"metadata\":{\"finalizers\":null}}");
+        Command.Result patched =
+                kubectl.run("patch", "pod", name, "--type=merge", "-p", "{\"metadata\":{\"finalizers\":null}}");
         assertEquals(0, patched.exitCode(), patched.toString());
-        assertEquals(404, api.get("/api/v1/namespaces/default/pods/" + name).code(), "removing the last finalizer removed it");
+        assertEquals(
+                404,
+                api.get("/api/v1/namespaces/default/pods/" + name).code(),
+                "removing the last finalizer removed it");
     }
 
     @Test
@@ -170,8 +203,11 @@ abstract class KubectlTests {
         JsonNode metadata = pod(name).path("metadata");
         assertEquals("b", metadata.path("labels").path("tier").asText(), "the strategic merge patch was applied");
         JsonNode lastApplied = Json.read(metadata.path("annotations")
-                .path("kubectl.kubernetes.io/last-applied-configuration").asText().getBytes(StandardCharsets.UTF_8));
-        assertEquals("b", lastApplied.path("metadata").path("labels").path("tier").asText(), "kept verbatim");
+                .path("kubectl.kubernetes.io/last-applied-configuration")
+                .asText()
+                .getBytes(StandardCharsets.UTF_8));
+        assertEquals(
+                "b", lastApplied.path("metadata").path("labels").path("tier").asText(), "kept verbatim");
 
         Command.Result unchanged = kubectl.runWithInput(v1.replace("tier: a", "tier: b"), "apply", "-f", "-");
         assertEquals(0, unchanged.exitCode(), unchanged.toString());
@@ -185,34 +221,54 @@ abstract class KubectlTests {
         JsonNode stored = pod(name);
         Command.Result wide = kubectl.run("get", "pod", name, "-o", "wide");
         assertEquals(0, wide.exitCode(), wide.toString());
-        assertTrue(wide.stdout().lines().findFirst().orElse("")
-                .matches("NAME +READY +STATUS +RESTARTS +AGE +IP +NODE +NOMINATED NODE +READINESS GATES"), wide.stdout());
-        String row = "%s +1/1 +Running +0 +\\S+ +%s +%s +<none> +<none>".formatted(name,
-                stored.path("status").path("podIP").asText(), stored.path("spec").path("nodeName").asText());
+        assertTrue(
+                wide.stdout()
+                        .lines()
+                        .findFirst()
+                        .orElse("")
+                        .matches("NAME +READY +STATUS +RESTARTS +AGE +IP +NODE +NOMINATED NODE +READINESS GATES"),
+                wide.stdout());
+        String row = "%s +1/1 +Running +0 +\\S+ +%s +%s +<none> +<none>"
+                .formatted(
+                        name,
+                        stored.path("status").path("podIP").asText(),
+                        stored.path("spec").path("nodeName").asText());
         assertTrue(wide.stdout().lines().anyMatch(l -> l.matches(row)), row + " in\n" + wide.stdout());
 
         Command.Result yaml = kubectl.run("get", "pod", name, "-o", "yaml");
         assertEquals(0, yaml.exitCode(), yaml.toString());
         assertTrue(yaml.stdout().startsWith("apiVersion: v1\n"), yaml.stdout());
         assertTrue(yaml.stdout().contains("\nkind: Pod\n"), yaml.stdout());
-        assertTrue(yaml.stdout().contains("  uid: " + stored.path("metadata").path("uid").asText() + "\n"), yaml.stdout());
+        assertTrue(
+                yaml.stdout()
+                        .contains(
+                                "  uid: " + stored.path("metadata").path("uid").asText() + "\n"),
+                yaml.stdout());
     }
 
     @Test
     void describeShowsATerminatingPodWithItsGracePeriod() {
         String name = prefix() + "describe";
         createRunning(name, "ignore");
-        assertEquals(0, kubectl.run("delete", "pod", name, "--grace-period=20", "--wait=false").exitCode());
+        assertEquals(
+                0,
+                kubectl.run("delete", "pod", name, "--grace-period=20", "--wait=false")
+                        .exitCode());
 
         Command.Result described = kubectl.run("describe", "pod", name);
         assertEquals(0, described.exitCode(), described.toString());
         assertTrue(described.stdout().lines().anyMatch(l -> l.matches("Name: +" + name)), described.stdout());
-        assertTrue(described.stdout().lines().anyMatch(l -> l.matches("Status: +Terminating \\(lasts .*\\)")),
+        assertTrue(
+                described.stdout().lines().anyMatch(l -> l.matches("Status: +Terminating \\(lasts .*\\)")),
                 described.stdout());
-        assertTrue(described.stdout().lines().anyMatch(l -> l.matches("Termination Grace Period: +20s")),
+        assertTrue(
+                described.stdout().lines().anyMatch(l -> l.matches("Termination Grace Period: +20s")),
                 described.stdout());
         assertTrue(described.stdout().lines().anyMatch(l -> l.matches("Node: +\\S+/\\S+")), described.stdout());
-        assertEquals(0, kubectl.run("delete", "pod", name, "--grace-period=1", "--wait=false").exitCode(),
+        assertEquals(
+                0,
+                kubectl.run("delete", "pod", name, "--grace-period=1", "--wait=false")
+                        .exitCode(),
                 "not left to run out its 20 s");
     }
 
@@ -257,7 +313,10 @@ abstract class KubectlTests {
         assertEquals(0, scaled.exitCode(), scaled.toString());
         assertEquals("deployment.apps/" + name + " scaled", scaled.stdout().trim());
         ApiClient.Response deployment = api.get("/apis/apps/v1/namespaces/default/deployments/" + name);
-        assertEquals(3, deployment.body().path("spec").path("replicas").asInt(), deployment.body().toString());
+        assertEquals(
+                3,
+                deployment.body().path("spec").path("replicas").asInt(),
+                deployment.body().toString());
         assertEquals(2, deployment.body().path("metadata").path("generation").asInt(), "a spec change");
         assertEquals(0, kubectl.run("delete", "deployment", name).exitCode());
     }
@@ -266,6 +325,7 @@ abstract class KubectlTests {
     void deletingAPodThatDoesNotExistIsNotFound() {
         Command.Result deleted = kubectl.run("delete", "pod", "nope");
         assertEquals(1, deleted.exitCode(), deleted.toString());
-        assertTrue(deleted.stderr().contains("Error from server (NotFound): pods \"nope\" not found"), deleted.toString());
+        assertTrue(
+                deleted.stderr().contains("Error from server (NotFound): pods \"nope\" not found"), deleted.toString());
     }
 }

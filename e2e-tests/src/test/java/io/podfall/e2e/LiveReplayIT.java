@@ -1,5 +1,9 @@
 package io.podfall.e2e;
 
+import static io.podfall.model.event.EventTypes.SANDBOX_REMOVED;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.broker.Broker;
@@ -12,12 +16,6 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import io.podfall.replay.LiveReplay;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -29,21 +27,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-
-import static io.podfall.model.event.EventTypes.SANDBOX_REMOVED;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A live replay: a graceful and a killed deletion recorded by the shared suite on {@code podfall.events}, exported,
- * and replayed by {@code podfall replay --live} into a second suite of the four services, on the same broker but on
+ * A live replay: a graceful and a killed deletion recorded by the shared suite on {@code podfall.events}, exported, and
+ * replayed by {@code podfall replay --live} into a second suite of the four services, on the same broker but on
  * {@code replay-it.podfall.events}. That suite's services run the flows again and the replay compares what they
- * appended with the recording: the same events along every causal chain, with the recording's ids and UIDs, each
- * step as long after its cause as recorded. Without a prefix, the live topic is refused.
+ * appended with the recording: the same events along every causal chain, with the recording's ids and UIDs, each step
+ * as long after its cause as recorded. Without a prefix, the live topic is refused.
  *
  * <p>The second suite is warmed up with a pod of its own first, as {@link ReplayIT} warms up the shared one: a
- * service's first seconds are the JVM's, not the flow's. Both sides are live here, each hop a few milliseconds on
- * each, so the tolerance is twice {@link ReplayIT}'s.
+ * service's first seconds are the JVM's, not the flow's. Both sides are live here, each hop a few milliseconds on each,
+ * so the tolerance is twice {@link ReplayIT}'s.
  */
 @ExtendWith({KafkaBrokerExtension.class, SuiteExtension.class})
 class LiveReplayIT {
@@ -62,8 +61,16 @@ class LiveReplayIT {
     static void startASecondSuiteOnThePrefixedTopic(Suite suite, Broker broker) throws IOException {
         pods = new SuiteClient(suite);
         bootstrap = broker.bootstrapServers();
-        target = Suite.start(new Suite.Options(Path.of(System.getProperty("podfall.project.root", "..")),
-                Files.createTempDirectory("podfall-e2e-live-"), bootstrap, 0, 0, 0, TARGET, 1.0, Duration.ofSeconds(120)));
+        target = Suite.start(new Suite.Options(
+                Path.of(System.getProperty("podfall.project.root", "..")),
+                Files.createTempDirectory("podfall-e2e-live-"),
+                bootstrap,
+                0,
+                0,
+                0,
+                TARGET,
+                1.0,
+                Duration.ofSeconds(120)));
         SuiteClient own = new SuiteClient(target);
         own.createRunning(pod("live-warm-up", Map.of()));
         own.delete("live-warm-up", 0);
@@ -80,7 +87,8 @@ class LiveReplayIT {
     }
 
     @Test
-    void aDeletionRecordedOnTheLiveTopicReproducesOnASecondSuiteWithTheRecordedIds() throws IOException, InterruptedException {
+    void aDeletionRecordedOnTheLiveTopicReproducesOnASecondSuiteWithTheRecordedIds()
+            throws IOException, InterruptedException {
         List<String> names = List.of("live-graceful", "live-killed");
         pods.createRunning(pod(names.get(0), Map.of("podfall.io/exit-delay-seconds", "0.5")));
         pods.createRunning(pod(names.get(1), Map.of("podfall.io/on-sigterm", "ignore")));
@@ -92,21 +100,41 @@ class LiveReplayIT {
         names.forEach(name -> pods.eventsOf(name, SANDBOX_REMOVED, Duration.ofSeconds(60)));
         Path file = export();
         List<Event> recorded = EventFile.read(file).events();
-        Set<String> subjects = names.stream().map(n -> Subjects.of("default", "pods", n)).collect(Collectors.toSet());
-        Instant since = recorded.stream().filter(e -> e.causationId() == null && subjects.contains(e.subject()))
-                .findFirst().orElseThrow().time();
+        Set<String> subjects =
+                names.stream().map(n -> Subjects.of("default", "pods", n)).collect(Collectors.toSet());
+        Instant since = recorded.stream()
+                .filter(e -> e.causationId() == null && subjects.contains(e.subject()))
+                .findFirst()
+                .orElseThrow()
+                .time();
 
-        Result r = replay(file.toString(), "--since", since.toString(), "--live", "--topic-prefix", PREFIX,
-                "--bootstrap", bootstrap, "--tolerance", TOLERANCE, "--quiet", "3s");
+        Result r = replay(
+                file.toString(),
+                "--since",
+                since.toString(),
+                "--live",
+                "--topic-prefix",
+                PREFIX,
+                "--bootstrap",
+                bootstrap,
+                "--tolerance",
+                TOLERANCE,
+                "--quiet",
+                "3s");
 
         assertEquals(0, r.code(), r.out() + r.err());
         assertTrue(r.out().contains("live: 4 client requests appended to " + TARGET + " at speed 1 in "), r.out());
-        assertTrue(r.out().contains("note: " + TARGET + " held 2 client requests of its own: "), "the warm-up's: " + r.out());
+        assertTrue(
+                r.out().contains("note: " + TARGET + " held 2 client requests of its own: "),
+                "the warm-up's: " + r.out());
         assertTrue(r.out().contains("reproduced: no divergence in 4 flows"), r.out());
         List<Event> replayed = read(TARGET);
         for (String subject : subjects) {
-            assertEquals(uid(recorded, subject), uid(replayed, subject), "the UID derived from the recorded request's id");
-            assertEquals(ids(recorded, subject, EventTypes.OBJECT_MARKED_TERMINATING), ids(replayed, subject, EventTypes.OBJECT_MARKED_TERMINATING));
+            assertEquals(
+                    uid(recorded, subject), uid(replayed, subject), "the UID derived from the recorded request's id");
+            assertEquals(
+                    ids(recorded, subject, EventTypes.OBJECT_MARKED_TERMINATING),
+                    ids(replayed, subject, EventTypes.OBJECT_MARKED_TERMINATING));
         }
     }
 
@@ -127,14 +155,24 @@ class LiveReplayIT {
     /** How many times each request is on the live topic. */
     private static Map<String, Long> countsOf(List<Event> requests) {
         Set<String> ids = requests.stream().map(Event::id).collect(Collectors.toSet());
-        return read(SuiteExtension.TOPIC).stream().filter(e -> ids.contains(e.id()))
+        return read(SuiteExtension.TOPIC).stream()
+                .filter(e -> ids.contains(e.id()))
                 .collect(Collectors.groupingBy(Event::id, Collectors.counting()));
     }
 
     private Path export() {
         Path file = dir.resolve("live.jsonl");
-        assertEquals(0, Podfall.commandLine().execute("export", "--bootstrap", bootstrap, "--topic", SuiteExtension.TOPIC,
-                "--output", file.toString()));
+        assertEquals(
+                0,
+                Podfall.commandLine()
+                        .execute(
+                                "export",
+                                "--bootstrap",
+                                bootstrap,
+                                "--topic",
+                                SuiteExtension.TOPIC,
+                                "--output",
+                                file.toString()));
         return file;
     }
 
@@ -146,18 +184,26 @@ class LiveReplayIT {
 
     /** The UID the API server gave the pod when it created it. */
     private static String uid(List<Event> log, String subject) {
-        return log.stream().filter(e -> e.is(EventTypes.OBJECT_CREATED) && subject.equals(e.subject()))
-                .map(e -> e.data().path("object").path("metadata").path("uid").asText()).findFirst().orElseThrow();
+        return log.stream()
+                .filter(e -> e.is(EventTypes.OBJECT_CREATED) && subject.equals(e.subject()))
+                .map(e -> e.data().path("object").path("metadata").path("uid").asText())
+                .findFirst()
+                .orElseThrow();
     }
 
     private static List<String> ids(List<Event> log, String subject, String type) {
-        return log.stream().filter(e -> e.is(type) && subject.equals(e.subject())).map(Event::id).toList();
+        return log.stream()
+                .filter(e -> e.is(type) && subject.equals(e.subject()))
+                .map(Event::id)
+                .toList();
     }
 
     private static Result replay(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = Podfall.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+        int code = Podfall.commandLine()
+                .setOut(new PrintWriter(out))
+                .setErr(new PrintWriter(err))
                 .execute(cat("replay", args));
         System.out.print(out);
         return new Result(code, out.toString(), err.toString());
@@ -170,11 +216,20 @@ class LiveReplayIT {
         return all;
     }
 
-    private record Result(int code, String out, String err) {
-    }
+    private record Result(int code, String out, String err) {}
 
     private static Pod pod(String name, Map<String, String> annotations) {
-        return new PodBuilder().withNewMetadata().withName(name).withAnnotations(annotations).endMetadata()
-                .withNewSpec().addNewContainer().withName("app").withImage("nginx").endContainer().endSpec().build();
+        return new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withAnnotations(annotations)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("app")
+                .withImage("nginx")
+                .endContainer()
+                .endSpec()
+                .build();
     }
 }

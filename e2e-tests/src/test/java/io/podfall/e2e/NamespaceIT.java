@@ -1,5 +1,9 @@
 package io.podfall.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.launch.Suite;
 import io.podfall.cli.log.EventLog;
@@ -9,18 +13,13 @@ import io.podfall.e2e.clients.Kubectl;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A namespace's life with kubectl 1.32, whose {@code create} commands send protobuf: created with content, then
@@ -48,31 +47,55 @@ class NamespaceIT {
     @Test
     void deletingANamespaceDeletesEverythingInItThenTheNamespace() {
         ok(kubectl.run("create", "namespace", "team-a"));
-        ok(kubectl.run("create", "deployment", "web", "--image=nginx:1.27", "--replicas=2", "--port=80", "-n", "team-a"));
+        ok(kubectl.run(
+                "create", "deployment", "web", "--image=nginx:1.27", "--replicas=2", "--port=80", "-n", "team-a"));
         ok(kubectl.run("create", "service", "clusterip", "web", "--tcp=80:80", "-n", "team-a"));
-        api.await("/api/v1/namespaces/team-a/pods", r -> r.body().path("items").size() == 2
-                        && "Running".equals(r.body().path("items").path(1).path("status").path("phase").asText()),
-                Duration.ofSeconds(90), "the deployment's pods running");
+        api.await(
+                "/api/v1/namespaces/team-a/pods",
+                r -> r.body().path("items").size() == 2
+                        && "Running"
+                                .equals(r.body()
+                                        .path("items")
+                                        .path(1)
+                                        .path("status")
+                                        .path("phase")
+                                        .asText()),
+                Duration.ofSeconds(90),
+                "the deployment's pods running");
 
         Command.Result deleted = kubectl.run("delete", "namespace", "team-a");
         ok(deleted);
         assertEquals("namespace \"team-a\" deleted", deleted.stdout().trim());
         assertEquals(404, api.get("/api/v1/namespaces/team-a").code(), "kubectl waited for the removal");
-        assertTrue(api.get("/api/v1/namespaces/team-a/pods").body().path("items").isEmpty());
-        assertTrue(api.get("/apis/apps/v1/namespaces/team-a/deployments").body().path("items").isEmpty());
+        assertTrue(
+                api.get("/api/v1/namespaces/team-a/pods").body().path("items").isEmpty());
+        assertTrue(api.get("/apis/apps/v1/namespaces/team-a/deployments")
+                .body()
+                .path("items")
+                .isEmpty());
 
         List<Event> log;
         try (EventLog events = new EventLog(suite.bootstrapServers(), SuiteExtension.TOPIC)) {
             log = events.readToEnd(Duration.ofSeconds(10));
         }
-        Event request = log.stream().filter(e -> e.is(EventTypes.DELETION_REQUESTED)
-                && e.subject().equals(Subjects.of("", "namespaces", "team-a"))).findFirst().orElseThrow();
-        Set<String> emptied = log.stream().filter(e -> e.is(EventTypes.COLLECTION_DELETION_REQUESTED)
+        Event request = log.stream()
+                .filter(e -> e.is(EventTypes.DELETION_REQUESTED)
+                        && e.subject().equals(Subjects.of("", "namespaces", "team-a")))
+                .findFirst()
+                .orElseThrow();
+        Set<String> emptied = log.stream()
+                .filter(e -> e.is(EventTypes.COLLECTION_DELETION_REQUESTED)
                         && request.id().equals(e.correlationId()))
-                .map(e -> e.data().path("resource").asText()).collect(Collectors.toSet());
+                .map(e -> e.data().path("resource").asText())
+                .collect(Collectors.toSet());
         assertTrue(emptied.containsAll(Set.of("pods", "services", "deployments", "replicasets")), emptied.toString());
-        assertTrue(log.stream().anyMatch(e -> e.is(EventTypes.UPDATE_REQUESTED) && request.id().equals(e.correlationId())
-                && "finalize".equals(e.data().path("subresource").asText())), "the namespace controller finalized it");
+        assertTrue(
+                log.stream()
+                        .anyMatch(e -> e.is(EventTypes.UPDATE_REQUESTED)
+                                && request.id().equals(e.correlationId())
+                                && "finalize"
+                                        .equals(e.data().path("subresource").asText())),
+                "the namespace controller finalized it");
     }
 
     @Test

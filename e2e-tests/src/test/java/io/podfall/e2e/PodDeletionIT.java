@@ -1,5 +1,9 @@
 package io.podfall.e2e;
 
+import static io.podfall.model.event.EventTypes.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.analysis.Timeline;
@@ -10,23 +14,18 @@ import io.podfall.cli.scenario.PodDeletion;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import static io.podfall.model.event.EventTypes.*;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The walking skeleton end to end: a real Kafka broker and the four services as separate processes; a pod is
- * created and deleted over HTTP, and the deletion is read back from the topic as one causal chain.
+ * The walking skeleton end to end: a real Kafka broker and the four services as separate processes; a pod is created
+ * and deleted over HTTP, and the deletion is read back from the topic as one causal chain.
  */
 @ExtendWith({KafkaBrokerExtension.class, SuiteExtension.class})
 class PodDeletionIT {
@@ -44,18 +43,30 @@ class PodDeletionIT {
 
     @Test
     void gracefulDeletionIsOneCausalChainOnTheLogSharingTheRequestsCorrelationId() {
-        new PodDeletion(api, System.out).run("default", "web-1", 5,
-                Map.of("podfall.io/exit-delay-seconds", "0.5"), Duration.ofSeconds(60));
+        new PodDeletion(api, System.out)
+                .run("default", "web-1", 5, Map.of("podfall.io/exit-delay-seconds", "0.5"), Duration.ofSeconds(60));
 
         Timeline flow = deletionOf("default", "web-1");
-        assertEquals(List.of(
-                DELETION_REQUESTED, OBJECT_MARKED_TERMINATING,
-                POD_TERMINATION_STARTED, STOP_CONTAINER_REQUESTED,
-                CONTAINER_SIGNALLED, CONTAINER_EXITED,
-                STOP_POD_SANDBOX_REQUESTED, POD_IP_RELEASED, SANDBOX_STOPPED,
-                POD_TERMINATED, STATUS_UPDATE_REQUESTED, POD_STATUS_UPDATED,
-                DELETION_REQUESTED, OBJECT_REMOVED,
-                REMOVE_POD_SANDBOX_REQUESTED, CONTAINER_REMOVED, SANDBOX_REMOVED), flow.types());
+        assertEquals(
+                List.of(
+                        DELETION_REQUESTED,
+                        OBJECT_MARKED_TERMINATING,
+                        POD_TERMINATION_STARTED,
+                        STOP_CONTAINER_REQUESTED,
+                        CONTAINER_SIGNALLED,
+                        CONTAINER_EXITED,
+                        STOP_POD_SANDBOX_REQUESTED,
+                        POD_IP_RELEASED,
+                        SANDBOX_STOPPED,
+                        POD_TERMINATED,
+                        STATUS_UPDATE_REQUESTED,
+                        POD_STATUS_UPDATED,
+                        DELETION_REQUESTED,
+                        OBJECT_REMOVED,
+                        REMOVE_POD_SANDBOX_REQUESTED,
+                        CONTAINER_REMOVED,
+                        SANDBOX_REMOVED),
+                flow.types());
 
         List<Event> events = flowEvents(flow);
         assertCausalOrder(events);
@@ -63,25 +74,46 @@ class PodDeletionIT {
         assertEquals("SIGTERM", signal.data().path("signal").asText());
         Event exit = only(events, CONTAINER_EXITED);
         assertEquals(143, exit.data().path("exitCode").asInt(), "the process exited on SIGTERM: 128+15");
-        Event finalDelete = events.stream().filter(e -> e.is(DELETION_REQUESTED)).toList().get(1);
+        Event finalDelete =
+                events.stream().filter(e -> e.is(DELETION_REQUESTED)).toList().get(1);
         assertTrue(finalDelete.source().startsWith("/kubelet/"), "the kubelet sends the final delete");
         JsonNode options = finalDelete.data().path("options");
         assertEquals(0, options.path("gracePeriodSeconds").asInt());
-        assertEquals(only(events, OBJECT_MARKED_TERMINATING).data().path("object").path("metadata").path("uid").asText(),
-                options.path("preconditions").path("uid").asText(), "the final delete has a UID precondition");
-        assertEquals(5, only(events, POD_TERMINATION_STARTED).data().path("gracePeriodSeconds").asInt());
+        assertEquals(
+                only(events, OBJECT_MARKED_TERMINATING)
+                        .data()
+                        .path("object")
+                        .path("metadata")
+                        .path("uid")
+                        .asText(),
+                options.path("preconditions").path("uid").asText(),
+                "the final delete has a UID precondition");
+        assertEquals(
+                5,
+                only(events, POD_TERMINATION_STARTED)
+                        .data()
+                        .path("gracePeriodSeconds")
+                        .asInt());
     }
 
     @Test
     void aProcessThatIgnoresSigtermIsKilledWhenTheGracePeriodEnds() {
-        new PodDeletion(api, System.out).run("default", "stubborn", 2,
-                Map.of("podfall.io/on-sigterm", "ignore"), Duration.ofSeconds(60));
+        new PodDeletion(api, System.out)
+                .run("default", "stubborn", 2, Map.of("podfall.io/on-sigterm", "ignore"), Duration.ofSeconds(60));
 
         List<Event> events = flowEvents(deletionOf("default", "stubborn"));
-        List<Event> signals = events.stream().filter(e -> e.is(CONTAINER_SIGNALLED)).toList();
-        assertEquals(List.of("SIGTERM", "SIGKILL"), signals.stream().map(e -> e.data().path("signal").asText()).toList());
+        List<Event> signals =
+                events.stream().filter(e -> e.is(CONTAINER_SIGNALLED)).toList();
+        assertEquals(
+                List.of("SIGTERM", "SIGKILL"),
+                signals.stream().map(e -> e.data().path("signal").asText()).toList());
         // The runtime counts the timeout from the StopContainer request, as containerd does from the CRI call.
-        assertEquals(2, Duration.between(only(events, STOP_CONTAINER_REQUESTED).time(), signals.get(1).time()).toSeconds(),
+        assertEquals(
+                2,
+                Duration.between(
+                                only(events, STOP_CONTAINER_REQUESTED).time(),
+                                signals.get(1).time())
+                        .toSeconds(),
                 "SIGKILL when the grace period has run out, in simulated time");
         assertEquals(137, only(events, CONTAINER_EXITED).data().path("exitCode").asInt(), "killed: 128+9");
     }
@@ -98,7 +130,9 @@ class PodDeletionIT {
         assertEquals(before.path("metadata"), after.body().path("metadata"), "same uid, resourceVersion, timestamps");
         assertEquals(before.path("status"), after.body().path("status"));
         scenario.deleteAndAwaitGone("default", "survivor", 1, Duration.ofSeconds(60));
-        assertEquals(List.of(DELETION_REQUESTED, OBJECT_MARKED_TERMINATING), deletionOf("default", "survivor").types().subList(0, 2));
+        assertEquals(
+                List.of(DELETION_REQUESTED, OBJECT_MARKED_TERMINATING),
+                deletionOf("default", "survivor").types().subList(0, 2));
     }
 
     @Test
@@ -114,7 +148,8 @@ class PodDeletionIT {
     private static Timeline deletionOf(String namespace, String name) {
         String subject = Subjects.of(namespace, "pods", name);
         try (EventLog events = new EventLog(suite.bootstrapServers(), TOPIC)) {
-            log = events.readUntil(all -> all.stream().anyMatch(e -> e.is(SANDBOX_REMOVED) && subject.equals(e.subject())),
+            log = events.readUntil(
+                    all -> all.stream().anyMatch(e -> e.is(SANDBOX_REMOVED) && subject.equals(e.subject())),
                     Duration.ofSeconds(30));
         }
         String correlation = Timeline.latestDeletion(log, subject).orElseThrow();
@@ -122,7 +157,9 @@ class PodDeletionIT {
     }
 
     private static List<Event> flowEvents(Timeline flow) {
-        return log.stream().filter(e -> e.correlationId().equals(flow.correlationId())).toList();
+        return log.stream()
+                .filter(e -> e.correlationId().equals(flow.correlationId()))
+                .toList();
     }
 
     /** Every event reacts to one that came before it in the same flow; only the request has no cause. */
@@ -133,7 +170,8 @@ class PodDeletionIT {
                 assertEquals(EventTypes.DELETION_REQUESTED, e.type());
                 assertEquals(e.id(), e.correlationId(), "the request's id is the flow's correlation id");
             } else {
-                assertTrue(seen.contains(e.causationId()), e.type() + " " + e.id() + " reacts to an event not before it");
+                assertTrue(
+                        seen.contains(e.causationId()), e.type() + " " + e.id() + " reacts to an event not before it");
             }
             seen.add(e.id());
         }

@@ -1,27 +1,25 @@
 package io.podfall.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.launch.Suite;
 import io.podfall.cli.scenario.ApiClient;
 import io.podfall.e2e.clients.Command;
 import io.podfall.model.Json;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 /**
- * Debian's python3-kubernetes (22.6) against the suite, unchanged. Each test runs a short script with the
- * client's own typed API; the script prints JSON for the assertions here. (Debian's module is importable only by
- * /usr/bin/python3.)
+ * Debian's python3-kubernetes (22.6) against the suite, unchanged. Each test runs a short script with the client's own
+ * typed API; the script prints JSON for the assertions here. (Debian's module is importable only by /usr/bin/python3.)
  */
 @ExtendWith({KafkaBrokerExtension.class, SuiteExtension.class})
 class PythonClientIT {
@@ -43,8 +41,11 @@ class PythonClientIT {
 
     @BeforeAll
     static void clients(Suite suite) {
-        assumeTrue(Command.find(PYTHON) != null
-                        && Command.run(List.of(PYTHON, "-c", "import kubernetes"), Map.of(), null, 30).exitCode() == 0,
+        assumeTrue(
+                Command.find(PYTHON) != null
+                        && Command.run(List.of(PYTHON, "-c", "import kubernetes"), Map.of(), null, 30)
+                                        .exitCode()
+                                == 0,
                 "python3-kubernetes is not installed (apt-get install python3-kubernetes)");
         server = suite.apiserverUrl();
         pods = new SuiteClient(suite);
@@ -133,8 +134,11 @@ class PythonClientIT {
                 """);
         assertEquals("ADDED", out.get(0).path("type").asText(), "the existing pod first: " + out);
         assertTrue(!out.get(0).path("terminating").asBoolean());
-        assertTrue(java.util.stream.StreamSupport.stream(out.spliterator(), false)
-                .anyMatch(e -> e.path("type").asText().equals("MODIFIED") && e.path("terminating").asBoolean()), out.toString());
+        assertTrue(
+                java.util.stream.StreamSupport.stream(out.spliterator(), false)
+                        .anyMatch(e -> e.path("type").asText().equals("MODIFIED")
+                                && e.path("terminating").asBoolean()),
+                out.toString());
         assertEquals("DELETED", out.get(out.size() - 1).path("type").asText(), out.toString());
     }
 

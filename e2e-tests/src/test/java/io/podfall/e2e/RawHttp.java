@@ -13,9 +13,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * HTTP/1.1 over a plain socket, one request a connection: unlike {@link java.net.http.HttpClient} it sends any
- * request target (a malformed percent-escape, a {@code ..} segment left as is) and a body in chunks without a
- * length, which is what a hostile client can do. The response is read by its Content-Length or its chunks.
+ * HTTP/1.1 over a plain socket, one request a connection: unlike {@link java.net.http.HttpClient} it sends any request
+ * target (a malformed percent-escape, a {@code ..} segment left as is) and a body in chunks without a length, which is
+ * what a hostile client can do. The response is read by its Content-Length or its chunks.
  */
 final class RawHttp {
     private static final int TIMEOUT_MILLIS = 60_000;
@@ -30,8 +30,7 @@ final class RawHttp {
     }
 
     /** {@code chunked}: the body goes in 64 KiB chunks with no Content-Length. */
-    record Request(String method, String target, String contentType, byte[] body, boolean chunked) {
-    }
+    record Request(String method, String target, String contentType, byte[] body, boolean chunked) {}
 
     record Response(int code, Map<String, String> headers, byte[] body) {
         String bodyText() {
@@ -44,14 +43,22 @@ final class RawHttp {
             socket.connect(new InetSocketAddress(host, port), TIMEOUT_MILLIS);
             socket.setSoTimeout(TIMEOUT_MILLIS);
             OutputStream out = socket.getOutputStream();
-            StringBuilder head = new StringBuilder(r.method()).append(' ').append(r.target()).append(" HTTP/1.1\r\n")
-                    .append("Host: ").append(host).append(':').append(port).append("\r\n")
+            StringBuilder head = new StringBuilder(r.method())
+                    .append(' ')
+                    .append(r.target())
+                    .append(" HTTP/1.1\r\n")
+                    .append("Host: ")
+                    .append(host)
+                    .append(':')
+                    .append(port)
+                    .append("\r\n")
                     .append("Accept: application/json\r\n");
             if (r.contentType() != null) {
                 head.append("Content-Type: ").append(r.contentType()).append("\r\n");
             }
             if (r.body() != null) {
-                head.append(r.chunked() ? "Transfer-Encoding: chunked\r\n" : "Content-Length: " + r.body().length + "\r\n");
+                head.append(
+                        r.chunked() ? "Transfer-Encoding: chunked\r\n" : "Content-Length: " + r.body().length + "\r\n");
             }
             out.write(head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
             InputStream in = socket.getInputStream();
@@ -93,12 +100,16 @@ final class RawHttp {
         Map<String, String> headers = new LinkedHashMap<>();
         for (String h = line(in); !h.isEmpty(); h = line(in)) {
             int colon = h.indexOf(':');
-            headers.put(h.substring(0, colon).trim().toLowerCase(Locale.ROOT), h.substring(colon + 1).trim());
+            headers.put(
+                    h.substring(0, colon).trim().toLowerCase(Locale.ROOT),
+                    h.substring(colon + 1).trim());
         }
         byte[] body;
         if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
             ByteArrayOutputStream b = new ByteArrayOutputStream();
-            for (int n = Integer.parseInt(line(in).split(";")[0].trim(), 16); n > 0; n = Integer.parseInt(line(in).split(";")[0].trim(), 16)) {
+            for (int n = Integer.parseInt(line(in).split(";")[0].trim(), 16);
+                    n > 0;
+                    n = Integer.parseInt(line(in).split(";")[0].trim(), 16)) {
                 b.write(in.readNBytes(n));
                 line(in);
             }

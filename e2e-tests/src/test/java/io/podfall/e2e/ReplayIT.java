@@ -1,5 +1,9 @@
 package io.podfall.e2e;
 
+import static io.podfall.model.event.EventTypes.SANDBOX_REMOVED;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.broker.KafkaBrokerExtension;
@@ -9,11 +13,6 @@ import io.podfall.cli.launch.Suite;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.Subjects;
 import io.podfall.replay.Replay;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -24,18 +23,18 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
-
-import static io.podfall.model.event.EventTypes.SANDBOX_REMOVED;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Equivalence of the suite and the in-process engine: a graceful and a killed pod deletion run over Kafka by the
- * four services, exported, and replayed in process by {@code podfall replay}, reproduce with no divergence: every
- * causal chain has the same events, and each step the same delay from its cause within the tolerance.
+ * Equivalence of the suite and the in-process engine: a graceful and a killed pod deletion run over Kafka by the four
+ * services, exported, and replayed in process by {@code podfall replay}, reproduce with no divergence: every causal
+ * chain has the same events, and each step the same delay from its cause within the tolerance.
  *
- * <p>The recording replayed is the scenario's, from its first request on ({@link ScenarioReplay}). A pod run
- * through the suite first (not part of the scenario) warms the services up.
+ * <p>The recording replayed is the scenario's, from its first request on ({@link ScenarioReplay}). A pod run through
+ * the suite first (not part of the scenario) warms the services up.
  *
  * <p>A what-if replays a recording with a kubelet setting changed, and shows where the outcome would have differed.
  */
@@ -72,8 +71,9 @@ class ReplayIT {
         Path file = ScenarioReplay.file("graceful-and-killed", recorded);
 
         StringWriter out = new StringWriter();
-        int code = Podfall.commandLine().setOut(new PrintWriter(out)).execute("replay", file.toString(),
-                "--since", since.toString(), "--tolerance", TOLERANCE);
+        int code = Podfall.commandLine()
+                .setOut(new PrintWriter(out))
+                .execute("replay", file.toString(), "--since", since.toString(), "--tolerance", TOLERANCE);
         System.out.print(out);
         assertEquals(0, code, out.toString());
         assertTrue(out.toString().contains("inputs: 4 client requests\n"), out.toString());
@@ -84,22 +84,28 @@ class ReplayIT {
         for (String name : names) {
             String subject = Subjects.of("default", "pods", name);
             String deletion = Timeline.latestDeletion(recorded, subject).orElseThrow();
-            assertEquals(Timeline.of(recorded, deletion).types(), Timeline.of(replay.replayed(), deletion).types(), name);
+            assertEquals(
+                    Timeline.of(recorded, deletion).types(),
+                    Timeline.of(replay.replayed(), deletion).types(),
+                    name);
         }
     }
 
     /**
-     * The seed scenario (upstream #83916, #113712; the kubelet's compat switch shortened-grace-ignored), recorded
-     * by the suite's current kubelet: a pod that ignores SIGTERM deleted with 60 s of grace, then with 5 s a second
-     * later, is killed 5 s after the first request. The recording reproduces; replayed with the switch on, the
-     * kill comes when the first 60 s run out, and the side-by-side says so.
+     * The seed scenario (upstream #83916, #113712; the kubelet's compat switch shortened-grace-ignored), recorded by
+     * the suite's current kubelet: a pod that ignores SIGTERM deleted with 60 s of grace, then with 5 s a second later,
+     * is killed 5 s after the first request. The recording reproduces; replayed with the switch on, the kill comes when
+     * the first 60 s run out, and the side-by-side says so.
      */
     @Test
     void aShortenedGraceRecordedOverKafkaIsKilledAtTheOriginalDeadlineReplayedWithTheSwitchOn(Suite suite)
             throws InterruptedException {
         String name = "replay-shortened";
-        pods.createRunning(new PodBuilder(pod(name, Map.of("podfall.io/on-sigterm", "ignore"))).editSpec()
-                .withTerminationGracePeriodSeconds(60L).endSpec().build());
+        pods.createRunning(new PodBuilder(pod(name, Map.of("podfall.io/on-sigterm", "ignore")))
+                .editSpec()
+                .withTerminationGracePeriodSeconds(60L)
+                .endSpec()
+                .build());
         pods.delete(name, 60);
         Thread.sleep(1000);
         pods.delete(name, 5);
@@ -107,40 +113,68 @@ class ReplayIT {
 
         List<Event> topic = ScenarioReplay.topic(suite, dir);
         Instant from = ScenarioReplay.since(topic, ours(List.of(name)));
-        String file = ScenarioReplay.file("shortened-grace", ScenarioReplay.scenario(topic, from)).toString();
+        String file = ScenarioReplay.file("shortened-grace", ScenarioReplay.scenario(topic, from))
+                .toString();
         String since = from.toString();
 
         StringWriter asRecorded = new StringWriter();
-        int reproduced = Podfall.commandLine().setOut(new PrintWriter(asRecorded)).execute("replay", file,
-                "--since", since, "--tolerance", TOLERANCE);
+        int reproduced = Podfall.commandLine()
+                .setOut(new PrintWriter(asRecorded))
+                .execute("replay", file, "--since", since, "--tolerance", TOLERANCE);
         StringWriter whatIf = new StringWriter();
-        int diverged = Podfall.commandLine().setOut(new PrintWriter(whatIf)).execute("replay", file,
-                "--since", since, "--tolerance", TOLERANCE, "--set", "podfall.kubelet.compat.shortened-grace-ignored=true");
+        int diverged = Podfall.commandLine()
+                .setOut(new PrintWriter(whatIf))
+                .execute(
+                        "replay",
+                        file,
+                        "--since",
+                        since,
+                        "--tolerance",
+                        TOLERANCE,
+                        "--set",
+                        "podfall.kubelet.compat.shortened-grace-ignored=true");
         System.out.print(whatIf);
 
         assertEquals(0, reproduced, asRecorded.toString());
         assertEquals(1, diverged, whatIf.toString());
-        String summary = "pod " + Subjects.of("default", "pods", name) + ": SIGKILL at \\+5\\.\\d s recorded, \\+60\\.\\d s replayed; "
+        String summary = "pod " + Subjects.of("default", "pods", name)
+                + ": SIGKILL at \\+5\\.\\d s recorded, \\+60\\.\\d s replayed; "
                 + "removed at \\+5\\.\\d s recorded, \\+60\\.\\d s replayed";
         assertTrue(whatIf.toString().lines().anyMatch(l -> l.matches(summary)), whatIf.toString());
-        assertTrue(whatIf.toString().lines().anyMatch(l -> l.matches(" +- +\\+\\d+ ms +kubelet/node-1 +runtime.StopContainerRequested "
-                + "+container=app timeout=4s +\\| *")), "the stop re-issued for the shortened deadline is the recording's only: " + whatIf);
+        assertTrue(
+                whatIf.toString()
+                        .lines()
+                        .anyMatch(l -> l.matches(" +- +\\+\\d+ ms +kubelet/node-1 +runtime.StopContainerRequested "
+                                + "+container=app timeout=4s +\\| *")),
+                "the stop re-issued for the shortened deadline is the recording's only: " + whatIf);
     }
 
     /** The client requests about these pods. */
     private static Predicate<Event> ours(List<String> names) {
-        Set<String> subjects = names.stream().map(name -> Subjects.of("default", "pods", name)).collect(Collectors.toSet());
+        Set<String> subjects =
+                names.stream().map(name -> Subjects.of("default", "pods", name)).collect(Collectors.toSet());
         return e -> subjects.contains(e.subject());
     }
 
     /** Per flow, how many events of each type. */
     private static Map<String, Map<String, Long>> typesByFlow(List<Event> log) {
-        return log.stream().collect(Collectors.groupingBy(Event::correlationId,
-                Collectors.groupingBy(Event::type, Collectors.counting())));
+        return log.stream()
+                .collect(Collectors.groupingBy(
+                        Event::correlationId, Collectors.groupingBy(Event::type, Collectors.counting())));
     }
 
     private static Pod pod(String name, Map<String, String> annotations) {
-        return new PodBuilder().withNewMetadata().withName(name).withAnnotations(annotations).endMetadata()
-                .withNewSpec().addNewContainer().withName("app").withImage("nginx").endContainer().endSpec().build();
+        return new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withAnnotations(annotations)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("app")
+                .withImage("nginx")
+                .endContainer()
+                .endSpec()
+                .build();
     }
 }

@@ -1,5 +1,7 @@
 package io.podfall.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -8,11 +10,8 @@ import io.podfall.cli.log.EventLog;
 import io.podfall.cli.scenario.ApiClient;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.Subjects;
-
 import java.time.Duration;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** What the end-to-end tests do to pods in the default namespace, over HTTP, and read back from the topic. */
 final class SuiteClient {
@@ -36,9 +35,17 @@ final class SuiteClient {
 
     /** Waits until the pod runs; returns it as the API server then serves it. */
     JsonNode awaitRunning(String name) {
-        return api.await(PODS + "/" + name,
-                r -> r.code() == 200 && "Running".equals(r.body().path("status").path("phase").asText()),
-                Duration.ofSeconds(60), name + " Running").body();
+        return api.await(
+                        PODS + "/" + name,
+                        r -> r.code() == 200
+                                && "Running"
+                                        .equals(r.body()
+                                                .path("status")
+                                                .path("phase")
+                                                .asText()),
+                        Duration.ofSeconds(60),
+                        name + " Running")
+                .body();
     }
 
     void createRunning(Pod pod) {
@@ -47,15 +54,25 @@ final class SuiteClient {
     }
 
     void delete(String name, long grace) {
-        assertEquals(200, api.delete(PODS + "/" + name, new DeleteOptionsBuilder().withGracePeriodSeconds(grace).build()).code());
+        assertEquals(
+                200,
+                api.delete(
+                                PODS + "/" + name,
+                                new DeleteOptionsBuilder()
+                                        .withGracePeriodSeconds(grace)
+                                        .build())
+                        .code());
     }
 
     /** The pod's events, read from the topic until one of type {@code until} is there (or the timeout passed). */
     List<Event> eventsOf(String name, String until, Duration timeout) {
         String subject = Subjects.of("default", "pods", name);
         try (EventLog log = new EventLog(suite.bootstrapServers(), topic)) {
-            return log.readUntil(all -> all.stream().anyMatch(e -> e.is(until) && subject.equals(e.subject())), timeout)
-                    .stream().filter(e -> subject.equals(e.subject())).toList();
+            return log
+                    .readUntil(all -> all.stream().anyMatch(e -> e.is(until) && subject.equals(e.subject())), timeout)
+                    .stream()
+                    .filter(e -> subject.equals(e.subject()))
+                    .toList();
         }
     }
 
@@ -63,14 +80,20 @@ final class SuiteClient {
     List<Event> eventsOf(String name) {
         String subject = Subjects.of("default", "pods", name);
         try (EventLog log = new EventLog(suite.bootstrapServers(), topic)) {
-            return log.readToEnd(Duration.ofSeconds(10)).stream().filter(e -> subject.equals(e.subject())).toList();
+            return log.readToEnd(Duration.ofSeconds(10)).stream()
+                    .filter(e -> subject.equals(e.subject()))
+                    .toList();
         }
     }
 
     /** The first event of a type among the events (of a signal, for ContainerSignalled, unless null). */
     static Event first(List<Event> events, String type, String signal) {
-        return events.stream().filter(e -> e.is(type) && (signal == null || signal.equals(e.data().path("signal").asText())))
-                .findFirst().orElseThrow(() -> new AssertionError("no " + type + " " + (signal == null ? "" : signal)));
+        return events.stream()
+                .filter(e -> e.is(type)
+                        && (signal == null
+                                || signal.equals(e.data().path("signal").asText())))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no " + type + " " + (signal == null ? "" : signal)));
     }
 
     /** Whole seconds from one event to another, by their times. */

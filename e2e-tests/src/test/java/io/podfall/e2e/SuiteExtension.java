@@ -3,15 +3,14 @@ package io.podfall.e2e;
 import io.podfall.broker.Broker;
 import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.launch.Suite;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.ParameterContext;
-import org.junit.jupiter.api.extension.ParameterResolver;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * The suite every end-to-end test drives: the four packaged services as processes, on the broker of
@@ -29,8 +28,10 @@ public class SuiteExtension implements ParameterResolver {
     @Override
     public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
         Broker broker = KafkaBrokerExtension.broker(context);
-        return context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
-                .getOrComputeIfAbsent(Running.class, k -> new Running(broker), Running.class).suite;
+        return context.getRoot()
+                .getStore(ExtensionContext.Namespace.GLOBAL)
+                .getOrComputeIfAbsent(Running.class, k -> new Running(broker), Running.class)
+                .suite;
     }
 
     private static final class Running implements ExtensionContext.Store.CloseableResource, AutoCloseable {
@@ -38,8 +39,15 @@ public class SuiteExtension implements ParameterResolver {
 
         Running(Broker broker) {
             try {
-                suite = Suite.start(new Suite.Options(Path.of(System.getProperty("podfall.project.root", "..")),
-                        Files.createTempDirectory("podfall-e2e-"), broker.bootstrapServers(), 0, 0, 0, TOPIC, 1.0,
+                suite = Suite.start(new Suite.Options(
+                        Path.of(System.getProperty("podfall.project.root", "..")),
+                        Files.createTempDirectory("podfall-e2e-"),
+                        broker.bootstrapServers(),
+                        0,
+                        0,
+                        0,
+                        TOPIC,
+                        1.0,
                         Duration.ofSeconds(120)));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

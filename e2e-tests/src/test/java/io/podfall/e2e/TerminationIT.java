@@ -1,25 +1,24 @@
 package io.podfall.e2e;
 
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.podfall.broker.KafkaBrokerExtension;
-import io.podfall.cli.launch.Suite;
-import io.podfall.model.event.Event;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-
-import java.time.Duration;
-import java.util.List;
-
 import static io.podfall.e2e.SuiteClient.first;
 import static io.podfall.e2e.SuiteClient.seconds;
 import static io.podfall.model.event.EventTypes.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.podfall.broker.KafkaBrokerExtension;
+import io.podfall.cli.launch.Suite;
+import io.podfall.model.event.Event;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
 /**
- * The node side of a deletion over Kafka, in simulated time read from the log: the preStop hook runs before
- * SIGTERM within the grace period, and a grace period shortened while the pod terminates moves the kill.
+ * The node side of a deletion over Kafka, in simulated time read from the log: the preStop hook runs before SIGTERM
+ * within the grace period, and a grace period shortened while the pod terminates moves the kill.
  */
 @ExtendWith({KafkaBrokerExtension.class, SuiteExtension.class})
 class TerminationIT {
@@ -32,10 +31,25 @@ class TerminationIT {
 
     @Test
     void thePreStopHookRunsBeforeSigtermAndItsTimeCountsAgainstTheGracePeriod() {
-        pods.createRunning(new PodBuilder().withNewMetadata().withName("hooked").endMetadata()
-                .withNewSpec().withTerminationGracePeriodSeconds(10L).addNewContainer().withName("app").withImage("nginx")
-                .withNewLifecycle().withNewPreStop().withNewSleep().withSeconds(2L).endSleep().endPreStop().endLifecycle()
-                .endContainer().endSpec().build());
+        pods.createRunning(new PodBuilder()
+                .withNewMetadata()
+                .withName("hooked")
+                .endMetadata()
+                .withNewSpec()
+                .withTerminationGracePeriodSeconds(10L)
+                .addNewContainer()
+                .withName("app")
+                .withImage("nginx")
+                .withNewLifecycle()
+                .withNewPreStop()
+                .withNewSleep()
+                .withSeconds(2L)
+                .endSleep()
+                .endPreStop()
+                .endLifecycle()
+                .endContainer()
+                .endSpec()
+                .build());
         pods.delete("hooked", 10);
 
         List<Event> events = pods.eventsOf("hooked", SANDBOX_REMOVED, Duration.ofSeconds(90));
@@ -43,19 +57,35 @@ class TerminationIT {
         Event hookFinished = first(events, PRE_STOP_HOOK_FINISHED, null);
         Event sigterm = first(events, CONTAINER_SIGNALLED, "SIGTERM");
         assertEquals(2, hookFinished.data().path("durationSeconds").asInt(), "the sleep hook runs its 2 s");
-        assertEquals(2, seconds(first(events, OBJECT_MARKED_TERMINATING, null), hookFinished),
+        assertEquals(
+                2,
+                seconds(first(events, OBJECT_MARKED_TERMINATING, null), hookFinished),
                 "the hook starts when the kubelet sees the deletion and ends 2 s later");
         assertTrue(!hookStarted.time().isAfter(hookFinished.time()));
         assertTrue(!sigterm.time().isBefore(hookFinished.time()), "SIGTERM only after the hook");
-        assertEquals(8, first(events, STOP_CONTAINER_REQUESTED, null).data().path("timeoutSeconds").asInt(),
+        assertEquals(
+                8,
+                first(events, STOP_CONTAINER_REQUESTED, null)
+                        .data()
+                        .path("timeoutSeconds")
+                        .asInt(),
                 "the runtime gets what is left of the 10 s");
     }
 
     @Test
     void aGracePeriodShortenedWhileTerminatingKillsAtTheShorterDeadline() throws InterruptedException {
-        pods.createRunning(new PodBuilder().withNewMetadata().withName("shortened")
-                .addToAnnotations("podfall.io/on-sigterm", "ignore").endMetadata()
-                .withNewSpec().addNewContainer().withName("app").withImage("nginx").endContainer().endSpec().build());
+        pods.createRunning(new PodBuilder()
+                .withNewMetadata()
+                .withName("shortened")
+                .addToAnnotations("podfall.io/on-sigterm", "ignore")
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("app")
+                .withImage("nginx")
+                .endContainer()
+                .endSpec()
+                .build());
         pods.delete("shortened", 60);
         Thread.sleep(1000); // a second into the 60 s, the user runs out of patience
         pods.delete("shortened", 5);
@@ -67,74 +97,146 @@ class TerminationIT {
         assertEquals(5, shortened.data().path("gracePeriodSeconds").asInt());
         Event sigkill = first(events, CONTAINER_SIGNALLED, "SIGKILL");
         long killedAfter = seconds(request, sigkill);
-        assertTrue(killedAfter >= 4 && killedAfter <= 6,
-                "killed once the shortened deadline (the first request + 5 s) passed, not after 60 s: " + killedAfter + " s");
+        assertTrue(
+                killedAfter >= 4 && killedAfter <= 6,
+                "killed once the shortened deadline (the first request + 5 s) passed, not after 60 s: " + killedAfter
+                        + " s");
     }
 
     /**
-     * A pod with a claim: its volume is unpublished after the sandbox stopped and before the pod is terminated; a
-     * slow unmount keeps the pod Terminating, and the final delete waits for it; the node unstages the volume
-     * once no pod uses it.
+     * A pod with a claim: its volume is unpublished after the sandbox stopped and before the pod is terminated; a slow
+     * unmount keeps the pod Terminating, and the final delete waits for it; the node unstages the volume once no pod
+     * uses it.
      */
     @Test
     void aSlowUnmountKeepsThePodTerminatingUntilTheVolumeIsUnpublished() throws InterruptedException {
-        pods.createRunning(new PodBuilder().withNewMetadata().withName("mounted")
-                .addToAnnotations("podfall.io/unmount-seconds", "3").endMetadata()
-                .withNewSpec().addNewContainer().withName("app").withImage("nginx").endContainer()
-                .addNewVolume().withName("data").withNewPersistentVolumeClaim().withClaimName("data-mounted")
-                .endPersistentVolumeClaim().endVolume().endSpec().build());
+        pods.createRunning(new PodBuilder()
+                .withNewMetadata()
+                .withName("mounted")
+                .addToAnnotations("podfall.io/unmount-seconds", "3")
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("app")
+                .withImage("nginx")
+                .endContainer()
+                .addNewVolume()
+                .withName("data")
+                .withNewPersistentVolumeClaim()
+                .withClaimName("data-mounted")
+                .endPersistentVolumeClaim()
+                .endVolume()
+                .endSpec()
+                .build());
         pods.delete("mounted", 10);
 
         List<Event> unmounting = pods.eventsOf("mounted", NODE_UNPUBLISH_VOLUME_REQUESTED, Duration.ofSeconds(60));
         assertTrue(unmounting.stream().noneMatch(e -> e.is(POD_TERMINATED)));
-        assertEquals(200, pods.api.get("/api/v1/namespaces/default/pods/mounted").code(), "still Terminating");
+        assertEquals(
+                200, pods.api.get("/api/v1/namespaces/default/pods/mounted").code(), "still Terminating");
 
         List<Event> events = pods.eventsOf("mounted", SANDBOX_REMOVED, Duration.ofSeconds(90));
-        List<String> order = events.stream().map(Event::type).filter(t -> List.of(SANDBOX_STOPPED,
-                NODE_UNPUBLISH_VOLUME_REQUESTED, VOLUME_UNPUBLISHED, POD_TERMINATED, OBJECT_REMOVED).contains(t)).toList();
-        assertEquals(List.of(SANDBOX_STOPPED, NODE_UNPUBLISH_VOLUME_REQUESTED, VOLUME_UNPUBLISHED, POD_TERMINATED,
-                OBJECT_REMOVED), order);
-        assertEquals(3, seconds(first(events, NODE_UNPUBLISH_VOLUME_REQUESTED, null), first(events, VOLUME_UNPUBLISHED, null)),
+        List<String> order = events.stream()
+                .map(Event::type)
+                .filter(t -> List.of(
+                                SANDBOX_STOPPED,
+                                NODE_UNPUBLISH_VOLUME_REQUESTED,
+                                VOLUME_UNPUBLISHED,
+                                POD_TERMINATED,
+                                OBJECT_REMOVED)
+                        .contains(t))
+                .toList();
+        assertEquals(
+                List.of(
+                        SANDBOX_STOPPED,
+                        NODE_UNPUBLISH_VOLUME_REQUESTED,
+                        VOLUME_UNPUBLISHED,
+                        POD_TERMINATED,
+                        OBJECT_REMOVED),
+                order);
+        assertEquals(
+                3,
+                seconds(first(events, NODE_UNPUBLISH_VOLUME_REQUESTED, null), first(events, VOLUME_UNPUBLISHED, null)),
                 "the unmount took its 3 s");
-        assertEquals("default/data-mounted", first(events, VOLUME_UNSTAGED, null).data().path("volumeId").asText(),
+        assertEquals(
+                "default/data-mounted",
+                first(events, VOLUME_UNSTAGED, null).data().path("volumeId").asText(),
                 "unstaged from the node once its last pod let go");
     }
 
     /**
-     * A preStop hook longer than the grace period is cut short when the grace period runs out, and StopContainer
-     * still gets the 2 s floor: the kill comes 2 s after the deadline, not at it.
+     * A preStop hook longer than the grace period is cut short when the grace period runs out, and StopContainer still
+     * gets the 2 s floor: the kill comes 2 s after the deadline, not at it.
      */
     @Test
     void aPreStopHookLongerThanTheGracePeriodIsCutShortAndTheKillComesAfterTheTwoSecondFloor() {
-        pods.createRunning(new PodBuilder().withNewMetadata().withName("long-hook")
-                .addToAnnotations("podfall.io/on-sigterm", "ignore").endMetadata()
-                .withNewSpec().withTerminationGracePeriodSeconds(3L).addNewContainer().withName("app").withImage("nginx")
-                .withNewLifecycle().withNewPreStop().withNewSleep().withSeconds(10L).endSleep().endPreStop().endLifecycle()
-                .endContainer().endSpec().build());
+        pods.createRunning(new PodBuilder()
+                .withNewMetadata()
+                .withName("long-hook")
+                .addToAnnotations("podfall.io/on-sigterm", "ignore")
+                .endMetadata()
+                .withNewSpec()
+                .withTerminationGracePeriodSeconds(3L)
+                .addNewContainer()
+                .withName("app")
+                .withImage("nginx")
+                .withNewLifecycle()
+                .withNewPreStop()
+                .withNewSleep()
+                .withSeconds(10L)
+                .endSleep()
+                .endPreStop()
+                .endLifecycle()
+                .endContainer()
+                .endSpec()
+                .build());
         pods.delete("long-hook", 3);
 
         List<Event> events = pods.eventsOf("long-hook", SANDBOX_REMOVED, Duration.ofSeconds(90));
         Event hook = first(events, PRE_STOP_HOOK_FINISHED, null);
         assertTrue(hook.data().path("gracePeriodExhausted").asBoolean(), "cut short by the 3 s grace period");
-        assertEquals(2, first(events, STOP_CONTAINER_REQUESTED, null).data().path("timeoutSeconds").asInt(),
+        assertEquals(
+                2,
+                first(events, STOP_CONTAINER_REQUESTED, null)
+                        .data()
+                        .path("timeoutSeconds")
+                        .asInt(),
                 "the 2 s floor");
-        long killedAfter = Duration.between(first(events, OBJECT_MARKED_TERMINATING, null).time(),
-                first(events, CONTAINER_SIGNALLED, "SIGKILL").time()).toMillis();
-        assertTrue(killedAfter >= 4_900 && killedAfter < 6_000,
+        long killedAfter = Duration.between(
+                        first(events, OBJECT_MARKED_TERMINATING, null).time(),
+                        first(events, CONTAINER_SIGNALLED, "SIGKILL").time())
+                .toMillis();
+        assertTrue(
+                killedAfter >= 4_900 && killedAfter < 6_000,
                 "3 s of hook, then 2 s of StopContainer, counted from the deletion: " + killedAfter + " ms");
     }
 
     /** An image whose STOPSIGNAL is SIGQUIT (nginx's) gets SIGQUIT, not SIGTERM, and exits with 128 + 3. */
     @Test
     void anImagesStopSignalIsWhatTheRuntimeSendsFirst() {
-        pods.createRunning(new PodBuilder().withNewMetadata().withName("quits")
-                .addToAnnotations("podfall.io/stop-signal", "SIGQUIT").endMetadata()
-                .withNewSpec().addNewContainer().withName("app").withImage("nginx").endContainer().endSpec().build());
+        pods.createRunning(new PodBuilder()
+                .withNewMetadata()
+                .withName("quits")
+                .addToAnnotations("podfall.io/stop-signal", "SIGQUIT")
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("app")
+                .withImage("nginx")
+                .endContainer()
+                .endSpec()
+                .build());
         pods.delete("quits", 10);
 
         List<Event> events = pods.eventsOf("quits", SANDBOX_REMOVED, Duration.ofSeconds(60));
-        assertEquals(List.of("SIGQUIT"), events.stream().filter(e -> e.is(CONTAINER_SIGNALLED))
-                .map(e -> e.data().path("signal").asText()).toList());
-        assertEquals(131, first(events, CONTAINER_EXITED, null).data().path("exitCode").asInt());
+        assertEquals(
+                List.of("SIGQUIT"),
+                events.stream()
+                        .filter(e -> e.is(CONTAINER_SIGNALLED))
+                        .map(e -> e.data().path("signal").asText())
+                        .toList());
+        assertEquals(
+                131,
+                first(events, CONTAINER_EXITED, null).data().path("exitCode").asInt());
     }
 }

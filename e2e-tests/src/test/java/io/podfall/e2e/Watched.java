@@ -1,9 +1,10 @@
 package io.podfall.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.cli.scenario.ApiClient;
 import io.podfall.model.Json;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,24 +20,21 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 /**
  * What the API server served of one collection, as a client sees it: a LIST, then a WATCH from the list's
  * resourceVersion, every event kept as it arrives (type, object, uid, resourceVersion) until {@link #close}.
  */
 final class Watched implements AutoCloseable {
     /** An object as served: which one and at which resourceVersion. */
-    record Served(String uid, String resourceVersion) {
-    }
+    record Served(String uid, String resourceVersion) {}
 
     /** One watch event: ADDED, MODIFIED or DELETED, of the object {@code namespace/name}. */
-    record Change(String type, String key, Served object) {
-    }
+    record Change(String type, String key, Served object) {}
 
     final String collection;
     /** What the LIST served, by {@code namespace/name}. */
     final Map<String, Served> listed = new LinkedHashMap<>();
+
     final String listResourceVersion;
     private final List<Change> changes = new ArrayList<>();
     private final InputStream stream;
@@ -47,10 +45,16 @@ final class Watched implements AutoCloseable {
         ApiClient.Response list = new ApiClient(server).get(collection);
         assertEquals(200, list.code(), list.body().toString());
         list.body().path("items").forEach(o -> listed.put(key(o), served(o)));
-        listResourceVersion = list.body().path("metadata").path("resourceVersion").asText();
+        listResourceVersion =
+                list.body().path("metadata").path("resourceVersion").asText();
         try {
-            stream = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(server + collection
-                    + "?watch=true&resourceVersion=" + listResourceVersion)).build(), HttpResponse.BodyHandlers.ofInputStream()).body();
+            stream = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create(
+                                            server + collection + "?watch=true&resourceVersion=" + listResourceVersion))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofInputStream())
+                    .body();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -86,11 +90,14 @@ final class Watched implements AutoCloseable {
     }
 
     private static String key(JsonNode o) {
-        return o.path("metadata").path("namespace").asText() + "/" + o.path("metadata").path("name").asText();
+        return o.path("metadata").path("namespace").asText() + "/"
+                + o.path("metadata").path("name").asText();
     }
 
     private static Served served(JsonNode o) {
-        return new Served(o.path("metadata").path("uid").asText(), o.path("metadata").path("resourceVersion").asText());
+        return new Served(
+                o.path("metadata").path("uid").asText(),
+                o.path("metadata").path("resourceVersion").asText());
     }
 
     @Override

@@ -1,18 +1,17 @@
 package io.podfall.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.cli.scenario.ApiClient;
 import io.podfall.model.Json;
-
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Deployments, their ReplicaSets and pods in one namespace, as the end-to-end tests create them and wait on them. */
 final class Workloads {
@@ -32,16 +31,14 @@ final class Workloads {
                 {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"%1$s"},
                  "spec":{"replicas":%2$d,"selector":{"matchLabels":{"app":"%1$s"}},
                   "template":{"metadata":{"labels":{"app":"%1$s"},"annotations":{"podfall.io/exit-delay-seconds":"1"}},
-                   "spec":{"terminationGracePeriodSeconds":10,"containers":[{"name":"app","image":"nginx:1.27"}]}}}}"""
-                .formatted(name, replicas).getBytes(StandardCharsets.UTF_8));
+                   "spec":{"terminationGracePeriodSeconds":10,"containers":[{"name":"app","image":"nginx:1.27"}]}}}}""".formatted(name, replicas).getBytes(StandardCharsets.UTF_8));
     }
 
     /** A Service selecting the pods of the Deployment of that name; as JSON. */
     static JsonNode service(String name) {
         return Json.read("""
                 {"apiVersion":"v1","kind":"Service","metadata":{"name":"%1$s"},
-                 "spec":{"selector":{"app":"%1$s"},"ports":[{"port":80,"targetPort":8080}]}}"""
-                .formatted(name).getBytes(StandardCharsets.UTF_8));
+                 "spec":{"selector":{"app":"%1$s"},"ports":[{"port":80,"targetPort":8080}]}}""".formatted(name).getBytes(StandardCharsets.UTF_8));
     }
 
     String namespace() {
@@ -62,12 +59,19 @@ final class Workloads {
 
     /** Waits until the Deployment reports the number of ready replicas and that many pods run. */
     void awaitReady(String name, int replicas) {
-        api.await(path("deployments") + "/" + name,
-                r -> r.code() == 200 && r.body().path("status").path("readyReplicas").asInt() == replicas
+        api.await(
+                path("deployments") + "/" + name,
+                r -> r.code() == 200
+                        && r.body().path("status").path("readyReplicas").asInt() == replicas
                         && r.body().path("status").path("replicas").asInt() == replicas,
-                WAIT, name + " with " + replicas + " ready replicas");
-        assertEquals(replicas, pods(name).stream()
-                .filter(p -> "Running".equals(p.path("status").path("phase").asText())).count());
+                WAIT,
+                name + " with " + replicas + " ready replicas");
+        assertEquals(
+                replicas,
+                pods(name).stream()
+                        .filter(p ->
+                                "Running".equals(p.path("status").path("phase").asText()))
+                        .count());
     }
 
     List<JsonNode> pods(String app) {
@@ -92,12 +96,17 @@ final class Workloads {
 
     /** Waits until no pod and no ReplicaSet of the app is left. */
     void awaitNone(String app) {
-        api.await(path("pods") + "?labelSelector=app%3D" + app, r -> r.body().path("items").isEmpty(), WAIT,
+        api.await(
+                path("pods") + "?labelSelector=app%3D" + app,
+                r -> r.body().path("items").isEmpty(),
+                WAIT,
                 "no pods of " + app);
         assertTrue(replicaSets(app).isEmpty(), "no ReplicaSet of " + app);
     }
 
     static Set<String> names(List<JsonNode> objects) {
-        return objects.stream().map(o -> o.path("metadata").path("name").asText()).collect(Collectors.toSet());
+        return objects.stream()
+                .map(o -> o.path("metadata").path("name").asText())
+                .collect(Collectors.toSet());
     }
 }

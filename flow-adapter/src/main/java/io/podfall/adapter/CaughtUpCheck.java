@@ -15,6 +15,8 @@ public class CaughtUpCheck implements HealthCheck {
 
     @Override
     public HealthCheckResponse call() {
-        return HealthCheckResponse.named("podfall-log").status(position.isCaughtUp()).build();
+        return HealthCheckResponse.named("podfall-log")
+                .status(position.isCaughtUp())
+                .build();
     }
 }

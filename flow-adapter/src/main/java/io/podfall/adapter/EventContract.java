@@ -5,8 +5,8 @@ import io.quarkus.arc.DefaultBean;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * What a service accepts from the log beyond a readable CloudEvent: podfall's catalogue ({@link EventCatalogue}).
- * A bean, so that the adapter's own tests can run a core of test types through it.
+ * What a service accepts from the log beyond a readable CloudEvent: podfall's catalogue ({@link EventCatalogue}). A
+ * bean, so that the adapter's own tests can run a core of test types through it.
  */
 @DefaultBean
 @ApplicationScoped

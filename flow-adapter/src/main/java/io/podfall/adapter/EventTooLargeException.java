@@ -3,8 +3,8 @@ package io.podfall.adapter;
 import io.podfall.model.event.EventCodec;
 
 /**
- * An event whose data is over {@link EventCodec#MAX_DATA_BYTES}: not appended, since every reader would refuse it.
- * The API server answers the request that would have made it with a 413.
+ * An event whose data is over {@link EventCodec#MAX_DATA_BYTES}: not appended, since every reader would refuse it. The
+ * API server answers the request that would have made it with a 413.
  */
 public class EventTooLargeException extends IllegalArgumentException {
     private final int size;

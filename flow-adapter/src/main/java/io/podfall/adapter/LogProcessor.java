@@ -1,27 +1,21 @@
 package io.podfall.adapter;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.podfall.model.core.Core;
 import io.podfall.model.core.CoreHost;
 import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventCodec;
 import io.podfall.model.event.UnreadableEventException;
-import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.Startup;
 import io.smallrye.reactive.messaging.annotations.Blocking;
 import io.smallrye.reactive.messaging.kafka.KafkaRecord;
 import io.smallrye.reactive.messaging.kafka.KafkaRecordBatch;
 import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordMetadata;
-import io.quarkus.runtime.Startup;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.header.Headers;
-import org.eclipse.microprofile.reactive.messaging.Incoming;
-import org.jboss.logging.Logger;
-
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,30 +27,35 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.jboss.logging.Logger;
 
 /**
  * Runs the service's core over the log: consume, decide, append, in log order, on one thread and one lock. The core
  * runs in a {@link CoreHost}, as in the replay engine (flow-replay); this class is what Kafka adds to it.
  *
- * <p><b>What the core reads.</b> Every event moves time on and is matched against the effects held back, but only
- * those of a type the core {@link Core#reads reads} reach it (and the observers): most of the log is other
- * components' conversations, and decoding it was a good part of a service's CPU. Live, a record of another type is
- * read no further than its envelope ({@link EventCodec#envelope}): the contract still refuses it if it is not an
- * event of the catalogue from a source that may append it.
+ * <p><b>What the core reads.</b> Every event moves time on and is matched against the effects held back, but only those
+ * of a type the core {@link Core#reads reads} reach it (and the observers): most of the log is other components'
+ * conversations, and decoding it was a good part of a service's CPU. Live, a record of another type is read no further
+ * than its envelope ({@link EventCodec#envelope}): the contract still refuses it if it is not an event of the catalogue
+ * from a source that may append it.
  *
- * <p><b>Rebuild on start.</b> The service reads the log from the beginning. Until it has caught up with what was
- * there when it started, time is the time written on the events (so the core decides as it did live) and the host
- * holds its effects back ({@link CoreHost}): what is left when the service catches up is appended then.
+ * <p><b>Rebuild on start.</b> The service reads the log from the beginning. Until it has caught up with what was there
+ * when it started, time is the time written on the events (so the core decides as it did live) and the host holds its
+ * effects back ({@link CoreHost}): what is left when the service catches up is appended then.
  *
- * <p><b>Live.</b> Time is the simulated clock. Effects are appended as soon as they are decided, without
- * waiting for the broker's acknowledgement before the next event: the producer batches them.
+ * <p><b>Live.</b> Time is the simulated clock. Effects are appended as soon as they are decided, without waiting for
+ * the broker's acknowledgement before the next event: the producer batches them.
  *
- * <p><b>Timers</b> fire in due order before any event at or after their time, and otherwise from one alarm
- * set for the earliest of them.
+ * <p><b>Timers</b> fire in due order before any event at or after their time, and otherwise from one alarm set for the
+ * earliest of them.
  *
- * <p><b>Unreadable records</b> (not an event, over the size limit, of a type not in the catalogue, from a source
- * that may not append it, data not of its type's schema) go to the dead-letter topic with the reason, counted by
- * kind; the service goes on.
+ * <p><b>Unreadable records</b> (not an event, over the size limit, of a type not in the catalogue, from a source that
+ * may not append it, data not of its type's schema) go to the dead-letter topic with the reason, counted by kind; the
+ * service goes on.
  */
 @Startup
 @ApplicationScoped
@@ -78,15 +77,22 @@ public class LogProcessor {
     private final ReentrantLock lock = new ReentrantLock();
     /** Completed once what was held back while rebuilding is appended: the observers' futures for those effects. */
     private final List<CompletableFuture<Void>> heldBackWritten = new ArrayList<>();
+
     private final ScheduledThreadPoolExecutor alarm = newAlarm();
     private ScheduledFuture<?> nextAlarm;
     /** When {@link #nextAlarm} rings: the earliest timer's time when it was set. */
     private Instant nextAlarmAt;
 
     @Inject
-    public LogProcessor(Core<Object> core, LogWriter writer, LogPosition position, SimulatedClock clock,
-                        EventContract contract, MeterRegistry metrics,
-                        Instance<LogObserver> observers, jakarta.enterprise.event.Event<CaughtUp> caughtUp) {
+    public LogProcessor(
+            Core<Object> core,
+            LogWriter writer,
+            LogPosition position,
+            SimulatedClock clock,
+            EventContract contract,
+            MeterRegistry metrics,
+            Instance<LogObserver> observers,
+            jakarta.enterprise.event.Event<CaughtUp> caughtUp) {
         this.host = new CoreHost<>(core, false);
         this.contract = contract;
         this.metrics = metrics;
@@ -99,16 +105,16 @@ public class LogProcessor {
     }
 
     /**
-     * Handles one poll of the consumer (up to {@code max.poll.records}) and acknowledges it once: record by record,
-     * the message pipeline took a fifth of a rebuild's CPU. A record that cannot be handled is nacked on its own,
-     * which sends it alone to the dead-letter topic with its reason (the failure strategy).
+     * Handles one poll of the consumer (up to {@code max.poll.records}) and acknowledges it once: record by record, the
+     * message pipeline took a fifth of a rebuild's CPU. A record that cannot be handled is nacked on its own, which
+     * sends it alone to the dead-letter topic with its reason (the failure strategy).
      *
      * <p>On the log's own thread ({@value #LOG_THREAD}, one thread, polls in order), not on the Vert.x event loop
-     * SmallRye would otherwise use: that loop also serves HTTP connections (kubectl, watches, the health probe),
-     * and a poll of 1,000 records under load held it for up to 3.8 s (Vert.x's blocked-thread warnings). The lock
-     * is taken record by record, so a reader of the state (a GET, a watch's start) waits for one record, not a poll.
-     * The cost is two thread hand-offs a poll (the event loop to this thread and back): some 65 µs a hop in P1,
-     * where a poll holds a record or two.
+     * SmallRye would otherwise use: that loop also serves HTTP connections (kubectl, watches, the health probe), and a
+     * poll of 1,000 records under load held it for up to 3.8 s (Vert.x's blocked-thread warnings). The lock is taken
+     * record by record, so a reader of the state (a GET, a watch's start) waits for one record, not a poll. The cost is
+     * two thread hand-offs a poll (the event loop to this thread and back): some 65 µs a hop in P1, where a poll holds
+     * a record or two.
      */
     @Incoming("podfall-in")
     @Blocking(LOG_THREAD)
@@ -131,21 +137,25 @@ public class LogProcessor {
         if (rejected.isEmpty()) {
             return batch.ack();
         }
-        return CompletableFuture.allOf(rejected.stream().map(CompletionStage::toCompletableFuture)
-                .toArray(CompletableFuture[]::new)).thenCompose(v -> batch.ack());
+        return CompletableFuture.allOf(rejected.stream()
+                        .map(CompletionStage::toCompletableFuture)
+                        .toArray(CompletableFuture[]::new))
+                .thenCompose(v -> batch.ack());
     }
 
     /**
-     * The record's event, checked against the contract; or, live, for a type the core does not read, its envelope
-     * alone (nothing else of it is used then: time is the clock's, nothing is held back); or why it is unreadable.
-     * Reading every attribute of every record was up to a fifth of a service's event loop, and most records are of
-     * other types.
+     * The record's event, checked against the contract; or, live, for a type the core does not read, its envelope alone
+     * (nothing else of it is used then: time is the clock's, nothing is held back); or why it is unreadable. Reading
+     * every attribute of every record was up to a fifth of a service's event loop, and most records are of other types.
      */
     private Object decode(KafkaRecord<String, byte[]> record) {
         try {
             // The consumer's own headers: SmallRye's record.getHeaders() first copies each of them into a list of its
             // own (3 % of what runtime-svc allocated in P1, where a poll holds a record or two).
-            Headers headers = record.getMetadata(IncomingKafkaRecordMetadata.class).orElseThrow().getRecord().headers();
+            Headers headers = record.getMetadata(IncomingKafkaRecordMetadata.class)
+                    .orElseThrow()
+                    .getRecord()
+                    .headers();
             Function<String, byte[]> header = name -> lastHeader(headers, name);
             EventCodec.Envelope envelope = EventCodec.envelope(header, record.getPayload());
             contract.check(envelope.type(), envelope.source());
@@ -161,7 +171,9 @@ public class LogProcessor {
     /** Under the lock: one record, in log order; a rejected record's nack is added to {@code rejected}. */
     private void handle(KafkaRecord<String, byte[]> record, Object decoded, List<CompletionStage<Void>> rejected) {
         TopicPartition tp = new TopicPartition(record.getTopic(), record.getPartition());
-        long offset = record.getMetadata(IncomingKafkaRecordMetadata.class).orElseThrow().getOffset();
+        long offset = record.getMetadata(IncomingKafkaRecordMetadata.class)
+                .orElseThrow()
+                .getOffset();
         if (decoded instanceof UnreadableEventException e) {
             position.processed(tp, offset);
             rejected.add(deadLetter(record, tp, offset, e));
@@ -195,8 +207,8 @@ public class LogProcessor {
      * Sends the record to the dead-letter topic with the reason (SmallRye's {@code dead-letter-reason} header) and
      * counts it by kind: {@code podfall_dead_letters_total{reason="unknown-type"}} on {@code /q/metrics}.
      */
-    private CompletionStage<Void> deadLetter(KafkaRecord<String, byte[]> record, TopicPartition tp, long offset,
-                                            UnreadableEventException e) {
+    private CompletionStage<Void> deadLetter(
+            KafkaRecord<String, byte[]> record, TopicPartition tp, long offset, UnreadableEventException e) {
         LOG.warnf("Record %s@%d to the dead-letter topic: %s", tp, offset, e.getMessage());
         metrics.counter(DEAD_LETTERS, "reason", e.kind().tag()).increment();
         return record.nack(e);
@@ -266,8 +278,8 @@ public class LogProcessor {
 
     /**
      * Sets the alarm for the earliest timer, after every decision: unless it already rings then. Cancelled and set
-     * again after every event, the alarms piled up in the executor's queue until their times (15,000 in the
-     * controller manager holding 5,000 pods).
+     * again after every event, the alarms piled up in the executor's queue until their times (15,000 in the controller
+     * manager holding 5,000 pods).
      */
     private void rearm() {
         Instant next = host.nextTimer().orElse(null);
@@ -277,7 +289,9 @@ public class LogProcessor {
         if (nextAlarm != null) {
             nextAlarm.cancel(false);
         }
-        nextAlarm = next == null ? null : alarm.schedule(this::ring, clock.wallDelayUntil(next).toNanos(), TimeUnit.NANOSECONDS);
+        nextAlarm = next == null
+                ? null
+                : alarm.schedule(this::ring, clock.wallDelayUntil(next).toNanos(), TimeUnit.NANOSECONDS);
         nextAlarmAt = next;
     }
 

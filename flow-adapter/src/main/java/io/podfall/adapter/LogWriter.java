@@ -5,6 +5,9 @@ import io.podfall.model.event.EventCodec;
 import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
@@ -12,24 +15,20 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 import org.eclipse.microprofile.reactive.messaging.OnOverflow;
 import org.jboss.logging.Logger;
 
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-
 /**
- * Appends events to the log in binary-mode CloudEvents, keyed by namespace. Non-blocking: the Kafka producer
- * batches what is sent close together; the returned stage completes when the broker has acknowledged.
- * Callers that need an order between events send them in that order from one thread.
+ * Appends events to the log in binary-mode CloudEvents, keyed by namespace. Non-blocking: the Kafka producer batches
+ * what is sent close together; the returned stage completes when the broker has acknowledged. Callers that need an
+ * order between events send them in that order from one thread.
  */
 @ApplicationScoped
 public class LogWriter {
     private static final Logger LOG = Logger.getLogger(LogWriter.class);
 
     /**
-     * Unbounded: an effect decided must be appended, however many one decision holds (a garbage collector deleting
-     * the 100,000 pods of a ReplicaSet in one pass). A bounded buffer threw on overflow halfway through such a
-     * decision, after the core had changed its state, and the rest was never appended. What it holds is bounded by
-     * the decisions in flight; the producer's own buffer.memory still paces the sends.
+     * Unbounded: an effect decided must be appended, however many one decision holds (a garbage collector deleting the
+     * 100,000 pods of a ReplicaSet in one pass). A bounded buffer threw on overflow halfway through such a decision,
+     * after the core had changed its state, and the rest was never appended. What it holds is bounded by the decisions
+     * in flight; the producer's own buffer.memory still paces the sends.
      */
     @Inject
     @Channel("podfall-out")
@@ -85,8 +84,8 @@ public class LogWriter {
         if (events.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
-        CompletableFuture<?>[] acks = events.stream().map(e -> append(e).toCompletableFuture())
-                .toArray(CompletableFuture[]::new);
+        CompletableFuture<?>[] acks =
+                events.stream().map(e -> append(e).toCompletableFuture()).toArray(CompletableFuture[]::new);
         return CompletableFuture.allOf(acks);
     }
 }

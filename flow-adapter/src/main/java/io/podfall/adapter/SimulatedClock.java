@@ -1,24 +1,24 @@
 package io.podfall.adapter;
 
 import jakarta.enterprise.context.ApplicationScoped;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Simulated time: wall-clock time sped up by {@code podfall.time-scale} from a shared origin
- * ({@code podfall.time-origin}), so a 30 s grace period can pass in 0.3 s while the log and every report still
- * speak in simulated seconds. Every service of one suite must be given the same origin and scale.
+ * ({@code podfall.time-origin}), so a 30 s grace period can pass in 0.3 s while the log and every report still speak in
+ * simulated seconds. Every service of one suite must be given the same origin and scale.
  */
 @ApplicationScoped
 public class SimulatedClock {
     private final double scale;
     private final Instant origin;
 
-    public SimulatedClock(@ConfigProperty(name = "podfall.time-scale") double scale,
-                          @ConfigProperty(name = "podfall.time-origin") Optional<Instant> origin) {
+    public SimulatedClock(
+            @ConfigProperty(name = "podfall.time-scale") double scale,
+            @ConfigProperty(name = "podfall.time-origin") Optional<Instant> origin) {
         if (!(scale > 0)) {
             throw new IllegalArgumentException("podfall.time-scale must be > 0, was " + scale);
         }

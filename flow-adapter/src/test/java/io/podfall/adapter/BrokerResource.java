@@ -4,6 +4,12 @@ import io.podfall.broker.KafkaBroker;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventCodec;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -16,16 +22,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.function.Predicate;
-
 /**
- * A real broker for the adapter's test, and a log that was there before the service started: a ping whose pong
- * had been appended, and a ping whose pong had not (as if the service had crashed between the two).
+ * A real broker for the adapter's test, and a log that was there before the service started: a ping whose pong had been
+ * appended, and a ping whose pong had not (as if the service had crashed between the two).
  */
 public class BrokerResource implements QuarkusTestResourceLifecycleManager {
     static final String TOPIC = "adapter-test.events";
@@ -40,7 +39,13 @@ public class BrokerResource implements QuarkusTestResourceLifecycleManager {
     private KafkaConsumer<String, byte[]> predecessor;
 
     static Event ping(String id, Instant at, long ringAfterMillis) {
-        return Event.request(id, "/test-client", PingCore.PING, "namespaces/test/things/" + id, at, null,
+        return Event.request(
+                id,
+                "/test-client",
+                PingCore.PING,
+                "namespaces/test/things/" + id,
+                at,
+                null,
                 Map.of("ringAfterMillis", ringAfterMillis));
     }
 
@@ -59,7 +64,9 @@ public class BrokerResource implements QuarkusTestResourceLifecycleManager {
         broker = KafkaBroker.temporary("podfall-adapter-test-").start(Duration.ofSeconds(60));
         if (prefill) {
             var core = new PingCore();
-            var answered = core.handle(core.newState(), PING_ANSWERED, PING_ANSWERED.time()).events().get(0);
+            var answered = core.handle(core.newState(), PING_ANSWERED, PING_ANSWERED.time())
+                    .events()
+                    .get(0);
             send(PING_ANSWERED, answered, PING_UNANSWERED);
         }
         if (crashedPredecessor) {
@@ -85,14 +92,22 @@ public class BrokerResource implements QuarkusTestResourceLifecycleManager {
      * partition after one poll, with a session long enough to outlast the test: a rebalance would wait for it.
      */
     private static KafkaConsumer<String, byte[]> joinedAsTheService() {
-        var consumer = new KafkaConsumer<>(Map.<String, Object>of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
-                ConsumerConfig.GROUP_ID_CONFIG, "adapter-test",
-                ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, TOPIC,
-                ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 120_000,
-                ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 120_000,
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
-                new StringDeserializer(), new ByteArrayDeserializer());
+        var consumer = new KafkaConsumer<>(
+                Map.<String, Object>of(
+                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        broker.bootstrapServers(),
+                        ConsumerConfig.GROUP_ID_CONFIG,
+                        "adapter-test",
+                        ConsumerConfig.GROUP_INSTANCE_ID_CONFIG,
+                        TOPIC,
+                        ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
+                        120_000,
+                        ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG,
+                        120_000,
+                        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                        false),
+                new StringDeserializer(),
+                new ByteArrayDeserializer());
         consumer.subscribe(List.of(TOPIC));
         Instant deadline = Instant.now().plusSeconds(120);
         while (consumer.assignment().isEmpty() && Instant.now().isBefore(deadline)) {
@@ -134,19 +149,23 @@ public class BrokerResource implements QuarkusTestResourceLifecycleManager {
     }
 
     private static KafkaProducer<String, byte[]> producer() {
-        return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
-                new StringSerializer(), new ByteArraySerializer());
+        return new KafkaProducer<>(
+                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
+                new StringSerializer(),
+                new ByteArraySerializer());
     }
 
     /**
      * Reads {@code topic} from the start until {@code done} holds for what was read, or 120 s pass: a wait, not a
      * measure; 150,000 records took over 30 s on a 2-CPU machine with a suite running beside the tests.
      */
-    static List<ConsumerRecord<String, byte[]>> readUntil(String topic, Predicate<List<ConsumerRecord<String, byte[]>>> done) {
+    static List<ConsumerRecord<String, byte[]>> readUntil(
+            String topic, Predicate<List<ConsumerRecord<String, byte[]>>> done) {
         List<ConsumerRecord<String, byte[]>> read = new ArrayList<>();
-        try (var consumer = new KafkaConsumer<>(Map.<String, Object>of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
-                new StringDeserializer(), new ByteArrayDeserializer())) {
+        try (var consumer = new KafkaConsumer<>(
+                Map.<String, Object>of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
+                new StringDeserializer(),
+                new ByteArrayDeserializer())) {
             var tp = new TopicPartition(topic, 0);
             consumer.assign(List.of(tp));
             consumer.seekToBeginning(List.of(tp));

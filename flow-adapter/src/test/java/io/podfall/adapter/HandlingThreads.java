@@ -4,7 +4,6 @@ import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
 import io.vertx.core.Context;
 import jakarta.enterprise.context.ApplicationScoped;
-
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,8 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /** Which thread handled each event, by event id, and whether it was a Vert.x event loop. */
 @ApplicationScoped
 public class HandlingThreads implements LogObserver {
-    record Handler(String thread, boolean eventLoop) {
-    }
+    record Handler(String thread, boolean eventLoop) {}
 
     private final Map<String, Handler> byEvent = new ConcurrentHashMap<>();
 

@@ -8,14 +8,13 @@ import io.podfall.model.event.Event;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
-
 import java.time.Instant;
 import java.util.Map;
 
 /**
- * A core for testing the adapter: answers every {@code test.Ping} with a {@code test.Pong} (or as many as the ping
- * asks for, in one decision), and when the ping asks for it, sets a timer that emits {@code test.Rang}. It reads
- * pings only, and each pong says how many events it was handed so far.
+ * A core for testing the adapter: answers every {@code test.Ping} with a {@code test.Pong} (or as many as the ping asks
+ * for, in one decision), and when the ping asks for it, sets a timer that emits {@code test.Rang}. It reads pings only,
+ * and each pong says how many events it was handed so far.
  */
 final class PingCore implements Core<PingCore.Count> {
     static final String PING = "test.Ping";
@@ -23,8 +22,7 @@ final class PingCore implements Core<PingCore.Count> {
     static final String RANG = "test.Rang";
 
     /** A ping's data: when to ring, if at all; how many pongs to answer with (one when absent). */
-    record Ping(Long ringAfterMillis, Integer pongs) {
-    }
+    record Ping(Long ringAfterMillis, Integer pongs) {}
 
     static final class Count {
         int pings;
@@ -62,7 +60,13 @@ final class PingCore implements Core<PingCore.Count> {
 
     @Override
     public Effects fire(Count state, Timer timer, Instant now) {
-        return Effects.of(timer, now).emit("/test", RANG, "namespaces/test/things/x", Map.of("key", timer.key().id())).build();
+        return Effects.of(timer, now)
+                .emit(
+                        "/test",
+                        RANG,
+                        "namespaces/test/things/x",
+                        Map.of("key", timer.key().id()))
+                .build();
     }
 
     /** The test types are this core's own catalogue; everything else is checked as podfall's. */

@@ -6,12 +6,11 @@ import java.nio.file.Path;
 import java.util.Properties;
 
 /**
- * Entry point of the broker's JVM: formats the KRaft storage on first use (as {@code kafka-storage.sh format}
- * does), then runs Apache Kafka's own {@code kafka.Kafka} main with the same properties file.
+ * Entry point of the broker's JVM: formats the KRaft storage on first use (as {@code kafka-storage.sh format} does),
+ * then runs Apache Kafka's own {@code kafka.Kafka} main with the same properties file.
  */
 public final class BrokerMain {
-    private BrokerMain() {
-    }
+    private BrokerMain() {}
 
     public static void main(String[] args) throws IOException {
         if (args.length != 2) {
@@ -25,13 +24,14 @@ public final class BrokerMain {
         }
         if (!Files.exists(Path.of(props.getProperty("log.dirs"), "meta.properties"))) {
             int rc = kafka.tools.StorageTool.execute(
-                    new String[]{"format", "--config", config.toString(), "--cluster-id", args[1], "--ignore-formatted"},
+                    new String[] {"format", "--config", config.toString(), "--cluster-id", args[1], "--ignore-formatted"
+                    },
                     System.out);
             if (rc != 0) {
                 System.err.println("formatting the KRaft storage failed with exit code " + rc);
                 System.exit(rc);
             }
         }
-        kafka.Kafka.main(new String[]{config.toString()});
+        kafka.Kafka.main(new String[] {config.toString()});
     }
 }

@@ -18,15 +18,15 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * A dynamic AppCDS archive for a JVM podfall starts from a class path of jars (the Kafka broker): the first run
- * writes it at exit ({@code -XX:ArchiveClassesAtExit}), the later ones map it ({@code -XX:SharedArchiveFile}), so
- * they take the classes already parsed and verified. What JDK 19's {@code -XX:+AutoCreateSharedArchive}
- * (JDK-8261455) does, for JDK 17. The broker was ready in 2.2 s instead of 3.2 s on this project's machine.
+ * A dynamic AppCDS archive for a JVM podfall starts from a class path of jars (the Kafka broker): the first run writes
+ * it at exit ({@code -XX:ArchiveClassesAtExit}), the later ones map it ({@code -XX:SharedArchiveFile}), so they take
+ * the classes already parsed and verified. What JDK 19's {@code -XX:+AutoCreateSharedArchive} (JDK-8261455) does, for
+ * JDK 17. The broker was ready in 2.2 s instead of 3.2 s on this project's machine.
  *
  * <p>JDK 17 maps an archive only for the class path, the jars (their sizes and times), the JVM and the JDK's base
  * archive it was written with, so the archive is named after them: another build of the jars gets an archive of its
- * own, and replaces the one of the same class path it makes stale. A class path holding a directory (classes
- * compiled by an IDE or the build) gets none: JDK 17 does not archive classes from directories.
+ * own, and replaces the one of the same class path it makes stale. A class path holding a directory (classes compiled
+ * by an IDE or the build) gets none: JDK 17 does not archive classes from directories.
  */
 final class ClassDataArchive {
     private final Path archive;
@@ -46,7 +46,8 @@ final class ClassDataArchive {
     static Optional<ClassDataArchive> of(String name, String classpath, Path cacheDir) {
         StringBuilder stamps = new StringBuilder();
         // A dynamic archive extends the JDK's own (its base), and maps only over the very base it was written on.
-        List<Path> files = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "lib", "server", "classes.jsa")));
+        List<Path> files =
+                new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "lib", "server", "classes.jsa")));
         for (String entry : classpath.split(File.pathSeparator)) {
             if (!entry.endsWith(".jar")) {
                 return Optional.empty();
@@ -55,15 +56,19 @@ final class ClassDataArchive {
         }
         for (Path file : files) {
             try {
-                stamps.append(Files.size(file)).append('@').append(Files.getLastModifiedTime(file).toMillis()).append(';');
+                stamps.append(Files.size(file))
+                        .append('@')
+                        .append(Files.getLastModifiedTime(file).toMillis())
+                        .append(';');
             } catch (IOException e) {
                 return Optional.empty();
             }
         }
-        String classpathKey = name + "-" + digest(classpath + "|" + System.getProperty("java.home") + "|"
-                + System.getProperty("java.vm.version"));
-        return Optional.of(new ClassDataArchive(cacheDir.resolve(classpathKey + "-" + digest(stamps.toString()) + ".jsa"),
-                classpathKey));
+        String classpathKey = name + "-"
+                + digest(classpath + "|" + System.getProperty("java.home") + "|"
+                        + System.getProperty("java.vm.version"));
+        return Optional.of(new ClassDataArchive(
+                cacheDir.resolve(classpathKey + "-" + digest(stamps.toString()) + ".jsa"), classpathKey));
     }
 
     /** {@code $XDG_CACHE_HOME/podfall/cds}, or {@code ~/.cache/podfall/cds}. */
@@ -74,8 +79,8 @@ final class ClassDataArchive {
     }
 
     /**
-     * Map the archive where a run wrote it, else write it at exit (to a file of this run's own, see {@link #keep}).
-     * A run killed while it wrote left its file: one an hour old is no other run's, and goes.
+     * Map the archive where a run wrote it, else write it at exit (to a file of this run's own, see {@link #keep}). A
+     * run killed while it wrote left its file: one an hour old is no other run's, and goes.
      */
     List<String> jvmOptions() {
         removeAbandonedTraining(Instant.now().minus(Duration.ofHours(1)));

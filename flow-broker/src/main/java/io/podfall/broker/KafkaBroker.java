@@ -1,10 +1,5 @@
 package io.podfall.broker;
 
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.utils.Utils;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -22,12 +17,16 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Utils;
 
 /**
- * A real Apache Kafka broker in KRaft mode, one node acting as broker and controller, in a JVM of its own
- * started from the Maven Central jars: what {@code podfall up} and every end-to-end test run where there is no
- * Docker. The broker's data and log stay in {@code dataDir}, so it can be stopped and started again on the
- * same data (a broker restart). Its classes come from the archive its first run wrote ({@link ClassDataArchive}).
+ * A real Apache Kafka broker in KRaft mode, one node acting as broker and controller, in a JVM of its own started from
+ * the Maven Central jars: what {@code podfall up} and every end-to-end test run where there is no Docker. The broker's
+ * data and log stay in {@code dataDir}, so it can be stopped and started again on the same data (a broker restart). Its
+ * classes come from the archive its first run wrote ({@link ClassDataArchive}).
  */
 public final class KafkaBroker implements Broker {
     private static final String CLASSPATH_RESOURCE = "/META-INF/podfall/broker.classpath";
@@ -60,8 +59,8 @@ public final class KafkaBroker implements Broker {
 
     /**
      * A broker on a free port keeping its data in a new temporary directory named after {@code prefix}, which
-     * {@link #close()} deletes: a test's broker, whose data nobody reads once the run is over (each such run left
-     * 20 to 60 MB behind it in the temporary directory).
+     * {@link #close()} deletes: a test's broker, whose data nobody reads once the run is over (each such run left 20 to
+     * 60 MB behind it in the temporary directory).
      */
     public static KafkaBroker temporary(String prefix) {
         try {
@@ -74,8 +73,8 @@ public final class KafkaBroker implements Broker {
     }
 
     /**
-     * Distinct free ports: every socket stays open until all are chosen, or two calls in a row may be handed the
-     * same port (the broker's listener and its controller's then collide).
+     * Distinct free ports: every socket stays open until all are chosen, or two calls in a row may be handed the same
+     * port (the broker's listener and its controller's then collide).
      */
     static int[] freePorts(int n) {
         List<ServerSocket> sockets = new ArrayList<>();
@@ -118,8 +117,13 @@ public final class KafkaBroker implements Broker {
             List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xms32m", "-Xmx512m", "-XX:+UseSerialGC"));
             cmd.addAll(NativeMemory.jvmOptions());
             classData.ifPresent(a -> cmd.addAll(a.jvmOptions()));
-            cmd.addAll(List.of("-Djava.awt.headless=true", "-cp", classpath, BrokerMain.class.getName(),
-                    config.toString(), clusterId()));
+            cmd.addAll(List.of(
+                    "-Djava.awt.headless=true",
+                    "-cp",
+                    classpath,
+                    BrokerMain.class.getName(),
+                    config.toString(),
+                    clusterId()));
             process = NativeMemory.withFewArenas(new ProcessBuilder(cmd))
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile()))
@@ -177,13 +181,18 @@ public final class KafkaBroker implements Broker {
 
     private void awaitReady(Duration timeout) {
         Instant deadline = Instant.now().plus(timeout);
-        Map<String, Object> conf = Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2000);
+        Map<String, Object> conf = Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers(),
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                2000,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                2000);
         Exception last = null;
         while (Instant.now().isBefore(deadline)) {
             if (!process.isAlive()) {
-                throw new IllegalStateException("the Kafka broker exited with code " + process.exitValue()
-                        + "; see " + logFile());
+                throw new IllegalStateException(
+                        "the Kafka broker exited with code " + process.exitValue() + "; see " + logFile());
             }
             try (Admin admin = Admin.create(conf)) {
                 if (!admin.describeCluster().nodes().get(2, TimeUnit.SECONDS).isEmpty()) {
@@ -195,7 +204,8 @@ public final class KafkaBroker implements Broker {
             sleep(200);
         }
         stop();
-        throw new IllegalStateException("the Kafka broker did not start within " + timeout + "; see " + logFile(), last);
+        throw new IllegalStateException(
+                "the Kafka broker did not start within " + timeout + "; see " + logFile(), last);
     }
 
     private Path writeConfig() throws IOException {
@@ -250,7 +260,12 @@ public final class KafkaBroker implements Broker {
 
     private static String ownLocation() {
         try {
-            return Path.of(BrokerMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+            return Path.of(BrokerMain.class
+                            .getProtectionDomain()
+                            .getCodeSource()
+                            .getLocation()
+                            .toURI())
+                    .toString();
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }

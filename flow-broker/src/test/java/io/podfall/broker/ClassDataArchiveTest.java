@@ -1,10 +1,10 @@
 package io.podfall.broker;
 
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import javax.tools.ToolProvider;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,23 +16,26 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Each test runs real JVMs from a jar of one class, as the broker's launcher runs the broker's. */
 class ClassDataArchiveTest {
     @TempDir
     static Path build;
+
     private static Path jar;
 
     @BeforeAll
     static void aJarOfOneClass() throws IOException {
-        Path source = Files.writeString(build.resolve("Hello.java"),
+        Path source = Files.writeString(
+                build.resolve("Hello.java"),
                 "public class Hello { public static void main(String[] a) { System.out.println(\"hello\"); } }");
-        assertEquals(0, ToolProvider.getSystemJavaCompiler().run(null, null, null, "-d", build.toString(), source.toString()));
+        assertEquals(
+                0,
+                ToolProvider.getSystemJavaCompiler().run(null, null, null, "-d", build.toString(), source.toString()));
         jar = build.resolve("hello.jar");
         try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
             out.putNextEntry(new JarEntry("Hello.class"));
@@ -43,28 +46,37 @@ class ClassDataArchiveTest {
 
     @Test
     void theFirstRunWritesTheArchiveAtExitAndTheNextRunsMapIt(@TempDir Path cache) throws Exception {
-        ClassDataArchive first = ClassDataArchive.of("hello", jar.toString(), cache).orElseThrow();
-        assertTrue(first.jvmOptions().get(0).startsWith("-XX:ArchiveClassesAtExit="), first.jvmOptions().toString());
+        ClassDataArchive first =
+                ClassDataArchive.of("hello", jar.toString(), cache).orElseThrow();
+        assertTrue(
+                first.jvmOptions().get(0).startsWith("-XX:ArchiveClassesAtExit="),
+                first.jvmOptions().toString());
         assertEquals(0, run(first.jvmOptions(), jar.toString()));
         assertFalse(Files.exists(first.path()), "named only once the JVM is gone");
         first.keep();
 
-        ClassDataArchive next = ClassDataArchive.of("hello", jar.toString(), cache).orElseThrow();
+        ClassDataArchive next =
+                ClassDataArchive.of("hello", jar.toString(), cache).orElseThrow();
         assertEquals(first.path(), next.path());
         assertEquals(List.of("-XX:SharedArchiveFile=" + first.path()), next.jvmOptions());
         // -Xshare:on: a JVM that cannot map the archive does not start.
         List<String> strict = new ArrayList<>(next.jvmOptions());
         strict.add("-Xshare:on");
         assertEquals(0, run(strict, jar.toString()));
-        assertEquals(List.of(), Files.list(cache).filter(f -> f.toString().endsWith(".tmp")).toList());
+        assertEquals(
+                List.of(),
+                Files.list(cache).filter(f -> f.toString().endsWith(".tmp")).toList());
     }
 
     @Test
     void aRebuiltJarGetsAnArchiveOfItsOwnThatReplacesTheStaleOne(@TempDir Path cache) throws Exception {
-        ClassDataArchive before = train(ClassDataArchive.of("hello", jar.toString(), cache).orElseThrow());
-        Files.setLastModifiedTime(jar, FileTime.fromMillis(Files.getLastModifiedTime(jar).toMillis() + 1000));
+        ClassDataArchive before =
+                train(ClassDataArchive.of("hello", jar.toString(), cache).orElseThrow());
+        Files.setLastModifiedTime(
+                jar, FileTime.fromMillis(Files.getLastModifiedTime(jar).toMillis() + 1000));
 
-        ClassDataArchive rebuilt = ClassDataArchive.of("hello", jar.toString(), cache).orElseThrow();
+        ClassDataArchive rebuilt =
+                ClassDataArchive.of("hello", jar.toString(), cache).orElseThrow();
         assertNotEquals(before.path(), rebuilt.path(), "JDK 17 refuses an archive of another jar of the same name");
         train(rebuilt);
 
@@ -74,7 +86,9 @@ class ClassDataArchiveTest {
 
     @Test
     void aTrainingFileLeftAnHourAgoGoesAndOneBeingWrittenStays(@TempDir Path cache) throws IOException {
-        Path name = ClassDataArchive.of("hello", jar.toString(), cache).orElseThrow().path();
+        Path name = ClassDataArchive.of("hello", jar.toString(), cache)
+                .orElseThrow()
+                .path();
         Path abandoned = Files.createFile(name.resolveSibling(name.getFileName() + ".killed.tmp"));
         Files.setLastModifiedTime(abandoned, FileTime.from(Instant.now().minus(Duration.ofHours(2))));
         Path writing = Files.createFile(name.resolveSibling(name.getFileName() + ".running.tmp"));
@@ -87,7 +101,9 @@ class ClassDataArchiveTest {
 
     @Test
     void aClassPathWithADirectoryGetsNone(@TempDir Path cache) {
-        assertTrue(ClassDataArchive.of("hello", jar + java.io.File.pathSeparator + build, cache).isEmpty(),
+        assertTrue(
+                ClassDataArchive.of("hello", jar + java.io.File.pathSeparator + build, cache)
+                        .isEmpty(),
                 "JDK 17 archives no class from a directory");
     }
 
@@ -98,7 +114,8 @@ class ClassDataArchiveTest {
     }
 
     private static int run(List<String> options, String classpath) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        List<String> cmd = new ArrayList<>(
+                List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         cmd.addAll(options);
         cmd.addAll(List.of("-cp", classpath, "Hello"));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();

@@ -1,5 +1,15 @@
 package io.podfall.broker;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -10,25 +20,15 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 class KafkaBrokerTest {
 
     @Test
     void aRecordWrittenBeforeARestartIsReadAfterIt(@TempDir Path dir) throws Exception {
         try (KafkaBroker broker = KafkaBroker.at(dir, 0).start(Duration.ofSeconds(60))) {
-            try (var producer = new KafkaProducer<>(Map.<String, Object>of(
-                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
-                    new StringSerializer(), new StringSerializer())) {
+            try (var producer = new KafkaProducer<>(
+                    Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
+                    new StringSerializer(),
+                    new StringSerializer())) {
                 producer.send(new ProducerRecord<>("t", "k", "before restart")).get();
             }
             broker.stop();
@@ -36,11 +36,13 @@ class KafkaBrokerTest {
             broker.start(Duration.ofSeconds(60));
 
             List<String> read = new ArrayList<>();
-            try (var consumer = new KafkaConsumer<>(Map.<String, Object>of(
-                    ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
-                    ConsumerConfig.GROUP_ID_CONFIG, "test",
-                    ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
-                    new StringDeserializer(), new StringDeserializer())) {
+            try (var consumer = new KafkaConsumer<>(
+                    Map.<String, Object>of(
+                            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                            ConsumerConfig.GROUP_ID_CONFIG, "test",
+                            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
+                    new StringDeserializer(),
+                    new StringDeserializer())) {
                 consumer.subscribe(List.of("t"));
                 long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
                 while (read.isEmpty() && System.nanoTime() < until) {

@@ -7,19 +7,24 @@ import io.podfall.cli.scenario.PodDeletion;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
-@Command(name = "demo", mixinStandardHelpOptions = true,
-        description = "Against a running suite: create a pod, delete it gracefully, print the deletion's events as a timeline.")
+@Command(
+        name = "demo",
+        mixinStandardHelpOptions = true,
+        description =
+                "Against a running suite: create a pod, delete it gracefully, print the deletion's events as a timeline.")
 final class DemoCommand implements Callable<Integer> {
-    @Option(names = "--server", defaultValue = "http://127.0.0.1:8080", description = "API server (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--server",
+            defaultValue = "http://127.0.0.1:8080",
+            description = "API server (default: ${DEFAULT-VALUE})")
     String server;
 
     @Mixin
@@ -31,10 +36,16 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--name", description = "pod name (default: demo-<time>)")
     String name;
 
-    @Option(names = "--grace-period", defaultValue = "5", description = "grace period of the delete, in seconds (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--grace-period",
+            defaultValue = "5",
+            description = "grace period of the delete, in seconds (default: ${DEFAULT-VALUE})")
     long grace;
 
-    @Option(names = "--exit-delay", defaultValue = "1", description = "seconds the process takes to exit after SIGTERM (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--exit-delay",
+            defaultValue = "1",
+            description = "seconds the process takes to exit after SIGTERM (default: ${DEFAULT-VALUE})")
     double exitDelay;
 
     /** The demo with its defaults, against the suite {@code up} just started. */
@@ -55,8 +66,13 @@ final class DemoCommand implements Callable<Integer> {
         String pod = name != null ? name : "demo-" + Long.toString(System.currentTimeMillis() % 1_000_000_000L, 36);
         // Run right after the suite is up, the first call may find the API server still rebuilding: it waits.
         ApiClient api = new ApiClient(server, waiting -> System.err.println("podfall: " + waiting));
-        String uid = new PodDeletion(api, System.out).run(namespace, pod, grace,
-                Map.of("podfall.io/exit-delay-seconds", Double.toString(exitDelay)), Duration.ofSeconds(60));
+        String uid = new PodDeletion(api, System.out)
+                .run(
+                        namespace,
+                        pod,
+                        grace,
+                        Map.of("podfall.io/exit-delay-seconds", Double.toString(exitDelay)),
+                        Duration.ofSeconds(60));
         String subject = Subjects.of(namespace, "pods", pod);
         try (EventLog events = new EventLog(log.bootstrap, log.topic)) {
             List<Event> read = events.readUntil(all -> flowEnded(all, subject), Duration.ofSeconds(30));

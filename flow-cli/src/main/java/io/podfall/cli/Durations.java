@@ -1,12 +1,11 @@
 package io.podfall.cli;
 
-import picocli.CommandLine.ITypeConverter;
-import picocli.CommandLine.TypeConversionException;
-
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * A length of time on the command line: a number and a unit ({@code 500ms}, {@code 90s}, {@code 15m}, {@code 2h},

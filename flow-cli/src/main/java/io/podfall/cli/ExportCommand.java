@@ -3,10 +3,6 @@ package io.podfall.cli;
 import io.podfall.cli.log.EventFile;
 import io.podfall.model.event.Event;
 import io.podfall.replay.Snapshot;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-
 import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
@@ -19,17 +15,24 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
-@Command(name = "export", mixinStandardHelpOptions = true,
-        description = {"Write the log as JSON Lines: one CloudEvent a line in structured JSON form, in log order.",
-                "Times are RFC 3339 (2026-11-29T10:27:00Z) or an age before now (90s, 15m, 2h, 1d, PT1H); --since is "
-                        + "inclusive, --until exclusive.",
-                "A slice (any of the options below) begins with its snapshot: what its flows may read, as the "
-                        + "API server held it just before the slice's first instant (Nodes, Namespaces, Leases, the "
-                        + "objects of the slice's namespaces), one apiserver.ObjectListed a line, so that replay and "
-                        + "state take the file on its own. A namespace's slice runs from its first event on and also "
-                        + "holds the events of what every namespace shares: Nodes (a cordon, a taint), their "
-                        + "Leases."},
+@Command(
+        name = "export",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Write the log as JSON Lines: one CloudEvent a line in structured JSON form, in log order.",
+            "Times are RFC 3339 (2026-11-29T10:27:00Z) or an age before now (90s, 15m, 2h, 1d, PT1H); --since is "
+                    + "inclusive, --until exclusive.",
+            "A slice (any of the options below) begins with its snapshot: what its flows may read, as the "
+                    + "API server held it just before the slice's first instant (Nodes, Namespaces, Leases, the "
+                    + "objects of the slice's namespaces), one apiserver.ObjectListed a line, so that replay and "
+                    + "state take the file on its own. A namespace's slice runs from its first event on and also "
+                    + "holds the events of what every namespace shares: Nodes (a cordon, a taint), their "
+                    + "Leases."
+        },
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:written", "2:bad options", "3:the log could not be read or the file not written"})
 final class ExportCommand implements Callable<Integer> {
@@ -48,14 +51,21 @@ final class ExportCommand implements Callable<Integer> {
     @Option(names = "--correlation", paramLabel = "ID", description = "the events of one flow")
     String correlation;
 
-    @Option(names = "--output", paramLabel = "FILE|-", defaultValue = "-", description = "where to write (default: standard output)")
+    @Option(
+            names = "--output",
+            paramLabel = "FILE|-",
+            defaultValue = "-",
+            description = "where to write (default: standard output)")
     String output;
 
     @Override
     public Integer call() throws IOException {
         Instant now = Instant.now();
-        Snapshot.Selection keep = new Snapshot.Selection(namespace, correlation,
-                since == null ? null : instant(since, now), until == null ? null : instant(until, now));
+        Snapshot.Selection keep = new Snapshot.Selection(
+                namespace,
+                correlation,
+                since == null ? null : instant(since, now),
+                until == null ? null : instant(until, now));
         if (output.equals("-")) {
             Writer out = new OutputStreamWriter(System.out, StandardCharsets.UTF_8);
             export(keep, out);
@@ -88,14 +98,16 @@ final class ExportCommand implements Callable<Integer> {
             return slice.size();
         }
         long[] n = {0};
-        source.forEach(e -> {
-            try {
-                EventFile.write(out, e);
-            } catch (IOException ex) {
-                throw new UncheckedIOException(ex);
-            }
-            n[0]++;
-        }, false);
+        source.forEach(
+                e -> {
+                    try {
+                        EventFile.write(out, e);
+                    } catch (IOException ex) {
+                        throw new UncheckedIOException(ex);
+                    }
+                    n[0]++;
+                },
+                false);
         return n[0];
     }
 

@@ -4,17 +4,16 @@ import io.podfall.cli.analysis.Timeline;
 import io.podfall.cli.analysis.TimelineFollower;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.Subjects;
+import java.util.List;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.ITypeConverter;
-import picocli.CommandLine.TypeConversionException;
 import picocli.CommandLine.Option;
-
-import java.util.List;
+import picocli.CommandLine.TypeConversionException;
 
 /**
- * Which flow a command shows: by correlation id, the latest deletion of a pod or a Deployment (its cascade shares
- * the correlation of kubectl's request), or else the latest deletion; for
- * {@code timeline --follow}, which flows it follows.
+ * Which flow a command shows: by correlation id, the latest deletion of a pod or a Deployment (its cascade shares the
+ * correlation of kubectl's request), or else the latest deletion; for {@code timeline --follow}, which flows it
+ * follows.
  */
 public final class FlowSelection {
     @ArgGroup
@@ -24,11 +23,17 @@ public final class FlowSelection {
         @Option(names = "--correlation", paramLabel = "ID", description = "the flow's correlation id")
         String correlation;
 
-        @Option(names = "--pod", paramLabel = "NS/NAME", converter = NamespacedName.Converter.class,
+        @Option(
+                names = "--pod",
+                paramLabel = "NS/NAME",
+                converter = NamespacedName.Converter.class,
                 description = "the latest deletion of this pod")
         NamespacedName pod;
 
-        @Option(names = "--deployment", paramLabel = "NS/NAME", converter = NamespacedName.Converter.class,
+        @Option(
+                names = "--deployment",
+                paramLabel = "NS/NAME",
+                converter = NamespacedName.Converter.class,
                 description = "the latest deletion of this Deployment, with its cascade to ReplicaSets and pods")
         NamespacedName deployment;
     }
@@ -77,7 +82,8 @@ public final class FlowSelection {
         if (choice == null || (choice.pod == null && choice.deployment == null)) {
             return null;
         }
-        return choice.pod != null ? Subjects.of(choice.pod.namespace(), "pods", choice.pod.name())
+        return choice.pod != null
+                ? Subjects.of(choice.pod.namespace(), "pods", choice.pod.name())
                 : Subjects.of(choice.deployment.namespace(), "deployments", choice.deployment.name());
     }
 }

@@ -8,10 +8,10 @@ import java.util.Locale;
 import java.util.function.LongSupplier;
 
 /**
- * A progress line on a terminal while a command reads a long log: how far it is (bytes of a file, records of a
- * topic) and how many events it has read, redrawn in place at most every {@link #EVERY_NANOS}, and replaced by a
- * summary when done. Commands show it on standard error only on a terminal, or when asked, so piped or
- * redirected output never carries it.
+ * A progress line on a terminal while a command reads a long log: how far it is (bytes of a file, records of a topic)
+ * and how many events it has read, redrawn in place at most every {@link #EVERY_NANOS}, and replaced by a summary when
+ * done. Commands show it on standard error only on a terminal, or when asked, so piped or redirected output never
+ * carries it.
  */
 final class Progress {
     static final long EVERY_NANOS = 200_000_000L;
@@ -52,8 +52,12 @@ final class Progress {
         if (now - shown >= EVERY_NANOS) {
             shown = now;
             long d = done.getAsLong();
-            err.printf(Locale.ROOT, "\rpodfall: reading %s: %s%,d events", what,
-                    total > 0 ? Math.min(100, d * 100 / total) + "%, " : "", events);
+            err.printf(
+                    Locale.ROOT,
+                    "\rpodfall: reading %s: %s%,d events",
+                    what,
+                    total > 0 ? Math.min(100, d * 100 / total) + "%, " : "",
+                    events);
             err.flush();
         }
     }
@@ -61,7 +65,12 @@ final class Progress {
     /** Replaces the line by what was read and how fast. */
     void finish() {
         double seconds = (clock.getAsLong() - started) / 1e9;
-        err.printf(Locale.ROOT, "\rpodfall: read %,d events of %s in %.1f s (%,.0f events/s)%n", events, what, seconds,
+        err.printf(
+                Locale.ROOT,
+                "\rpodfall: read %,d events of %s in %.1f s (%,.0f events/s)%n",
+                events,
+                what,
+                seconds,
                 seconds > 0 ? events / seconds : 0.0);
         err.flush();
     }

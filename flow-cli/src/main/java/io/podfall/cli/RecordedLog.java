@@ -1,12 +1,6 @@
 package io.podfall.cli;
 
 import io.podfall.model.event.Event;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,11 +9,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * The recorded log {@code replay} and {@code state} work on: an exported JSON Lines file, or a topic, read whole as
- * every analysis command reads it ({@link LogSource}), with the lines or records that are not readable events
- * skipped and counted on standard error. Also reads the simulated times and durations these commands take.
+ * every analysis command reads it ({@link LogSource}), with the lines or records that are not readable events skipped
+ * and counted on standard error. Also reads the simulated times and durations these commands take.
  */
 public final class RecordedLog {
     private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)");
@@ -27,14 +26,23 @@ public final class RecordedLog {
     @Spec(Spec.Target.MIXEE)
     CommandSpec command;
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "FILE",
+    @Parameters(
+            index = "0",
+            arity = "0..1",
+            paramLabel = "FILE",
             description = "a log exported by podfall export (JSON Lines); or --topic")
     Path file;
 
-    @Option(names = "--topic", paramLabel = "TOPIC", description = "read the recording from this topic instead of a file")
+    @Option(
+            names = "--topic",
+            paramLabel = "TOPIC",
+            description = "read the recording from this topic instead of a file")
     String topic;
 
-    @Option(names = "--bootstrap", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:9092",
+    @Option(
+            names = "--bootstrap",
+            paramLabel = "HOST:PORT",
+            defaultValue = "127.0.0.1:9092",
             description = "the broker of --topic, and of the target of --live (default: ${DEFAULT-VALUE})")
     String bootstrap;
 
@@ -57,8 +65,8 @@ public final class RecordedLog {
     }
 
     /**
-     * A simulated time: RFC 3339 ({@code 2026-11-29T10:27:00Z}), or {@code +DURATION} after the first event of the
-     * log ({@code +12s}, {@code +1500ms}).
+     * A simulated time: RFC 3339 ({@code 2026-11-29T10:27:00Z}), or {@code +DURATION} after the first event of the log
+     * ({@code +12s}, {@code +1500ms}).
      */
     Instant time(String t, List<Event> log) {
         if (t.startsWith("+")) {
@@ -67,7 +75,8 @@ public final class RecordedLog {
         try {
             return Instant.parse(t);
         } catch (DateTimeParseException e) {
-            throw new ParameterException(command.commandLine(),
+            throw new ParameterException(
+                    command.commandLine(),
                     "not a time: " + t + " (RFC 3339, or +DURATION from the first event such as +12s)");
         }
     }
@@ -76,7 +85,8 @@ public final class RecordedLog {
     Duration duration(String d) {
         Matcher m = DURATION.matcher(d.trim().toLowerCase(Locale.ROOT));
         if (!m.matches()) {
-            throw new ParameterException(command.commandLine(), "not a duration: " + d + " (such as 100ms, 2s, 1.5s, 3m)");
+            throw new ParameterException(
+                    command.commandLine(), "not a duration: " + d + " (such as 100ms, 2s, 1.5s, 3m)");
         }
         double n = Double.parseDouble(m.group(1));
         long unitNanos = switch (m.group(2)) {

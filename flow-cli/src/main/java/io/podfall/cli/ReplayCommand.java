@@ -7,14 +7,6 @@ import io.podfall.replay.Latency;
 import io.podfall.replay.Replay;
 import io.podfall.replay.ReplayReport;
 import io.podfall.replay.Settings;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
-
 import java.io.PrintWriter;
 import java.io.Writer;
 import java.nio.file.Files;
@@ -24,24 +16,38 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
-@Command(name = "replay", mixinStandardHelpOptions = true,
-        description = {"Reproduce a recorded log in process: the four services' cores over an in-memory log on a virtual "
-                + "clock, fed the recording's inputs (client requests, the services' starts, the kubelets' nodes and the "
-                + "compat switches the log names) at their recorded times. Then, flow by flow along the causal chains, "
-                + "what diverges from the recording: MISSING and EXTRA events, events one component REORDERED, and "
-                + "TIMING (the delay from its cause) off by more than --tolerance.",
-                "With --live, against running services: the client requests appended to the topic of a suite (--topic-prefix "
-                + "or --target-topic; the live topic only with --into-live) at the recorded pace or --speed, ids kept, "
-                + "stamped with the target's clock; then, once its services have finished the flows begun, the same "
-                + "comparison, flow by flow (unless --no-compare).",
-                "With --set, a what-if: the same inputs under changed settings, and for each pod whose deletion went "
-                + "otherwise (or each flow) the recorded and the replayed timeline side by side, the steps that differ "
-                + "marked: - recorded only, + replayed only, ~ at another offset or with other details."},
+@Command(
+        name = "replay",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Reproduce a recorded log in process: the four services' cores over an in-memory log on a virtual "
+                    + "clock, fed the recording's inputs (client requests, the services' starts, the kubelets' nodes and the "
+                    + "compat switches the log names) at their recorded times. Then, flow by flow along the causal chains, "
+                    + "what diverges from the recording: MISSING and EXTRA events, events one component REORDERED, and "
+                    + "TIMING (the delay from its cause) off by more than --tolerance.",
+            "With --live, against running services: the client requests appended to the topic of a suite (--topic-prefix "
+                    + "or --target-topic; the live topic only with --into-live) at the recorded pace or --speed, ids kept, "
+                    + "stamped with the target's clock; then, once its services have finished the flows begun, the same "
+                    + "comparison, flow by flow (unless --no-compare).",
+            "With --set, a what-if: the same inputs under changed settings, and for each pod whose deletion went "
+                    + "otherwise (or each flow) the recorded and the replayed timeline side by side, the steps that differ "
+                    + "marked: - recorded only, + replayed only, ~ at another offset or with other details."
+        },
         exitCodeListHeading = "Exit codes:%n",
-        exitCodeList = {"0:reproduced: no divergence (a what-if: the setting would not have changed the outcome)",
-                "1:the replay diverged", "2:bad options, an unknown setting or a bad value, a refused target topic",
-                "3:the recording could not be read"})
+        exitCodeList = {
+            "0:reproduced: no divergence (a what-if: the setting would not have changed the outcome)",
+            "1:the replay diverged",
+            "2:bad options, an unknown setting or a bad value, a refused target topic",
+            "3:the recording could not be read"
+        })
 final class ReplayCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -49,29 +55,45 @@ final class ReplayCommand implements Callable<Integer> {
     @Mixin
     RecordedLog log;
 
-    @Option(names = "--since", paramLabel = "TIME",
-            description = "replay from there on, from the state the services held then (rebuilt from the log before it): "
-                    + "RFC 3339, or +DURATION from the first event (default: the first event); with --live, the client "
-                    + "requests from there on, and the target suite holds what it holds")
+    @Option(
+            names = "--since",
+            paramLabel = "TIME",
+            description =
+                    "replay from there on, from the state the services held then (rebuilt from the log before it): "
+                            + "RFC 3339, or +DURATION from the first event (default: the first event); with --live, the client "
+                            + "requests from there on, and the target suite holds what it holds")
     String since;
 
-    @Option(names = "--until", paramLabel = "TIME",
-            description = "stop there: RFC 3339, or +DURATION from the first event (default: the last event; with --set, "
-                    + "when the flows begun by then end, at most an hour later; with --live, the last client request "
-                    + "appended comes before it, and its flow is compared to its end)")
+    @Option(
+            names = "--until",
+            paramLabel = "TIME",
+            description =
+                    "stop there: RFC 3339, or +DURATION from the first event (default: the last event; with --set, "
+                            + "when the flows begun by then end, at most an hour later; with --live, the last client request "
+                            + "appended comes before it, and its flow is compared to its end)")
     String until;
 
-    @Option(names = "--set", paramLabel = "KEY=VALUE",
+    @Option(
+            names = "--set",
+            paramLabel = "KEY=VALUE",
             description = "a what-if: run every kubelet with this setting, whatever the recording implies; repeatable. "
                     + "Keys: podfall.kubelet.compat.shortened-grace-ignored, podfall.kubelet.compat.force-delete-uses-spec-grace "
                     + "(true|false), podfall.kubelet.eviction-max-pod-grace-period (seconds); podfall. may be left out")
     List<String> set = List.of();
 
-    @Option(names = "--tolerance", paramLabel = "DURATION", defaultValue = "100ms",
-            description = "how far a step's delay from its cause may differ, in simulated time (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--tolerance",
+            paramLabel = "DURATION",
+            defaultValue = "100ms",
+            description =
+                    "how far a step's delay from its cause may differ, in simulated time (default: ${DEFAULT-VALUE})")
     String tolerance;
 
-    @Option(names = "--latency", paramLabel = "MODE", defaultValue = "recorded", converter = LatencyConverter.class,
+    @Option(
+            names = "--latency",
+            paramLabel = "MODE",
+            defaultValue = "recorded",
+            converter = LatencyConverter.class,
             description = "how long each event takes to reach the log and each service to read it: recorded (each "
                     + "service reads a recorded event at the delay it reacted to it in the recording, so every race "
                     + "resolves as recorded; the rest as model), model (each service at the median of its recorded "
@@ -79,8 +101,11 @@ final class ReplayCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE})")
     Latency latency;
 
-    @Option(names = "--output", paramLabel = "FILE", description = "also write the replayed log there (JSON Lines; "
-            + "with --live, the replayed flows as the target appended them)")
+    @Option(
+            names = "--output",
+            paramLabel = "FILE",
+            description = "also write the replayed log there (JSON Lines; "
+                    + "with --live, the replayed flows as the target appended them)")
     Path output;
 
     @Mixin
@@ -107,11 +132,21 @@ final class ReplayCommand implements Callable<Integer> {
         Replay replay = Replay.ofExport(recorded, start, end, allowed, settings, latency);
         Duration took = Duration.ofNanos(System.nanoTime() - started);
         Duration simulated = Duration.between(start, replay.until());
-        out.printf(Locale.ROOT, "replayed %d events (recorded: %d) over %s of simulated time in %s: %.0f events/s, %.0fx real time%n",
-                replay.replayed().size(), replay.recorded().size(), Divergences.seconds(simulated), Divergences.seconds(took),
-                replay.replayed().size() / seconds(took), seconds(simulated) / seconds(took));
-        out.print(settings.isEmpty() ? ReplayReport.text(replay)
-                : ReplayReport.inputs(replay) + SideBySide.text(replay, allowed) + ReplayReport.verdict(replay));
+        out.printf(
+                Locale.ROOT,
+                "replayed %d events (recorded: %d) over %s of simulated time in %s: %.0f events/s, %.0fx real time%n",
+                replay.replayed().size(),
+                replay.recorded().size(),
+                Divergences.seconds(simulated),
+                Divergences.seconds(took),
+                replay.replayed().size() / seconds(took),
+                seconds(simulated) / seconds(took));
+        out.print(
+                settings.isEmpty()
+                        ? ReplayReport.text(replay)
+                        : ReplayReport.inputs(replay)
+                                + SideBySide.text(replay, allowed)
+                                + ReplayReport.verdict(replay));
         out.flush();
         if (output != null) {
             try (Writer w = Files.newBufferedWriter(output)) {

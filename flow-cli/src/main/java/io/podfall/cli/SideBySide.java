@@ -6,7 +6,6 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.replay.Divergences;
 import io.podfall.replay.Replay;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,25 +19,24 @@ import java.util.Set;
 import java.util.function.Predicate;
 
 /**
- * A what-if replay as text: for each pod whose deletion went otherwise, the recorded and the replayed timeline side
- * by side, in {@link Timeline}'s words, the steps that differ marked, under a line that says what changed (when the
- * kill came, when the pod was removed).
+ * A what-if replay as text: for each pod whose deletion went otherwise, the recorded and the replayed timeline side by
+ * side, in {@link Timeline}'s words, the steps that differ marked, under a line that says what changed (when the kill
+ * came, when the pod was removed).
  *
- * <p>A pod's deletion is every {@link DeletionFlow} of it: a grace period shortened by a second DELETE is a flow
- * of its own, and which of the two flows the kill belongs to is just what a compatibility switch changes; read per
- * flow, the kill would seem to vanish from one and appear in the other. So the pod's flows are read as one
- * timeline, each step at its offset from the pod's first deletion request. A divergence outside any pod's
- * deletion is shown with its flow's timeline.
+ * <p>A pod's deletion is every {@link DeletionFlow} of it: a grace period shortened by a second DELETE is a flow of its
+ * own, and which of the two flows the kill belongs to is just what a compatibility switch changes; read per flow, the
+ * kill would seem to vanish from one and appear in the other. So the pod's flows are read as one timeline, each step at
+ * its offset from the pod's first deletion request. A divergence outside any pod's deletion is shown with its flow's
+ * timeline.
  *
- * <p>Rows are paired by component, type and subject (a longest common subsequence, as a diff pairs lines); a row
- * is marked {@code -} when only the recording has the step, {@code +} when only the replay has it, {@code ~} when
- * both have it but at offsets further apart than the tolerance, with other details, or as a divergence.
+ * <p>Rows are paired by component, type and subject (a longest common subsequence, as a diff pairs lines); a row is
+ * marked {@code -} when only the recording has the step, {@code +} when only the replay has it, {@code ~} when both
+ * have it but at offsets further apart than the tolerance, with other details, or as a divergence.
  */
 final class SideBySide {
     private static final String SEPARATOR = " | ";
 
-    private SideBySide() {
-    }
+    private SideBySide() {}
 
     static String text(Replay replay, Duration tolerance) {
         Side recorded = new Side(replay.recorded());
@@ -51,7 +49,9 @@ final class SideBySide {
             if (d.replayed() != null) {
                 replayed.divergent.add(d.replayed().id());
             }
-            String pod = d.recorded() != null ? recorded.podOf.get(d.recorded().id()) : replayed.podOf.get(d.replayed().id());
+            String pod = d.recorded() != null
+                    ? recorded.podOf.get(d.recorded().id())
+                    : replayed.podOf.get(d.replayed().id());
             units.putIfAbsent(pod != null ? "pod " + pod : "flow " + d.flow(), pod != null ? pod : d.flow());
         }
         StringBuilder out = new StringBuilder();
@@ -91,18 +91,28 @@ final class SideBySide {
          * correlation id, so the events of the later deletions are given the first's.
          */
         List<Row> deletionOf(String pod) {
-            List<DeletionFlow> flows = deletions.stream().filter(f -> f.subject().equals(pod)).toList();
+            List<DeletionFlow> flows =
+                    deletions.stream().filter(f -> f.subject().equals(pod)).toList();
             if (flows.isEmpty()) {
                 return List.of();
             }
             String first = flows.get(0).request().id();
             Set<String> ids = new HashSet<>();
             flows.forEach(f -> f.events().forEach(e -> ids.add(e.id())));
-            return rows(log.stream().filter(e -> ids.contains(e.id())).map(e -> e.inFlow(first)).toList(), first);
+            return rows(
+                    log.stream()
+                            .filter(e -> ids.contains(e.id()))
+                            .map(e -> e.inFlow(first))
+                            .toList(),
+                    first);
         }
 
         List<Row> flow(String correlationId) {
-            return rows(log.stream().filter(e -> e.correlationId().equals(correlationId)).toList(), correlationId);
+            return rows(
+                    log.stream()
+                            .filter(e -> e.correlationId().equals(correlationId))
+                            .toList(),
+                    correlationId);
         }
 
         /** The events of one correlation with Timeline's step for each: Timeline keeps them in their order. */
@@ -110,7 +120,10 @@ final class SideBySide {
             List<Timeline.Step> steps = Timeline.of(flow, correlationId).steps();
             List<Row> rows = new ArrayList<>();
             for (int i = 0; i < flow.size(); i++) {
-                rows.add(new Row(flow.get(i), steps.get(i), divergent.contains(flow.get(i).id())));
+                rows.add(new Row(
+                        flow.get(i),
+                        steps.get(i),
+                        divergent.contains(flow.get(i).id())));
             }
             return rows;
         }
@@ -124,18 +137,18 @@ final class SideBySide {
             int j = 0;
             for (int[] m : Divergences.align(left, right, Row::pairing)) {
                 while (i < m[0]) {
-                    pairs.add(new Row[]{left.get(i++), null});
+                    pairs.add(new Row[] {left.get(i++), null});
                 }
                 while (j < m[1]) {
-                    pairs.add(new Row[]{null, right.get(j++)});
+                    pairs.add(new Row[] {null, right.get(j++)});
                 }
-                pairs.add(new Row[]{left.get(i++), right.get(j++)});
+                pairs.add(new Row[] {left.get(i++), right.get(j++)});
             }
             while (i < left.size()) {
-                pairs.add(new Row[]{left.get(i++), null});
+                pairs.add(new Row[] {left.get(i++), null});
             }
             while (j < right.size()) {
-                pairs.add(new Row[]{null, right.get(j++)});
+                pairs.add(new Row[] {null, right.get(j++)});
             }
             Columns columns = new Columns();
             pairs.forEach(p -> {
@@ -146,11 +159,17 @@ final class SideBySide {
             for (Row[] p : pairs) {
                 width = Math.max(width, columns.cell(p[0]).length());
             }
-            StringBuilder out = new StringBuilder(title).append(": ").append(summary(pairs)).append('\n');
+            StringBuilder out =
+                    new StringBuilder(title).append(": ").append(summary(pairs)).append('\n');
             out.append("    ").append(pad("recorded", width)).append(SEPARATOR).append("replayed\n");
             for (Row[] p : pairs) {
-                out.append("  ").append(mark(p)).append(' ').append(pad(columns.cell(p[0]), width)).append(SEPARATOR)
-                        .append(columns.cell(p[1])).append('\n');
+                out.append("  ")
+                        .append(mark(p))
+                        .append(' ')
+                        .append(pad(columns.cell(p[0]), width))
+                        .append(SEPARATOR)
+                        .append(columns.cell(p[1]))
+                        .append('\n');
             }
             return out.toString();
         }
@@ -164,18 +183,25 @@ final class SideBySide {
             }
             boolean differs = Math.abs(p[0].step().offsetMillis() - p[1].step().offsetMillis()) > tolerance.toMillis()
                     || !p[0].step().detail().equals(p[1].step().detail())
-                    || p[0].divergent() || p[1].divergent();
+                    || p[0].divergent()
+                    || p[1].divergent();
             return differs ? '~' : ' ';
         }
 
         /**
-         * When the kill came and when the pod was removed, on each side, where they differ; else how many steps
-         * differ.
+         * When the kill came and when the pod was removed, on each side, where they differ; else how many steps differ.
          */
         private String summary(List<Row[]> pairs) {
             List<String> said = new ArrayList<>();
-            milestone("SIGKILL", r -> r.event().is(EventTypes.CONTAINER_SIGNALLED)
-                    && "SIGKILL".equals(r.event().data().path("signal").asText())).ifPresent(said::add);
+            milestone(
+                            "SIGKILL",
+                            r -> r.event().is(EventTypes.CONTAINER_SIGNALLED)
+                                    && "SIGKILL"
+                                            .equals(r.event()
+                                                    .data()
+                                                    .path("signal")
+                                                    .asText()))
+                    .ifPresent(said::add);
             milestone("removed", r -> r.event().is(EventTypes.OBJECT_REMOVED)).ifPresent(said::add);
             if (said.isEmpty()) {
                 long differ = pairs.stream().filter(p -> mark(p) != ' ').count();
@@ -185,8 +211,10 @@ final class SideBySide {
         }
 
         private Optional<String> milestone(String name, Predicate<Row> is) {
-            Optional<Long> r = left.stream().filter(is).findFirst().map(x -> x.step().offsetMillis());
-            Optional<Long> p = right.stream().filter(is).findFirst().map(x -> x.step().offsetMillis());
+            Optional<Long> r =
+                    left.stream().filter(is).findFirst().map(x -> x.step().offsetMillis());
+            Optional<Long> p =
+                    right.stream().filter(is).findFirst().map(x -> x.step().offsetMillis());
             if (r.isEmpty() && p.isEmpty()
                     || r.isPresent() && p.isPresent() && Math.abs(r.get() - p.get()) <= tolerance.toMillis()) {
                 return Optional.empty();
@@ -194,9 +222,10 @@ final class SideBySide {
             if (r.isPresent() && p.isPresent()) {
                 return Optional.of(name + " at " + seconds(r.get()) + " recorded, " + seconds(p.get()) + " replayed");
             }
-            return Optional.of(r.isPresent()
-                    ? name + " at " + seconds(r.get()) + " recorded, never replayed"
-                    : name + " never recorded, at " + seconds(p.get()) + " replayed");
+            return Optional.of(
+                    r.isPresent()
+                            ? name + " at " + seconds(r.get()) + " recorded, never replayed"
+                            : name + " never recorded, at " + seconds(p.get()) + " replayed");
         }
 
         private static String seconds(long millis) {
@@ -217,7 +246,9 @@ final class SideBySide {
                 if (r != null) {
                     component = Math.max(component, r.step().component().length());
                     type = Math.max(type, r.step().type().length());
-                    subject = Math.max(subject, r.step().subject() == null ? 0 : r.step().subject().length());
+                    subject = Math.max(
+                            subject,
+                            r.step().subject() == null ? 0 : r.step().subject().length());
                 }
             }
 
@@ -226,9 +257,15 @@ final class SideBySide {
                     return "";
                 }
                 Timeline.Step s = r.step();
-                return String.format(Locale.ROOT, "%+7d ms  %-" + component + "s  %-" + type + "s  %s%s", s.offsetMillis(),
-                        s.component(), s.type(), subjects ? String.format("%-" + subject + "s  ", s.subject()) : "",
-                        s.detail()).stripTrailing();
+                return String.format(
+                                Locale.ROOT,
+                                "%+7d ms  %-" + component + "s  %-" + type + "s  %s%s",
+                                s.offsetMillis(),
+                                s.component(),
+                                s.type(),
+                                subjects ? String.format("%-" + subject + "s  ", s.subject()) : "",
+                                s.detail())
+                        .stripTrailing();
             }
         }
     }

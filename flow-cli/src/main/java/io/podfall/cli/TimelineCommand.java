@@ -4,6 +4,11 @@ import io.podfall.cli.analysis.Timeline;
 import io.podfall.cli.analysis.TimelineFollower;
 import io.podfall.cli.log.EventLog;
 import io.podfall.model.event.Event;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -11,24 +16,25 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-import java.io.PrintWriter;
-import java.util.List;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-
-@Command(name = "timeline", mixinStandardHelpOptions = true,
-        description = {"Print one flow (default: the latest deletion): every step in order, a line each: its offset from "
-                + "the request; how long after the previous phase boundary of its object it came, and the boundary it "
-                + "is, if one (request, terminating, endpoints removed, preStop, preStop done, SIGTERM, SIGKILL, exit, "
-                + "IP released, sandbox stopped, volume unpublished, final delete, gone), so each phase's duration is on "
-                + "the line that ends it; component, type, subject; what decided it (grace period, signal, exit code).",
-                "With --follow, print it as it stands and then every new step as it reaches the topic, of it and of "
-                        + "every flow that starts later (a client's delete; of --pod if given; or the --correlation), "
-                        + "each under a 'flow ID' line, until Ctrl-C."},
+@Command(
+        name = "timeline",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Print one flow (default: the latest deletion): every step in order, a line each: its offset from "
+                    + "the request; how long after the previous phase boundary of its object it came, and the boundary it "
+                    + "is, if one (request, terminating, endpoints removed, preStop, preStop done, SIGTERM, SIGKILL, exit, "
+                    + "IP released, sandbox stopped, volume unpublished, final delete, gone), so each phase's duration is on "
+                    + "the line that ends it; component, type, subject; what decided it (grace period, signal, exit code).",
+            "With --follow, print it as it stands and then every new step as it reaches the topic, of it and of "
+                    + "every flow that starts later (a client's delete; of --pod if given; or the --correlation), "
+                    + "each under a 'flow ID' line, until Ctrl-C."
+        },
         exitCodeListHeading = "Exit codes:%n",
-        exitCodeList = {"0:printed (with --follow: stopped by an interrupt)", "2:bad options",
-                "3:the log could not be read, or no such flow"})
+        exitCodeList = {
+            "0:printed (with --follow: stopped by an interrupt)",
+            "2:bad options",
+            "3:the log could not be read, or no such flow"
+        })
 final class TimelineCommand implements Callable<Integer> {
     @Mixin
     LogSource source;
@@ -36,7 +42,9 @@ final class TimelineCommand implements Callable<Integer> {
     @Mixin
     FlowSelection flow;
 
-    @Option(names = {"-f", "--follow"}, description = "stream new steps and flows from the topic until Ctrl-C")
+    @Option(
+            names = {"-f", "--follow"},
+            description = "stream new steps and flows from the topic until Ctrl-C")
     boolean follow;
 
     @Spec
@@ -59,16 +67,18 @@ final class TimelineCommand implements Callable<Integer> {
     }
 
     /**
-     * Follows the topic until this thread is interrupted or the JVM shuts down (Ctrl-C): the shutdown hook stops
-     * the consumer and waits until it is closed, so the broker sees the reader leave.
+     * Follows the topic until this thread is interrupted or the JVM shuts down (Ctrl-C): the shutdown hook stops the
+     * consumer and waits until it is closed, so the broker sees the reader leave.
      */
     private void follow(TimelineFollower follower, PrintWriter out) {
         CountDownLatch closed = new CountDownLatch(1);
         try (EventLog events = new EventLog(source.log.bootstrap, source.log.topic)) {
-            Thread hook = new Thread(() -> {
-                events.stop();
-                awaitQuietly(closed);
-            }, "podfall-timeline-follow-stop");
+            Thread hook = new Thread(
+                    () -> {
+                        events.stop();
+                        awaitQuietly(closed);
+                    },
+                    "podfall-timeline-follow-stop");
             Runtime.getRuntime().addShutdownHook(hook);
             try {
                 events.follow(e -> print(out, follower.accept(e)), () -> print(out, follower.caughtUp()));

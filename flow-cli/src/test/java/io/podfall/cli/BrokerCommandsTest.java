@@ -1,5 +1,10 @@
 package io.podfall.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import io.podfall.broker.Broker;
 import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.analysis.PodLog;
@@ -7,19 +12,6 @@ import io.podfall.cli.analysis.Timeline;
 import io.podfall.cli.log.EventLog;
 import io.podfall.cli.log.TopicWriter;
 import io.podfall.model.event.Event;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -32,11 +24,18 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The commands that write or follow a topic, against a real Kafka broker. */
 @ExtendWith(KafkaBrokerExtension.class)
@@ -70,7 +69,9 @@ class BrokerCommandsTest {
             List<String> expected = new ArrayList<>();
             expected.addAll(timeline(web1));
             expected.addAll(timeline(web2));
-            assertEquals(expected, f.lines().stream().map(BrokerCommandsTest::squeezed).toList());
+            assertEquals(
+                    expected,
+                    f.lines().stream().map(BrokerCommandsTest::squeezed).toList());
         }
     }
 
@@ -80,13 +81,22 @@ class BrokerCommandsTest {
         append(topic, new PodLog("a").created(0).events);
         List<Event> a = new PodLog("a").deleted(1_000, 5, 100, false).events;
         List<Event> b = new PodLog("b").deleted(1_020, 5, 100, false).events;
-        try (Following f = new Following("timeline", "-f", "--pod", "default/b", "--bootstrap", bootstrap, "--topic", topic)) {
+        try (Following f =
+                new Following("timeline", "-f", "--pod", "default/b", "--bootstrap", bootstrap, "--topic", topic)) {
             // nothing to show yet: b has no deletion on the topic; the output starts with b's first step, and
             // what comes before b's last step on the topic has been read when it is printed
-            append(topic, cat(a.subList(0, 3), new PodLog("c").deleted(900, 5, 100, false).events, b, a.subList(3, a.size())));
+            append(
+                    topic,
+                    cat(
+                            a.subList(0, 3),
+                            new PodLog("c").deleted(900, 5, 100, false).events,
+                            b,
+                            a.subList(3, a.size())));
             f.awaitLines(1 + b.size());
             assertEquals(0, f.stop());
-            assertEquals(timeline(b), f.lines().stream().map(BrokerCommandsTest::squeezed).toList());
+            assertEquals(
+                    timeline(b),
+                    f.lines().stream().map(BrokerCommandsTest::squeezed).toList());
         }
     }
 
@@ -94,8 +104,11 @@ class BrokerCommandsTest {
     void anExportImportedIntoAnotherTopicReadsBackAsTheSameRecords() {
         String source = newTopic();
         String copy = newTopic();
-        append(source, cat(new PodLog("a").created(0).deleted(1_000, 5, 1_000, false).events,
-                new PodLog("b").created(500).deleted(2_000, 2, 0, true).events));
+        append(
+                source,
+                cat(
+                        new PodLog("a").created(0).deleted(1_000, 5, 1_000, false).events,
+                        new PodLog("b").created(500).deleted(2_000, 2, 0, true).events));
         Path file = dir.resolve("incident.jsonl");
         assertEquals(0, run("export", "--bootstrap", bootstrap, "--topic", source, "--output", file.toString()));
         assertEquals(0, run("import", "--bootstrap", bootstrap, "--file", file.toString(), "--topic", copy));
@@ -106,11 +119,16 @@ class BrokerCommandsTest {
         assertEquals(original.size(), imported.size());
         for (int i = 0; i < original.size(); i++) {
             assertEquals(original.get(i).key(), imported.get(i).key(), "key of record " + i);
-            assertEquals(new String(original.get(i).value()), new String(imported.get(i).value()), "value of record " + i);
+            assertEquals(
+                    new String(original.get(i).value()),
+                    new String(imported.get(i).value()),
+                    "value of record " + i);
             assertEquals(headers(original.get(i)), headers(imported.get(i)), "headers of record " + i);
         }
-        try (EventLog a = new EventLog(bootstrap, source); EventLog b = new EventLog(bootstrap, copy)) {
-            assertEquals(a.readToEnd(WAIT), b.readToEnd(WAIT), "ids, types, subjects, times, correlation, causation, data");
+        try (EventLog a = new EventLog(bootstrap, source);
+                EventLog b = new EventLog(bootstrap, copy)) {
+            assertEquals(
+                    a.readToEnd(WAIT), b.readToEnd(WAIT), "ids, types, subjects, times, correlation, causation, data");
         }
     }
 
@@ -121,14 +139,25 @@ class BrokerCommandsTest {
         append(other, new PodLog("a").created(0).events);
         assertEquals(0, run("export", "--bootstrap", bootstrap, "--topic", other, "--output", file.toString()));
 
-        assertEquals(2, run("import", "--bootstrap", bootstrap, "--file", file.toString(), "--topic", LiveTopic.DEFAULT));
+        assertEquals(
+                2, run("import", "--bootstrap", bootstrap, "--file", file.toString(), "--topic", LiveTopic.DEFAULT));
         assertEquals(2, run("import", "--bootstrap", bootstrap, "--file", file.toString()), "no default topic");
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            assertFalse(admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(LiveTopic.DEFAULT),
+            assertFalse(
+                    admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(LiveTopic.DEFAULT),
                     "a refused import does not even create the topic");
         }
-        assertEquals(0, run("import", "--bootstrap", bootstrap, "--file", file.toString(), "--topic", LiveTopic.DEFAULT,
-                "--into-live"));
+        assertEquals(
+                0,
+                run(
+                        "import",
+                        "--bootstrap",
+                        bootstrap,
+                        "--file",
+                        file.toString(),
+                        "--topic",
+                        LiveTopic.DEFAULT,
+                        "--into-live"));
         assertEquals(3, records(LiveTopic.DEFAULT).size());
     }
 
@@ -170,7 +199,11 @@ class BrokerCommandsTest {
 
     /** What timeline prints of one flow, spaces squeezed: the follower's columns are not as wide. */
     private static List<String> timeline(List<Event> flow) {
-        return Timeline.of(flow, flow.get(0).correlationId()).render().lines().map(BrokerCommandsTest::squeezed).toList();
+        return Timeline.of(flow, flow.get(0).correlationId())
+                .render()
+                .lines()
+                .map(BrokerCommandsTest::squeezed)
+                .toList();
     }
 
     private static String squeezed(String line) {
@@ -178,8 +211,10 @@ class BrokerCommandsTest {
     }
 
     private List<ConsumerRecord<String, byte[]>> records(String topic) {
-        try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
-                new StringDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(
+                Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
+                new StringDeserializer(),
+                new ByteArrayDeserializer())) {
             TopicPartition p = new TopicPartition(topic, 0);
             c.assign(List.of(p));
             c.seekToBeginning(List.of(p));
@@ -194,7 +229,9 @@ class BrokerCommandsTest {
     }
 
     private static List<String> headers(ConsumerRecord<String, byte[]> r) {
-        return Arrays.stream(r.headers().toArray()).map((Header h) -> h.key() + "=" + new String(h.value())).toList();
+        return Arrays.stream(r.headers().toArray())
+                .map((Header h) -> h.key() + "=" + new String(h.value()))
+                .toList();
     }
 
     @SafeVarargs
@@ -212,8 +249,12 @@ class BrokerCommandsTest {
         private final CompletableFuture<Integer> exit = new CompletableFuture<>();
 
         Following(String... args) {
-            thread = new Thread(() -> exit.complete(Podfall.commandLine().setOut(new PrintWriter(out, true))
-                    .setErr(new PrintWriter(err, true)).execute(args)), "podfall-follow-test");
+            thread = new Thread(
+                    () -> exit.complete(Podfall.commandLine()
+                            .setOut(new PrintWriter(out, true))
+                            .setErr(new PrintWriter(err, true))
+                            .execute(args)),
+                    "podfall-follow-test");
             thread.start();
         }
 

@@ -1,13 +1,14 @@
 package io.podfall.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.podfall.cli.analysis.PodLog;
 import io.podfall.cli.log.EventFile;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.replay.Snapshot;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -19,10 +20,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The commands over an exported file: options, exit codes, filters. No broker. */
 class CommandsTest {
@@ -57,20 +56,47 @@ class CommandsTest {
     void checkTakesTheFinalizerThresholdAsADuration() throws IOException {
         PodLog p = new PodLog("a").created(0);
         p.delete(1_000, 0);
-        Map<String, Object> meta = PodLog.data("uid", p.uid, "deletionTimestamp", PodLog.at(1_000).toString(),
-                "deletionGracePeriodSeconds", 0, "finalizers", List.of("example.com/block"));
-        p.then(1_010, "/apiserver", EventTypes.OBJECT_MARKED_TERMINATING, PodLog.data("object", PodLog.data("metadata", meta)));
+        Map<String, Object> meta = PodLog.data(
+                "uid",
+                p.uid,
+                "deletionTimestamp",
+                PodLog.at(1_000).toString(),
+                "deletionGracePeriodSeconds",
+                0,
+                "finalizers",
+                List.of("example.com/block"));
+        p.then(
+                1_010,
+                "/apiserver",
+                EventTypes.OBJECT_MARKED_TERMINATING,
+                PodLog.data("object", PodLog.data("metadata", meta)));
         p.exited(1_500, 137);
         p.ipReleased(1_600);
-        p.then(46_010, "/apiserver", EventTypes.OBJECT_REMOVED, PodLog.data("object", PodLog.data("metadata", PodLog.data("uid", p.uid))));
+        p.then(
+                46_010,
+                "/apiserver",
+                EventTypes.OBJECT_REMOVED,
+                PodLog.data("object", PodLog.data("metadata", PodLog.data("uid", p.uid))));
         String f = file(p.events).toString();
         StringWriter quiet = new StringWriter();
-        assertEquals(0, Podfall.commandLine().setOut(new PrintWriter(quiet)).execute("check", "--file", f, "--finalizer-threshold", "1m"));
+        assertEquals(
+                0,
+                Podfall.commandLine()
+                        .setOut(new PrintWriter(quiet))
+                        .execute("check", "--file", f, "--finalizer-threshold", "1m"));
         assertEquals("no findings\n", quiet.toString());
         StringWriter warned = new StringWriter();
-        assertEquals(0, Podfall.commandLine().setOut(new PrintWriter(warned)).execute("check", "--file", f, "--finalizer-threshold", "10s"));
-        assertTrue(warned.toString().contains("WARNING finalizer-blocking namespaces/default/pods/a: kept by its finalizers "
-                + "[example.com/block] 45000 ms after its final delete by /apiserver (longer than 10000 ms)"), warned.toString());
+        assertEquals(
+                0,
+                Podfall.commandLine()
+                        .setOut(new PrintWriter(warned))
+                        .execute("check", "--file", f, "--finalizer-threshold", "10s"));
+        assertTrue(
+                warned.toString()
+                        .contains(
+                                "WARNING finalizer-blocking namespaces/default/pods/a: kept by its finalizers "
+                                        + "[example.com/block] 45000 ms after its final delete by /apiserver (longer than 10000 ms)"),
+                warned.toString());
         assertEquals(2, run("check", "--file", f, "--finalizer-threshold", "a while"));
     }
 
@@ -87,16 +113,39 @@ class CommandsTest {
     @Test
     void timelineOfADeploymentShowsItsCascadeToThePods() throws IOException {
         Instant t0 = Instant.parse("2026-11-29T10:00:00Z");
-        Event request = Event.request("del-web", "/apiserver", EventTypes.DELETION_REQUESTED,
-                "namespaces/default/deployments/web", t0, null, Map.of());
-        Event removed = Event.causedBy(request.asCause(), "del-web", 0, "/apiserver", EventTypes.OBJECT_REMOVED,
-                "namespaces/default/deployments/web", t0.plusMillis(20), Map.of());
-        Event cascade = Event.causedBy(removed.asCause(), removed.id(), 0, "/controller/garbagecollector",
-                EventTypes.DELETION_REQUESTED, "namespaces/default/pods/web-1", t0.plusMillis(40), Map.of());
+        Event request = Event.request(
+                "del-web",
+                "/apiserver",
+                EventTypes.DELETION_REQUESTED,
+                "namespaces/default/deployments/web",
+                t0,
+                null,
+                Map.of());
+        Event removed = Event.causedBy(
+                request.asCause(),
+                "del-web",
+                0,
+                "/apiserver",
+                EventTypes.OBJECT_REMOVED,
+                "namespaces/default/deployments/web",
+                t0.plusMillis(20),
+                Map.of());
+        Event cascade = Event.causedBy(
+                removed.asCause(),
+                removed.id(),
+                0,
+                "/controller/garbagecollector",
+                EventTypes.DELETION_REQUESTED,
+                "namespaces/default/pods/web-1",
+                t0.plusMillis(40),
+                Map.of());
         Path f = file(List.of(request, removed, cascade));
         StringWriter out = new StringWriter();
-        assertEquals(0, Podfall.commandLine().setOut(new PrintWriter(out))
-                .execute("timeline", "--file", f.toString(), "--deployment", "default/web"));
+        assertEquals(
+                0,
+                Podfall.commandLine()
+                        .setOut(new PrintWriter(out))
+                        .execute("timeline", "--file", f.toString(), "--deployment", "default/web"));
         assertTrue(out.toString().contains("namespaces/default/deployments/web"), out.toString());
         assertTrue(out.toString().contains("namespaces/default/pods/web-1"), "the cascade: " + out);
         assertEquals(Podfall.FAILED, run("timeline", "--file", f.toString(), "--deployment", "default/nope"));
@@ -108,7 +157,8 @@ class CommandsTest {
         Path f = file(new PodLog("a").created(0).events);
         assertEquals(Podfall.FAILED, run("timeline", "--file", f.toString()));
         assertEquals(Podfall.FAILED, run("diagram", "--file", f.toString(), "--correlation", "nope"));
-        assertEquals(Podfall.FAILED, run("stats", "--file", dir.resolve("missing").toString()));
+        assertEquals(
+                Podfall.FAILED, run("stats", "--file", dir.resolve("missing").toString()));
         assertEquals(2, run("diagram", "--correlation", "x", "--pod", "default/a"));
     }
 
@@ -117,14 +167,24 @@ class CommandsTest {
         Path f = file(new PodLog("a").created(0).deleted(1_000, 5, 1_000, false).events);
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        assertEquals(0, Podfall.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
-                .execute("stats", "--file", f.toString()));
+        assertEquals(
+                0,
+                Podfall.commandLine()
+                        .setOut(new PrintWriter(out))
+                        .setErr(new PrintWriter(err))
+                        .execute("stats", "--file", f.toString()));
         assertEquals("", err.toString(), "no terminal here, so no progress");
         assertTrue(out.toString().startsWith("deletion flows: 1 (completed 1"), out.toString());
         StringWriter quiet = new StringWriter();
-        assertEquals(0, Podfall.commandLine().setOut(new PrintWriter(quiet)).setErr(new PrintWriter(err))
-                .execute("stats", "--progress", "--file", f.toString()));
-        assertTrue(err.toString().matches("(?s).*\\rpodfall: read 20 events of " + Pattern.quote(f.toString()) + " in .*\\n"),
+        assertEquals(
+                0,
+                Podfall.commandLine()
+                        .setOut(new PrintWriter(quiet))
+                        .setErr(new PrintWriter(err))
+                        .execute("stats", "--progress", "--file", f.toString()));
+        assertTrue(
+                err.toString()
+                        .matches("(?s).*\\rpodfall: read 20 events of " + Pattern.quote(f.toString()) + " in .*\\n"),
                 err.toString());
         assertEquals(out.toString(), quiet.toString(), "standard output is the same");
     }
@@ -142,7 +202,9 @@ class CommandsTest {
         assertEquals(2, run("import", "--file", f.toString()));
     }
 
-    /** The services' setting podfall.topic names the live topic: import refuses it, and every --topic defaults to it. */
+    /**
+     * The services' setting podfall.topic names the live topic: import refuses it, and every --topic defaults to it.
+     */
     @Test
     void theLiveTopicIsTheOneTheServicesAreSetTo() throws IOException {
         Path f = file(new PodLog("a").created(0).events);
@@ -166,13 +228,33 @@ class CommandsTest {
     void exportFiltersByTimeNamespaceAndFlow() throws IOException {
         List<Event> log = new ArrayList<>(new PodLog("a").created(0).deleted(1_000, 5, 1_000, false).events);
         Path out = dir.resolve("out.jsonl");
-        assertEquals(0, run("export", "--file", file(log).toString(), "--correlation", "del-a",
-                "--since", "2026-11-29T10:00:01Z", "--until", "2026-11-29T10:00:02.100Z", "--output", out.toString()));
+        assertEquals(
+                0,
+                run(
+                        "export",
+                        "--file",
+                        file(log).toString(),
+                        "--correlation",
+                        "del-a",
+                        "--since",
+                        "2026-11-29T10:00:01Z",
+                        "--until",
+                        "2026-11-29T10:00:02.100Z",
+                        "--output",
+                        out.toString()));
         List<Event> exported = EventFile.read(out).events();
-        assertEquals(log.stream().filter(e -> e.correlationId().equals("del-a")
-                && !e.time().isAfter(Instant.parse("2026-11-29T10:00:02.099Z"))).toList(), exported);
+        assertEquals(
+                log.stream()
+                        .filter(e -> e.correlationId().equals("del-a")
+                                && !e.time().isAfter(Instant.parse("2026-11-29T10:00:02.099Z")))
+                        .toList(),
+                exported);
         assertTrue(exported.size() > 3);
-        assertEquals(List.of(), log.stream().filter(new Snapshot.Selection("other", null, null, null)).toList());
+        assertEquals(
+                List.of(),
+                log.stream()
+                        .filter(new Snapshot.Selection("other", null, null, null))
+                        .toList());
     }
 
     @Test

@@ -1,13 +1,12 @@
 package io.podfall.cli;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 class ProgressTest {
     private long now;
@@ -24,9 +23,11 @@ class ProgressTest {
         }
         now += 1_600_000_000L;
         p.finish();
-        assertEquals("\rpodfall: reading log.jsonl: 50%, 2 events"
-                + "\rpodfall: reading log.jsonl: 100%, 4 events"
-                + String.format("\rpodfall: read 4 events of log.jsonl in 2.0 s (2 events/s)%n"), out.toString());
+        assertEquals(
+                "\rpodfall: reading log.jsonl: 50%, 2 events"
+                        + "\rpodfall: reading log.jsonl: 100%, 4 events"
+                        + String.format("\rpodfall: read 4 events of log.jsonl in 2.0 s (2 events/s)%n"),
+                out.toString());
     }
 
     @Test
@@ -40,7 +41,8 @@ class ProgressTest {
 
     @Test
     void aCountingStreamCountsWhatWasRead() throws IOException {
-        try (Progress.CountingInputStream in = new Progress.CountingInputStream(new ByteArrayInputStream(new byte[10]))) {
+        try (Progress.CountingInputStream in =
+                new Progress.CountingInputStream(new ByteArrayInputStream(new byte[10]))) {
             in.read();
             in.readNBytes(4);
             assertEquals(5, in.count());

@@ -3,7 +3,6 @@ package io.podfall.cli;
 import io.podfall.broker.KafkaBroker;
 import io.podfall.cli.log.TopicWriter;
 import io.podfall.model.event.Event;
-
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -20,19 +19,17 @@ import java.util.regex.Pattern;
  * A benchmark of how fast a service folds the log on a restart: a log of PODS pod deletions recorded by the engine
  * ({@link ReplayBench#of}) is written to a topic of a real broker, then each SERVICE given is started RUNS times from
  * its packaged Quarkus app on it, and the figures of its "Caught up with the log" line are printed: the records it
- * rebuilt from and the time from partition assignment to live (so the JVM's start is not counted). The later runs
- * are no faster: every run is a new JVM. {@code JFR=DIR} in the environment makes each run write a flight recording
- * there.
+ * rebuilt from and the time from partition assignment to live (so the JVM's start is not counted). The later runs are
+ * no faster: every run is a new JVM. {@code JFR=DIR} in the environment makes each run write a flight recording there.
  *
  * <p>{@code java -cp ... io.podfall.cli.RebuildBench PODS RUNS ROOT SERVICE...} (scripts/bench-rebuild runs it).
  */
 public final class RebuildBench {
     private static final String TOPIC = "bench.events";
-    private static final Pattern CAUGHT_UP = Pattern.compile(
-            "Caught up with the log: (\\d+) records in (\\d+) ms .*, CPU (\\d+) ms");
+    private static final Pattern CAUGHT_UP =
+            Pattern.compile("Caught up with the log: (\\d+) records in (\\d+) ms .*, CPU (\\d+) ms");
 
-    private RebuildBench() {
-    }
+    private RebuildBench() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length < 4) {
@@ -44,8 +41,8 @@ public final class RebuildBench {
         Path root = Path.of(args[2]);
         List<Event> log = ReplayBench.of(pods);
         Path dir = Files.createDirectories(root.resolve("flow-cli/target/bench"));
-        try (KafkaBroker broker = KafkaBroker.temporary("podfall-rebuild-bench-")
-                .start(Duration.ofSeconds(120))) {
+        try (KafkaBroker broker =
+                KafkaBroker.temporary("podfall-rebuild-bench-").start(Duration.ofSeconds(120))) {
             try (TopicWriter writer = new TopicWriter(broker.bootstrapServers(), TOPIC)) {
                 writer.createTopicIfMissing();
                 writer.append(log);
@@ -53,8 +50,8 @@ public final class RebuildBench {
             System.out.println("log: " + pods + " pods, " + log.size() + " events on " + TOPIC);
             for (int a = 3; a < args.length; a++) {
                 for (int run = 1; run <= runs; run++) {
-                    System.out.println(args[a] + " run " + run + ": " + rebuild(root, args[a], broker.bootstrapServers(),
-                            dir.resolve(args[a] + "-" + run)));
+                    System.out.println(args[a] + " run " + run + ": "
+                            + rebuild(root, args[a], broker.bootstrapServers(), dir.resolve(args[a] + "-" + run)));
                 }
             }
         }
@@ -62,14 +59,24 @@ public final class RebuildBench {
 
     /** Starts the service, waits for its caught-up line, stops it; returns the line's figures. */
     private static String rebuild(Path root, String service, String bootstrap, Path out) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-Dquarkus.http.port=0", "-Dkafka.bootstrap.servers=" + bootstrap,
-                "-Dpodfall.topic=" + TOPIC, "-Dpodfall.kubelet.nodes=" + nodes()));
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-Dquarkus.http.port=0",
+                "-Dkafka.bootstrap.servers=" + bootstrap,
+                "-Dpodfall.topic=" + TOPIC,
+                "-Dpodfall.kubelet.nodes=" + nodes()));
         String jfr = System.getenv("JFR");
         if (jfr != null && !jfr.isEmpty()) {
-            cmd.add("-XX:StartFlightRecording=filename=" + Path.of(jfr, out.getFileName() + ".jfr") + ",settings=profile");
+            cmd.add("-XX:StartFlightRecording=filename=" + Path.of(jfr, out.getFileName() + ".jfr")
+                    + ",settings=profile");
         }
-        cmd.addAll(List.of("-jar", root.resolve(service).resolve("target/quarkus-app/quarkus-run.jar").toString()));
+        cmd.addAll(List.of(
+                "-jar",
+                root.resolve(service)
+                        .resolve("target/quarkus-app/quarkus-run.jar")
+                        .toString()));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         List<String> lines = new ArrayList<>();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
@@ -80,8 +87,13 @@ public final class RebuildBench {
                     long records = Long.parseLong(m.group(1));
                     long millis = Long.parseLong(m.group(2));
                     long cpu = Long.parseLong(m.group(3));
-                    return String.format("%d records in %d ms: %d events/s; CPU %d ms: %d events per CPU second",
-                            records, millis, records * 1000 / Math.max(1, millis), cpu, records * 1000 / Math.max(1, cpu));
+                    return String.format(
+                            "%d records in %d ms: %d events/s; CPU %d ms: %d events per CPU second",
+                            records,
+                            millis,
+                            records * 1000 / Math.max(1, millis),
+                            cpu,
+                            records * 1000 / Math.max(1, cpu));
                 }
             }
             return "exited without catching up; see " + out + ".log";

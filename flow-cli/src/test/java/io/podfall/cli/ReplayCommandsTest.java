@@ -1,13 +1,16 @@
 package io.podfall.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.broker.Broker;
 import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.log.EventFile;
-import io.podfall.cli.log.TopicWriter;
 import io.podfall.cli.log.StructuredCloudEvents;
+import io.podfall.cli.log.TopicWriter;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.CreationRequest;
@@ -16,10 +19,6 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.replay.Engine;
 import io.podfall.replay.Input;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -30,11 +29,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-/** replay and state over a file, or a topic (one test, with a broker): exit codes, --until, --at, --set, and what they print. */
+/**
+ * replay and state over a file, or a topic (one test, with a broker): exit codes, --until, --at, --set, and what they
+ * print.
+ */
 class ReplayCommandsTest {
     private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
     private static final String POD = "namespaces/default/pods/web-1";
@@ -49,8 +51,8 @@ class ReplayCommandsTest {
     }
 
     /**
-     * The seed scenario (upstream #83916, #113712) recorded by a current kubelet: the pod deleted with 60 s of
-     * grace at +10 s, then with 5 s at +11 s; killed when the shortened grace runs out, at +15 s; exported at +20 s.
+     * The seed scenario (upstream #83916, #113712) recorded by a current kubelet: the pod deleted with 60 s of grace at
+     * +10 s, then with 5 s at +11 s; killed when the shortened grace runs out, at +15 s; exported at +20 s.
      */
     private static List<Event> graceShortened() {
         return recording(T0.plusSeconds(20), deletion(2, T0.plusSeconds(10), 60), deletion(3, T0.plusSeconds(11), 5));
@@ -59,20 +61,48 @@ class ReplayCommandsTest {
     /** The suite's start, the pod created at +1 s, then the requests {@code then}, run until {@code end}. */
     private static List<Event> recording(Instant end, Input... then) {
         Engine engine = new Engine(List.of(new Engine.KubeletSettings(List.of("node-1"), Compat.NONE)));
-        engine.schedule(List.of(new Input.ApiServerStart(T0), new Input.KubeletStart(0, T0),
-                new Input.Request(Event.request("00000000-0000-4000-8000-000000000001", "/apiserver",
-                        EventTypes.CREATION_REQUESTED, POD, T0.plusSeconds(1), null, new CreationRequest("pods", "default",
-                                Json.tree(new PodBuilder().withNewMetadata().withName("web-1").withNamespace("default")
-                                        .addToAnnotations("podfall.io/on-sigterm", "ignore").endMetadata().withNewSpec()
-                                        .addNewContainer().withName("app").withImage("nginx").endContainer().endSpec().build()))))));
+        engine.schedule(List.of(
+                new Input.ApiServerStart(T0),
+                new Input.KubeletStart(0, T0),
+                new Input.Request(Event.request(
+                        "00000000-0000-4000-8000-000000000001",
+                        "/apiserver",
+                        EventTypes.CREATION_REQUESTED,
+                        POD,
+                        T0.plusSeconds(1),
+                        null,
+                        new CreationRequest(
+                                "pods",
+                                "default",
+                                Json.tree(new PodBuilder()
+                                        .withNewMetadata()
+                                        .withName("web-1")
+                                        .withNamespace("default")
+                                        .addToAnnotations("podfall.io/on-sigterm", "ignore")
+                                        .endMetadata()
+                                        .withNewSpec()
+                                        .addNewContainer()
+                                        .withName("app")
+                                        .withImage("nginx")
+                                        .endContainer()
+                                        .endSpec()
+                                        .build()))))));
         engine.schedule(List.of(then));
         engine.runUntil(end);
         return engine.log();
     }
 
     private static Input deletion(int n, Instant at, long grace) {
-        return request(n, at, EventTypes.DELETION_REQUESTED, POD, new DeletionRequest("pods", "default", "web-1",
-                new DeleteOptionsBuilder().withGracePeriodSeconds(grace).build()));
+        return request(
+                n,
+                at,
+                EventTypes.DELETION_REQUESTED,
+                POD,
+                new DeletionRequest(
+                        "pods",
+                        "default",
+                        "web-1",
+                        new DeleteOptionsBuilder().withGracePeriodSeconds(grace).build()));
     }
 
     /**
@@ -80,25 +110,56 @@ class ReplayCommandsTest {
      * deleted with 5 s of grace at +30 s (its process ignores SIGTERM: killed at +35 s); exported at +60 s.
      */
     private static List<Event> podDeletedInANamespaceOfItsOwn() {
-        ObjectNode namespace = Json.MAPPER.createObjectNode().put("apiVersion", "v1").put("kind", "Namespace");
+        ObjectNode namespace =
+                Json.MAPPER.createObjectNode().put("apiVersion", "v1").put("kind", "Namespace");
         namespace.putObject("metadata").put("name", "incident");
-        return recording(T0.plusSeconds(60),
-                request(2, T0.plusSeconds(20), EventTypes.CREATION_REQUESTED, "namespaces/incident",
+        return recording(
+                T0.plusSeconds(60),
+                request(
+                        2,
+                        T0.plusSeconds(20),
+                        EventTypes.CREATION_REQUESTED,
+                        "namespaces/incident",
                         new CreationRequest("namespaces", "", namespace)),
-                request(3, T0.plusSeconds(21), EventTypes.CREATION_REQUESTED, INCIDENT_POD,
-                        new CreationRequest("pods", "incident", Json.tree(new PodBuilder().withNewMetadata()
-                                .withName("victim").withNamespace("incident")
-                                .addToAnnotations("podfall.io/on-sigterm", "ignore").endMetadata().withNewSpec()
-                                .addNewContainer().withName("app").withImage("nginx").endContainer().endSpec().build()))),
-                request(4, T0.plusSeconds(30), EventTypes.DELETION_REQUESTED, INCIDENT_POD,
-                        new DeletionRequest("pods", "incident", "victim",
-                                new DeleteOptionsBuilder().withGracePeriodSeconds(5L).build())));
+                request(
+                        3,
+                        T0.plusSeconds(21),
+                        EventTypes.CREATION_REQUESTED,
+                        INCIDENT_POD,
+                        new CreationRequest(
+                                "pods",
+                                "incident",
+                                Json.tree(new PodBuilder()
+                                        .withNewMetadata()
+                                        .withName("victim")
+                                        .withNamespace("incident")
+                                        .addToAnnotations("podfall.io/on-sigterm", "ignore")
+                                        .endMetadata()
+                                        .withNewSpec()
+                                        .addNewContainer()
+                                        .withName("app")
+                                        .withImage("nginx")
+                                        .endContainer()
+                                        .endSpec()
+                                        .build()))),
+                request(
+                        4,
+                        T0.plusSeconds(30),
+                        EventTypes.DELETION_REQUESTED,
+                        INCIDENT_POD,
+                        new DeletionRequest(
+                                "pods",
+                                "incident",
+                                "victim",
+                                new DeleteOptionsBuilder()
+                                        .withGracePeriodSeconds(5L)
+                                        .build())));
     }
 
     /** A client's request with a random (version 4) id and no cause, as the API server's front door appends it. */
     private static Input request(int n, Instant at, String type, String subject, Object data) {
-        return new Input.Request(Event.request(String.format("00000000-0000-4000-8000-%012d", n), "/apiserver",
-                type, subject, at, null, data));
+        return new Input.Request(Event.request(
+                String.format("00000000-0000-4000-8000-%012d", n), "/apiserver", type, subject, at, null, data));
     }
 
     private Path file(List<Event> events) throws IOException {
@@ -113,12 +174,14 @@ class ReplayCommandsTest {
     static Result run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = Podfall.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args);
+        int code = Podfall.commandLine()
+                .setOut(new PrintWriter(out))
+                .setErr(new PrintWriter(err))
+                .execute(args);
         return new Result(code, out.toString(), err.toString());
     }
 
-    record Result(int code, String out, String err) {
-    }
+    record Result(int code, String out, String err) {}
 
     @Test
     void aLogThatReproducesExitsZeroAndWritesTheSameLogBack() throws IOException {
@@ -129,31 +192,54 @@ class ReplayCommandsTest {
 
         assertEquals(0, r.code(), r.out() + r.err());
         assertTrue(r.out().contains("reproduced: no divergence in "), r.out());
-        assertTrue(r.out().contains("inputs: 2 client requests, API server started at 2026-03-01T10:00:00Z, kubelet node-1 started at"), r.out());
+        assertTrue(
+                r.out()
+                        .contains(
+                                "inputs: 2 client requests, API server started at 2026-03-01T10:00:00Z, kubelet node-1 started at"),
+                r.out());
         assertTrue(r.err().contains("skipped 1 unreadable line(s)"), "names what it skipped: " + r.err());
-        assertTrue(Files.readAllLines(replayed).equals(recorded.stream().map(StructuredCloudEvents::line).toList()),
+        assertTrue(
+                Files.readAllLines(replayed)
+                        .equals(recorded.stream()
+                                .map(StructuredCloudEvents::line)
+                                .toList()),
                 "the replay appends the recorded log again, byte for byte");
     }
 
     /**
-     * A log with a damaged line, an event of a type this reader does not know, and a fact whose data does not read
-     * as its type: replay and state go on with the rest, name each line they skipped and the fact each core could not
-     * read (a service dead-letters such a record and goes on), and do not fail.
+     * A log with a damaged line, an event of a type this reader does not know, and a fact whose data does not read as
+     * its type: replay and state go on with the rest, name each line they skipped and the fact each core could not read
+     * (a service dead-letters such a record and goes on), and do not fail.
      */
     @Test
     void aDamagedLineAnUnknownTypeAndBadDataAreSkippedAndNamed() throws IOException {
         List<Event> recorded = recording();
-        Event created = recorded.stream().filter(e -> e.is(EventTypes.OBJECT_CREATED) && e.subject().equals(POD))
-                .findFirst().orElseThrow();
-        Event damaged = new Event("00000000-0000-3000-8000-00000000000d", created.source(), EventTypes.OBJECT_UPDATED, POD,
-                created.time(), created.correlationId(), created.id(), created.traceparent(),
-                Json.MAPPER.createObjectNode().put("object", "not an object")
-                .set("resource", Json.MAPPER.createArrayNode().add("pods")));
-        List<String> lines = new ArrayList<>(recorded.stream().map(StructuredCloudEvents::line).toList());
+        Event created = recorded.stream()
+                .filter(e -> e.is(EventTypes.OBJECT_CREATED) && e.subject().equals(POD))
+                .findFirst()
+                .orElseThrow();
+        Event damaged = new Event(
+                "00000000-0000-3000-8000-00000000000d",
+                created.source(),
+                EventTypes.OBJECT_UPDATED,
+                POD,
+                created.time(),
+                created.correlationId(),
+                created.id(),
+                created.traceparent(),
+                Json.MAPPER
+                        .createObjectNode()
+                        .put("object", "not an object")
+                        .set("resource", Json.MAPPER.createArrayNode().add("pods")));
+        List<String> lines = new ArrayList<>(
+                recorded.stream().map(StructuredCloudEvents::line).toList());
         String line = StructuredCloudEvents.line(created);
         lines.add(lines.indexOf(line) + 1, StructuredCloudEvents.line(damaged));
         lines.add(3, line.substring(0, line.length() / 2));
-        lines.add(6, line.replace("\"type\":\"apiserver.", "\"type\":\"apiserver.Future").replace(created.id(), "future-1"));
+        lines.add(
+                6,
+                line.replace("\"type\":\"apiserver.", "\"type\":\"apiserver.Future")
+                        .replace(created.id(), "future-1"));
         Path f = dir.resolve("damaged.jsonl");
         Files.write(f, lines);
         String[] afterTheDamage = {"--since", "+9s", f.toString()};
@@ -165,40 +251,66 @@ class ReplayCommandsTest {
             assertEquals(0, r.code(), r.out() + r.err());
             assertTrue(r.err().contains("skipped 2 unreadable line(s) of " + f + ": line 4: not JSON: "), r.err());
             assertTrue(r.err().contains("; line 7: unknown event type apiserver.FutureObjectCreated"), r.err());
-            assertTrue(r.out().contains("note: controller manager skipped apiserver.ObjectUpdated " + POD
-                    + " 00000000-0000-3000-8000-00000000000d: data of apiserver.ObjectUpdated does not match its schema"), r.out());
+            assertTrue(
+                    r.out()
+                            .contains(
+                                    "note: controller manager skipped apiserver.ObjectUpdated " + POD
+                                            + " 00000000-0000-3000-8000-00000000000d: data of apiserver.ObjectUpdated does not match its schema"),
+                    r.out());
             assertTrue(r.out().contains("note: kubelet node-1 skipped apiserver.ObjectUpdated " + POD), r.out());
         }
         assertTrue(replay.out().contains("reproduced: no divergence"), replay.out());
-        assertTrue(state.out().contains(" TerminatingPod grace=5s "), "the state the rest of the log leads to: " + state.out());
+        assertTrue(
+                state.out().contains(" TerminatingPod grace=5s "),
+                "the state the rest of the log leads to: " + state.out());
     }
 
     @Test
     void aDivergenceExitsOneAndIsShownUnderItsFlow() throws IOException {
         List<Event> recorded = new ArrayList<>(recording());
-        recorded.removeIf(e -> e.is(EventTypes.CONTAINER_SIGNALLED) && e.data().path("signal").asText().equals("SIGKILL"));
+        recorded.removeIf(e -> e.is(EventTypes.CONTAINER_SIGNALLED)
+                && e.data().path("signal").asText().equals("SIGKILL"));
 
         Result r = run("replay", file(recorded).toString());
 
         assertEquals(1, r.code(), r.out());
-        assertTrue(r.out().contains("flow 00000000-0000-4000-8000-000000000002: apiserver.DeletionRequested " + POD), r.out());
-        assertTrue(r.out().contains("   +5.000s EXTRA     runtime.ContainerSignalled " + POD
-                + " from /runtime/node-1, after runtime.StopContainerRequested"), r.out());
+        assertTrue(
+                r.out().contains("flow 00000000-0000-4000-8000-000000000002: apiserver.DeletionRequested " + POD),
+                r.out());
+        assertTrue(
+                r.out()
+                        .contains("   +5.000s EXTRA     runtime.ContainerSignalled " + POD
+                                + " from /runtime/node-1, after runtime.StopContainerRequested"),
+                r.out());
         assertTrue(r.out().contains("diverged: 1 EXTRA in 1 of "), r.out());
-        assertTrue(r.out().lines().reduce((a, b) -> b).orElseThrow().matches("digest: sha256:[0-9a-f]{64} of the \\d+ "
-                + "replayed events"), "the last line is the replayed log's digest: " + r.out());
+        assertTrue(
+                r.out()
+                        .lines()
+                        .reduce((a, b) -> b)
+                        .orElseThrow()
+                        .matches("digest: sha256:[0-9a-f]{64} of the \\d+ " + "replayed events"),
+                "the last line is the replayed log's digest: " + r.out());
     }
 
     @Test
     void sinceAndUntilSetTheWindowReplayed() throws IOException {
         List<Event> recorded = new ArrayList<>(recording());
-        recorded.removeIf(e -> e.is(EventTypes.CONTAINER_SIGNALLED) && e.data().path("signal").asText().equals("SIGKILL"));
+        recorded.removeIf(e -> e.is(EventTypes.CONTAINER_SIGNALLED)
+                && e.data().path("signal").asText().equals("SIGKILL"));
 
-        assertEquals(0, run("replay", file(recorded).toString(), "--until", "+12s").code());
-        assertEquals(0, run("replay", file(recorded).toString(), "--until", "2026-03-01T10:00:14.9Z").code());
-        assertEquals(1, run("replay", file(recorded).toString(), "--since", "+12s").code(), "the kill is due at +15 s");
-        assertEquals(2, run("replay", file(recorded).toString(), "--until", "soon").code());
-        assertEquals(2, run("replay", file(recorded).toString(), "--tolerance", "a bit").code());
+        assertEquals(
+                0, run("replay", file(recorded).toString(), "--until", "+12s").code());
+        assertEquals(
+                0,
+                run("replay", file(recorded).toString(), "--until", "2026-03-01T10:00:14.9Z")
+                        .code());
+        assertEquals(
+                1, run("replay", file(recorded).toString(), "--since", "+12s").code(), "the kill is due at +15 s");
+        assertEquals(
+                2, run("replay", file(recorded).toString(), "--until", "soon").code());
+        assertEquals(
+                2,
+                run("replay", file(recorded).toString(), "--tolerance", "a bit").code());
     }
 
     @Test
@@ -210,18 +322,31 @@ class ReplayCommandsTest {
 
         assertEquals(1, on.code(), on.out() + on.err());
         List<String> lines = on.out().lines().map(l -> l.replaceAll(" +", " ")).toList();
-        assertTrue(lines.contains("pod " + POD + ": SIGKILL at +5.0 s recorded, +60.0 s replayed; removed at +5.0 s recorded, "
-                + "+60.0 s replayed"), on.out());
+        assertTrue(
+                lines.contains(
+                        "pod " + POD + ": SIGKILL at +5.0 s recorded, +60.0 s replayed; removed at +5.0 s recorded, "
+                                + "+60.0 s replayed"),
+                on.out());
         assertTrue(lines.contains(" recorded | replayed"), on.out());
-        assertTrue(lines.contains(" +0 ms apiserver apiserver.DeletionRequested grace=60s | +0 ms apiserver apiserver.DeletionRequested grace=60s"),
+        assertTrue(
+                lines.contains(
+                        " +0 ms apiserver apiserver.DeletionRequested grace=60s | +0 ms apiserver apiserver.DeletionRequested grace=60s"),
                 "a step alike on both sides is not marked: " + on.out());
-        assertTrue(lines.contains(" ~ +1000 ms kubelet/node-1 kubelet.GracePeriodShortened previousGrace=60s grace=5s | +1000 ms "
-                + "kubelet/node-1 kubelet.GracePeriodShortened previousGrace=60s grace=5s compat=shortened-grace-ignored"), on.out());
-        assertTrue(lines.contains(" - +1000 ms kubelet/node-1 runtime.StopContainerRequested container=app timeout=4s | "),
+        assertTrue(
+                lines.contains(
+                        " ~ +1000 ms kubelet/node-1 kubelet.GracePeriodShortened previousGrace=60s grace=5s | +1000 ms "
+                                + "kubelet/node-1 kubelet.GracePeriodShortened previousGrace=60s grace=5s compat=shortened-grace-ignored"),
+                on.out());
+        assertTrue(
+                lines.contains(" - +1000 ms kubelet/node-1 runtime.StopContainerRequested container=app timeout=4s | "),
                 "the stop re-issued for the shortened deadline is the recording's only: " + on.out());
-        assertTrue(lines.contains(" ~ +5000 ms runtime/node-1 runtime.ContainerSignalled container=app signal=SIGKILL | +60000 ms "
-                + "runtime/node-1 runtime.ContainerSignalled container=app signal=SIGKILL"), on.out());
-        assertTrue(on.out().lines().anyMatch(l -> l.startsWith("diverged: ") && l.endsWith(" to 2026-03-01T10:01:10Z")),
+        assertTrue(
+                lines.contains(
+                        " ~ +5000 ms runtime/node-1 runtime.ContainerSignalled container=app signal=SIGKILL | +60000 ms "
+                                + "runtime/node-1 runtime.ContainerSignalled container=app signal=SIGKILL"),
+                on.out());
+        assertTrue(
+                on.out().lines().anyMatch(l -> l.startsWith("diverged: ") && l.endsWith(" to 2026-03-01T10:01:10Z")),
                 "the what-if ran on past the recording to the kill: " + on.out());
         assertEquals(0, off.code(), "the setting the recording had: " + off.out());
         assertTrue(off.out().contains("reproduced: no divergence"), off.out());
@@ -235,10 +360,17 @@ class ReplayCommandsTest {
         Result bad = run("replay", f.toString(), "--set", "kubelet.compat.shortened-grace-ignored=yes");
 
         assertEquals(2, unknown.code());
-        assertTrue(unknown.err().contains("unknown setting podfall.time-scale; a replay can set "
-                + "podfall.kubelet.compat.shortened-grace-ignored, "), unknown.err());
+        assertTrue(
+                unknown.err()
+                        .contains("unknown setting podfall.time-scale; a replay can set "
+                                + "podfall.kubelet.compat.shortened-grace-ignored, "),
+                unknown.err());
         assertEquals(2, bad.code());
-        assertTrue(bad.err().contains("bad value for podfall.kubelet.compat.shortened-grace-ignored: 'yes' (true or false)"), bad.err());
+        assertTrue(
+                bad.err()
+                        .contains(
+                                "bad value for podfall.kubelet.compat.shortened-grace-ignored: 'yes' (true or false)"),
+                bad.err());
     }
 
     @Test
@@ -258,10 +390,17 @@ class ReplayCommandsTest {
         Result state = run(cat("state", fromTopic, "--at", "+12s"));
 
         assertEquals(0, replay.code(), replay.out() + replay.err());
-        assertEquals(run("replay", f.toString()).out().lines().skip(1).toList(), replay.out().lines().skip(1).toList(),
+        assertEquals(
+                run("replay", f.toString()).out().lines().skip(1).toList(),
+                replay.out().lines().skip(1).toList(),
                 "the same report as from the export, but for the time it took");
         assertEquals(1, whatIf.code());
-        assertEquals(run("replay", f.toString(), "--set", "kubelet.compat.shortened-grace-ignored=true").out().lines().skip(1).toList(),
+        assertEquals(
+                run("replay", f.toString(), "--set", "kubelet.compat.shortened-grace-ignored=true")
+                        .out()
+                        .lines()
+                        .skip(1)
+                        .toList(),
                 whatIf.out().lines().skip(1).toList());
         assertEquals(run("state", "--at", "+12s", f.toString()).out(), state.out());
         assertEquals(2, run("replay").code(), "no recording");
@@ -288,7 +427,9 @@ class ReplayCommandsTest {
         assertTrue(during.out().contains(" TerminatingPod grace=5s "), during.out());
         assertTrue(during.out().contains(" app=RUNNING signalled at 2026-03-01T10:00:10Z"), during.out());
         assertTrue(after.out().contains("\nruntime: 0 sandboxes\n"), after.out());
-        assertEquals(Podfall.FAILED, run("state", dir.resolve("missing.jsonl").toString()).code());
+        assertEquals(
+                Podfall.FAILED,
+                run("state", dir.resolve("missing.jsonl").toString()).code());
     }
 
     /**
@@ -298,11 +439,23 @@ class ReplayCommandsTest {
     @Test
     void aNamespaceExportReplaysOnItsOwn() throws IOException {
         Path incident = dir.resolve("incident.jsonl");
-        assertEquals(0, run("export", "--file", file(podDeletedInANamespaceOfItsOwn()).toString(), "--namespace",
-                "incident", "--output", incident.toString()).code());
+        assertEquals(
+                0,
+                run(
+                                "export",
+                                "--file",
+                                file(podDeletedInANamespaceOfItsOwn()).toString(),
+                                "--namespace",
+                                "incident",
+                                "--output",
+                                incident.toString())
+                        .code());
         List<Event> exported = EventFile.read(incident).events();
-        assertTrue(exported.stream().anyMatch(e -> e.is(EventTypes.OBJECT_LISTED)
-                && e.subject().equals("nodes/node-1")), "the node its pod ran on");
+        assertTrue(
+                exported.stream()
+                        .anyMatch(e ->
+                                e.is(EventTypes.OBJECT_LISTED) && e.subject().equals("nodes/node-1")),
+                "the node its pod ran on");
 
         Result replay = run("replay", incident.toString());
         Result since = run("replay", incident.toString(), "--since", "2026-03-01T10:00:30Z");
@@ -310,8 +463,11 @@ class ReplayCommandsTest {
 
         assertEquals(0, replay.code(), replay.out() + replay.err());
         assertTrue(replay.out().contains("reproduced: no divergence in "), replay.out());
-        assertTrue(!replay.out().contains("MISSING") && !replay.out().contains("EXTRA")
-                && !replay.out().contains("REORDERED"), replay.out());
+        assertTrue(
+                !replay.out().contains("MISSING")
+                        && !replay.out().contains("EXTRA")
+                        && !replay.out().contains("REORDERED"),
+                replay.out());
         assertEquals(0, since.code(), since.out() + since.err());
         assertEquals(0, state.code(), state.err());
         assertTrue(state.out().contains("\n  nodes/node-1 "), state.out());

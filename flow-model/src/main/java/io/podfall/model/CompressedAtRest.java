@@ -9,13 +9,13 @@ import java.util.Map;
 /**
  * JSON that a service holds of many objects, kept plain while it is written often and compressed
  * ({@link CompressedJson}) once it has gone unwritten for a while: most of a cluster's objects rest most of the time,
- * and a running pod's 1.6 KB take some 300 bytes compressed. Time is the caller's ({@code now} of each hold, the
- * time of the write), so what is compressed when depends only on the log, and a replay holds the same.
+ * and a running pod's 1.6 KB take some 300 bytes compressed. Time is the caller's ({@code now} of each hold, the time
+ * of the write), so what is compressed when depends only on the log, and a replay holds the same.
  *
- * <p>Resting by time, not by count: compressing the JSON used least recently beyond a count made nearly every write
- * of a mass deletion decompress and compress again (at 100,000 pods in flight, every pod is among the oldest).
- * Here a pod's writes, which come close together while it starts and again while it is deleted, find it plain,
- * and it is compressed about once between the two.
+ * <p>Resting by time, not by count: compressing the JSON used least recently beyond a count made nearly every write of
+ * a mass deletion decompress and compress again (at 100,000 pods in flight, every pod is among the oldest). Here a
+ * pod's writes, which come close together while it starts and again while it is deleted, find it plain, and it is
+ * compressed about once between the two.
  *
  * <p>Not thread-safe: its owner guards it.
  */

@@ -8,13 +8,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 
 /**
- * The one JSON configuration of the contract: tolerant reader (unknown fields are ignored, so a newer producer
- * never breaks an older consumer), RFC 3339 timestamps, no nulls written.
+ * The one JSON configuration of the contract: tolerant reader (unknown fields are ignored, so a newer producer never
+ * breaks an older consumer), RFC 3339 timestamps, no nulls written.
  */
 public final class Json {
     public static final ObjectMapper MAPPER = JsonMapper.builder()
@@ -25,8 +24,7 @@ public final class Json {
             .serializationInclusion(JsonInclude.Include.NON_NULL)
             .build();
 
-    private Json() {
-    }
+    private Json() {}
 
     public static JsonNode tree(Object value) {
         return value instanceof JsonNode node ? node : MAPPER.valueToTree(value);
@@ -36,7 +34,8 @@ public final class Json {
         try {
             return MAPPER.treeToValue(node, type);
         } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("cannot read " + type.getSimpleName() + ": " + e.getOriginalMessage(), e);
+            throw new IllegalArgumentException(
+                    "cannot read " + type.getSimpleName() + ": " + e.getOriginalMessage(), e);
         }
     }
 

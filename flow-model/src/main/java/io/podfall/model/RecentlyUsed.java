@@ -5,9 +5,9 @@ import java.util.LinkedHashMap;
 import java.util.function.Consumer;
 
 /**
- * The values used most recently, up to a capacity: for what a service keeps of many objects in two forms, one
- * quick to use and one small. The value used least recently, once there is one too many, is handed to
- * {@code rest}, which puts it in its small form; it comes back here when it is used again.
+ * The values used most recently, up to a capacity: for what a service keeps of many objects in two forms, one quick to
+ * use and one small. The value used least recently, once there is one too many, is handed to {@code rest}, which puts
+ * it in its small form; it comes back here when it is used again.
  *
  * <p>Not thread-safe: a core's state, used under its log processor's lock.
  */

@@ -5,10 +5,12 @@ package io.podfall.model;
  * image): at 100,000 pods, each read from its own event would be a copy a pod in every cache that keeps it.
  */
 public final class SharedStrings {
-    private SharedStrings() {
-    }
+    private SharedStrings() {}
 
-    /** The one instance of {@code value} ({@link String#intern()}: its table lets go of what no one holds); null stays null. */
+    /**
+     * The one instance of {@code value} ({@link String#intern()}: its table lets go of what no one holds); null stays
+     * null.
+     */
     public static String shared(String value) {
         return value == null ? null : value.intern();
     }

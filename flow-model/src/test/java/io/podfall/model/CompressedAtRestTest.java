@@ -1,15 +1,14 @@
 package io.podfall.model;
 
-import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-import java.time.Instant;
-
 import static io.podfall.model.testing.Pods.aPod;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
 
 class CompressedAtRestTest {
     private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");

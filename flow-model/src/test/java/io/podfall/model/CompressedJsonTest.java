@@ -1,14 +1,13 @@
 package io.podfall.model;
 
-import org.junit.jupiter.api.Test;
+import static io.podfall.model.testing.Pods.aPod;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-
-import static io.podfall.model.testing.Pods.aPod;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 class CompressedJsonTest {
 
@@ -30,8 +29,7 @@ class CompressedJsonTest {
     void jsonUnlikeTheDictionaryComesBackToo() {
         byte[] lease = """
                 {"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"node-1",\
-                "namespace":"kube-node-lease"},"spec":{"holderIdentity":"node-1","leaseDurationSeconds":40}}"""
-                .getBytes(StandardCharsets.UTF_8);
+                "namespace":"kube-node-lease"},"spec":{"holderIdentity":"node-1","leaseDurationSeconds":40}}""".getBytes(StandardCharsets.UTF_8);
         byte[] empty = "{}".getBytes(StandardCharsets.UTF_8);
 
         assertArrayEquals(lease, CompressedJson.decompress(CompressedJson.compress(lease)));

@@ -1,11 +1,10 @@
 package io.podfall.model;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 class RecentlyUsedTest {
     private final List<String> rested = new ArrayList<>();

@@ -1,18 +1,16 @@
 package io.podfall.model;
 
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-import java.util.Map;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
 class SharedValuesTest {
-    record Spec(String name, String image) {
-    }
+    record Spec(String name, String image) {}
 
     @Test
     void equalValuesReadApartAreOneInstance() {

@@ -19,7 +19,6 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.UnreadableEventException;
 import io.podfall.runtime.RuntimeConfiguration;
-
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -40,28 +39,28 @@ import java.util.function.Predicate;
  * Kafka consumer does, at times of its own: an event reaches the log some time after it was decided, and each service
  * reads it some time after that ({@link Latencies}: as recorded, from a model, or at once). Before a service handles an
  * event its timers due by then fire, as the LogProcessor fires them. What a service decides goes to the log at its
- * delay; time moves to whatever happens next: an event reaching the log, a service reading one, an input, a timer.
- * At one instant, services read first (the earliest position on the log first, then in service order: API server,
+ * delay; time moves to whatever happens next: an event reaching the log, a service reading one, an input, a timer. At
+ * one instant, services read first (the earliest position on the log first, then in service order: API server,
  * controller manager, the kubelets in the order given, the runtime), then what was decided reaches the log, in the
  * recording's order (an event decided at that very instant may come before one that was waiting), then an input
  * arrives, then a timer that fell due with nothing to read rings (live, a timer due at the very instant a request
- * arrives fires a moment after it). At recorded latencies an input arrives before what reaches the log at its
- * instant: a service that starts then has caught up with what reached the log before it, and what it asks for at
- * its start goes to the log in the recording's order with the rest. With no latency the clock stands still while
- * anything is undelivered, and every race resolves in that fixed order.
+ * arrives fires a moment after it). At recorded latencies an input arrives before what reaches the log at its instant:
+ * a service that starts then has caught up with what reached the log before it, and what it asks for at its start goes
+ * to the log in the recording's order with the rest. With no latency the clock stands still while anything is
+ * undelivered, and every race resolves in that fixed order.
  *
  * <p><b>Starts.</b> A service whose start is among the inputs (the API server, a kubelet) is down until then: it reads
- * nothing. At its start it reads all of the log so far, as a service catches up with the log (what it emits is
- * appended as usual), then does what it does once caught up. Live, a kubelet that starts first registers its nodes
- * before the API server reads them; a Lease it asks for once its Node is stored then finds {@code kube-node-lease}
- * created. The controller manager and the runtime ask for nothing of their own when they start, so a log does not say
- * when they did: they run from the beginning.
+ * nothing. At its start it reads all of the log so far, as a service catches up with the log (what it emits is appended
+ * as usual), then does what it does once caught up. Live, a kubelet that starts first registers its nodes before the
+ * API server reads them; a Lease it asks for once its Node is stored then finds {@code kube-node-lease} created. The
+ * controller manager and the runtime ask for nothing of their own when they start, so a log does not say when they did:
+ * they run from the beginning.
  *
  * <p><b>Inputs</b> arrive each at its time. At recorded latencies they reach the log in the recording's order as the
  * rest does, so they are taken in the order of their times (a kubelet that registered its nodes before the API server
  * asked for its namespaces, and whose requests reached the log after them, registers them at its own time). Otherwise
- * they are taken in the order given, each at its time but never before the one before it, so that they reach the log
- * in the order they did.
+ * they are taken in the order given, each at its time but never before the one before it, so that they reach the log in
+ * the order they did.
  *
  * <p><b>Unreadable data.</b> An event a core fails on (its data does not read as its type, or reads with a part
  * missing) is skipped by that core and named ({@link #skipped}), as a service sends it to the dead-letter topic and
@@ -70,9 +69,9 @@ import java.util.function.Predicate;
  * <p>Same inputs and latencies, same log: the cores are deterministic, ids are derived from causes and the latencies
  * from the recording, so two engines given the same append the same events, byte for byte.
  *
- * <p>{@link #fold} is the other use of the cores: it rebuilds their state from a recorded log without deciding
- * anything anew, as a restarted service does, to say what each component held at a moment of the recording, or to
- * replay a recording from that moment on ({@link #goLive}).
+ * <p>{@link #fold} is the other use of the cores: it rebuilds their state from a recorded log without deciding anything
+ * anew, as a restarted service does, to say what each component held at a moment of the recording, or to replay a
+ * recording from that moment on ({@link #goLive}).
  */
 public final class Engine {
     /**
@@ -92,18 +91,20 @@ public final class Engine {
         /** The kubelet-svc configuration these settings are: the rest as the service's defaults. */
         public KubeletConfiguration configuration() {
             KubeletConfiguration defaults = KubeletConfiguration.defaults(nodes);
-            return new KubeletConfiguration(nodes, compat,
+            return new KubeletConfiguration(
+                    nodes,
+                    compat,
                     evictionMaxPodGracePeriod.orElse(defaults.evictionMaxPodGracePeriodSeconds()),
                     defaults.nodeLeaseDurationSeconds());
         }
     }
 
     /** One kubelet's core and its state. */
-    public record Kubelet(PodWorkers podWorkers, PodWorkersState state) {
-    }
+    public record Kubelet(PodWorkers podWorkers, PodWorkersState state) {}
 
     /** What happens at one instant, in this order: see the class comment. */
     private static final int READ = 0;
+
     private static final int APPEND = 1;
     private static final int INPUT = 2;
     private static final int TIMER = 3;
@@ -114,6 +115,7 @@ public final class Engine {
     private final Service<CompositeState> runtime;
     /** The services in the order they read an event at one instant. */
     private final List<Service<?>> services = new ArrayList<>();
+
     private final Latencies latencies;
 
     private final List<Event> log = new ArrayList<>();
@@ -121,13 +123,16 @@ public final class Engine {
     private final List<Instant> appendedAt = new ArrayList<>();
     /** Decided, not yet on the log: by when it gets there, then the recording's order, then decision order. */
     private final PriorityQueue<Pending> pending = new PriorityQueue<>(Comparator.comparing(Pending::at)
-            .thenComparingInt(Pending::position).thenComparingLong(Pending::seq));
+            .thenComparingInt(Pending::position)
+            .thenComparingLong(Pending::seq));
+
     private long decisions;
     private long scheduled;
     /** In the order they arrive: by time where the latencies keep the recorded log order, else as given. */
     private final Queue<Scheduled> inputs;
     /** The events a core could not read, as {@code <core> skipped <type> <subject> <id>: <reason>}. */
     private final List<String> skipped = new ArrayList<>();
+
     private Instant clock = Instant.EPOCH;
     /** Whether it has run: before, it can fold a recording ({@link #fold}); {@link #goLive} ends that. */
     private boolean live;
@@ -140,14 +145,20 @@ public final class Engine {
     public Engine(List<KubeletSettings> kubeletSettings, Latencies latencies) {
         this.latencies = latencies;
         this.inputs = latencies.keepsRecordedOrder()
-                ? new PriorityQueue<>(Comparator.comparing((Scheduled s) -> s.input().at())
-                        .thenComparingLong(Scheduled::seq))
+                ? new PriorityQueue<>(
+                        Comparator.comparing((Scheduled s) -> s.input().at()).thenComparingLong(Scheduled::seq))
                 : new ArrayDeque<>();
         apiServer = add("apiserver", "apiserver", new ApiServerConfiguration().newRegistry(), source -> true);
-        controllerManager = add("controller manager", "controller",
-                ControllerManagerConfiguration.DEFAULTS.newControllerManager(), source -> true);
+        controllerManager = add(
+                "controller manager",
+                "controller",
+                ControllerManagerConfiguration.DEFAULTS.newControllerManager(),
+                source -> true);
         for (KubeletSettings k : kubeletSettings) {
-            kubelets.add(add("kubelet " + String.join(",", k.nodes()), "kubelet", k.configuration().newKubelet(),
+            kubelets.add(add(
+                    "kubelet " + String.join(",", k.nodes()),
+                    "kubelet",
+                    k.configuration().newKubelet(),
                     source -> k.nodes().contains(source.substring(source.lastIndexOf('/') + 1))));
         }
         runtime = add("runtime", "runtime", new RuntimeConfiguration().newNodeServices(), source -> true);
@@ -155,7 +166,9 @@ public final class Engine {
 
     /** A service of a {@code kind} ({@link Latencies#kind}) whose sources of that kind are those {@code ofIts}. */
     private <S> Service<S> add(String name, String kind, Core<S> core, Predicate<String> ofIts) {
-        Service<S> s = new Service<>(name, new CoreHost<>(core, false),
+        Service<S> s = new Service<>(
+                name,
+                new CoreHost<>(core, false),
                 latencies.reader(kind, source -> Latencies.kind(source).equals(kind) && ofIts.test(source)));
         services.add(s);
         return s;
@@ -262,10 +275,10 @@ public final class Engine {
     }
 
     /**
-     * A service that was down starts. At recorded latencies it reads the log from now on, each event when it did in
-     * the recording: a service's start is when it had caught up with the log as it stood then, which may have held
-     * nothing of what it read later (an API server that started while a kubelet's registrations were on their way,
-     * and created the Node 1.2 s later). Otherwise it reads, now, all that reached the log without it.
+     * A service that was down starts. At recorded latencies it reads the log from now on, each event when it did in the
+     * recording: a service's start is when it had caught up with the log as it stood then, which may have held nothing
+     * of what it read later (an API server that started while a kubelet's registrations were on their way, and created
+     * the Node 1.2 s later). Otherwise it reads, now, all that reached the log without it.
      */
     private void catchUp(Service<?> s) {
         if (!s.down) {
@@ -282,9 +295,9 @@ public final class Engine {
     }
 
     /**
-     * Rebuilds every core's state with one more event of a recorded log, as a service does while it catches up
-     * with the log (flow-adapter LogProcessor): time is the event's, the timers due by then fire at their due time
-     * first, and what the cores decide is held back, since a recording holds it already.
+     * Rebuilds every core's state with one more event of a recorded log, as a service does while it catches up with the
+     * log (flow-adapter LogProcessor): time is the event's, the timers due by then fire at their due time first, and
+     * what the cores decide is held back, since a recording holds it already.
      */
     public void fold(Event recorded) {
         requireFolding();
@@ -296,9 +309,9 @@ public final class Engine {
     }
 
     /**
-     * A fact of the API server on the recording took its resourceVersion: etcd's revision is at least that, though
-     * the folded log may not hold every write that led there (flows cut out of a shared topic). The other cores saw
-     * that resourceVersion; the API server's next write must come after it, as live.
+     * A fact of the API server on the recording took its resourceVersion: etcd's revision is at least that, though the
+     * folded log may not hold every write that led there (flows cut out of a shared topic). The other cores saw that
+     * resourceVersion; the API server's next write must come after it, as live.
      */
     private void observeRevision(Event recorded) {
         if (Registry.SOURCE.equals(recorded.source()) && EventTypes.OBJECT_CHANGES.contains(recorded.type())) {
@@ -325,11 +338,11 @@ public final class Engine {
     }
 
     /**
-     * Ends folding: what the cores decided while folding and the folded part of the recording does not hold is
-     * appended now (its causes came before the moment folding stopped, its answers after), as a service that has
-     * caught up with the log appends what it decided while rebuilding and never saw on the log (flow-adapter
-     * LogProcessor), in the order of the times it was decided. From here on {@link #runUntil} goes on from the state
-     * the recording led to. The first {@link #runUntil} does it if not done.
+     * Ends folding: what the cores decided while folding and the folded part of the recording does not hold is appended
+     * now (its causes came before the moment folding stopped, its answers after), as a service that has caught up with
+     * the log appends what it decided while rebuilding and never saw on the log (flow-adapter LogProcessor), in the
+     * order of the times it was decided. From here on {@link #runUntil} goes on from the state the recording led to.
+     * The first {@link #runUntil} does it if not done.
      */
     public void goLive() {
         if (live) {
@@ -378,7 +391,8 @@ public final class Engine {
     }
 
     private static Kubelet kubelet(Service<CompositeState> k) {
-        return new Kubelet(((io.podfall.kubelet.Kubelet) k.host.core()).podWorkers(),
+        return new Kubelet(
+                ((io.podfall.kubelet.Kubelet) k.host.core()).podWorkers(),
                 k.host.state().of(PodWorkersState.class));
     }
 
@@ -391,12 +405,10 @@ public final class Engine {
     }
 
     /** An input, and when it was given among the others. */
-    private record Scheduled(Input input, long seq) {
-    }
+    private record Scheduled(Input input, long seq) {}
 
     /** An event decided, on its way to the log. */
-    private record Pending(Event event, Instant at, int position, long seq) {
-    }
+    private record Pending(Event event, Instant at, int position, long seq) {}
 
     /** One service: its core in its host, and where it is in the log, as its Kafka consumer would be. */
     private final class Service<S> {
@@ -428,8 +440,9 @@ public final class Engine {
             }
             if (nextRead == null) {
                 Event e = log.get(cursor);
-                nextRead = later(host.reads(e.type()) ? appendedAt.get(cursor).plus(reader.read(e))
-                        : appendedAt.get(cursor), lastRead);
+                nextRead = later(
+                        host.reads(e.type()) ? appendedAt.get(cursor).plus(reader.read(e)) : appendedAt.get(cursor),
+                        lastRead);
             }
             return nextRead;
         }
@@ -447,7 +460,8 @@ public final class Engine {
                 host.handle(event, now, this::decided);
             } catch (RuntimeException e) {
                 String reason = e instanceof UnreadableEventException ? e.getMessage() : "the core failed: " + e;
-                skipped.add(name + " skipped " + event.type() + " " + event.subject() + " " + event.id() + ": " + reason);
+                skipped.add(
+                        name + " skipped " + event.type() + " " + event.subject() + " " + event.id() + ": " + reason);
             }
         }
 

@@ -1,12 +1,11 @@
 package io.podfall.replay;
 
 import io.podfall.model.event.Event;
-
 import java.time.Instant;
 
 /**
- * Something that reaches the log from outside the four cores, at a simulated time: what a replay re-injects.
- * Everything else on a recorded log is an effect of these, which the engine decides again.
+ * Something that reaches the log from outside the four cores, at a simulated time: what a replay re-injects. Everything
+ * else on a recorded log is an effect of these, which the engine decides again.
  */
 public sealed interface Input {
     /** When the input reached the log. */
@@ -21,16 +20,14 @@ public sealed interface Input {
     }
 
     /**
-     * The API server caught up with the log: it asks for the system namespaces it does not hold
-     * (apiserver-svc SystemNamespacesBootstrap).
+     * The API server caught up with the log: it asks for the system namespaces it does not hold (apiserver-svc
+     * SystemNamespacesBootstrap).
      */
-    record ApiServerStart(Instant at) implements Input {
-    }
+    record ApiServerStart(Instant at) implements Input {}
 
     /**
-     * A kubelet caught up with the log: it registers those of its nodes the API server does not hold
-     * (kubelet-svc NodeRegistration). {@code kubelet} is its position in the engine's kubelets.
+     * A kubelet caught up with the log: it registers those of its nodes the API server does not hold (kubelet-svc
+     * NodeRegistration). {@code kubelet} is its position in the engine's kubelets.
      */
-    record KubeletStart(int kubelet, Instant at) implements Input {
-    }
+    record KubeletStart(int kubelet, Instant at) implements Input {}
 }

@@ -2,7 +2,6 @@ package io.podfall.replay;
 
 import io.podfall.model.event.Event;
 import io.podfall.model.event.Ids;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,15 +14,15 @@ import java.util.Map;
 import java.util.function.Predicate;
 
 /**
- * When, in a replay, each event reaches the log and each service reads it: what makes the replay's races resolve as
- * the recording's did ({@link Latency}).
+ * When, in a replay, each event reaches the log and each service reads it: what makes the replay's races resolve as the
+ * recording's did ({@link Latency}).
  *
  * <p><b>What a recording says.</b> An event's time is when its service decided it; the log's order is when the broker
- * appended it. A service read an event when it decided its reaction to it: the time of the first event it emitted
- * while handling it (the one numbered 0 among the effects of that step: {@link Ids#derived}, seq 0; what a timer set
- * by that step emitted later is numbered from the timer's key instead, so it is not taken for a reaction). So an event
- * was on the log no earlier than the latest time of any event before it on the log, and no later than the first
- * reaction to it or to any event after it: its <i>append time</i> here is the earliest the bounds allow.
+ * appended it. A service read an event when it decided its reaction to it: the time of the first event it emitted while
+ * handling it (the one numbered 0 among the effects of that step: {@link Ids#derived}, seq 0; what a timer set by that
+ * step emitted later is numbered from the timer's key instead, so it is not taken for a reaction). So an event was on
+ * the log no earlier than the latest time of any event before it on the log, and no later than the first reaction to it
+ * or to any event after it: its <i>append time</i> here is the earliest the bounds allow.
  *
  * <p><b>The rule.</b> A replayed event that the recording holds reaches the replayed log at its recorded delay from its
  * time to its append time, and ties go in the recording's order, so the replayed log keeps the recorded order. A
@@ -60,6 +59,7 @@ public final class Latencies {
     private final Map<Integer, List<Integer>> reactions = new HashMap<>();
     /** The model's samples: delays from append to reaction, by service kind and type, and by kind alone. */
     private final Map<String, List<Long>> byType = new HashMap<>();
+
     private final Map<String, List<Long>> byKind = new HashMap<>();
 
     private final BitSet matched = new BitSet();
@@ -78,7 +78,8 @@ public final class Latencies {
             Event e = recording.get(i);
             Integer cause = e.causationId() == null ? null : byId.get(e.causationId());
             if (cause != null) {
-                children.computeIfAbsent(e.causationId(), k -> new ArrayList<>()).add(i);
+                children.computeIfAbsent(e.causationId(), k -> new ArrayList<>())
+                        .add(i);
                 if (e.id().equals(Ids.derived(e.causationId(), e.source(), 0))) {
                     reactions.computeIfAbsent(cause, k -> new ArrayList<>(1)).add(i);
                     firstRead[cause] = Math.min(firstRead[cause], nanos(e.time()));
@@ -103,7 +104,8 @@ public final class Latencies {
             for (int r : firsts) {
                 long delay = Math.max(0, nanos(recording.get(r).time()) - appendedAt[cause]);
                 String kind = kind(recording.get(r).source());
-                byType.computeIfAbsent(kind + " " + recording.get(cause).type(), k -> new ArrayList<>()).add(delay);
+                byType.computeIfAbsent(kind + " " + recording.get(cause).type(), k -> new ArrayList<>())
+                        .add(delay);
                 byKind.computeIfAbsent(kind, k -> new ArrayList<>()).add(delay);
             }
         });
@@ -117,12 +119,11 @@ public final class Latencies {
     }
 
     /** A replayed event as it goes to the log, and when it gets there. */
-    record Appended(Event event, Instant at) {
-    }
+    record Appended(Event event, Instant at) {}
 
     /**
-     * A replayed event was decided ({@code byTimer}: by a timer that fell due): it is matched with the recorded one
-     * it is, if any, and sent to the log at its recorded delay after its time.
+     * A replayed event was decided ({@code byTimer}: by a timer that fell due): it is matched with the recorded one it
+     * is, if any, and sent to the log at its recorded delay after its time.
      *
      * <p>A timer fires at its due time, where live it rang a moment later (under load, a good part of a second): what
      * it decided then carries the time it rang, and so do the deadlines others take from it (the runtime takes a
@@ -203,8 +204,8 @@ public final class Latencies {
                 return Duration.ofNanos(model);
             }
             long reacted = reaction(i);
-            long delay = reacted != Long.MAX_VALUE ? reacted - appendedAt[i]
-                    : Math.min(model, readBy[i] - appendedAt[i]);
+            long delay =
+                    reacted != Long.MAX_VALUE ? reacted - appendedAt[i] : Math.min(model, readBy[i] - appendedAt[i]);
             return Duration.ofNanos(Math.max(0, delay));
         }
 
@@ -246,7 +247,8 @@ public final class Latencies {
 
     /** The same step: an id says who decided it about what; a what-if may decide something else there. */
     private static boolean same(Event recorded, Event replayed) {
-        return recorded.source().equals(replayed.source()) && recorded.type().equals(replayed.type())
+        return recorded.source().equals(replayed.source())
+                && recorded.type().equals(replayed.type())
                 && recorded.subject().equals(replayed.subject());
     }
 

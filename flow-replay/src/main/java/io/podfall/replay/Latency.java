@@ -1,13 +1,11 @@
 package io.podfall.replay;
 
-/**
- * How long, in a replay, an event takes to reach the log and each service to read it ({@link Latencies}).
- */
+/** How long, in a replay, an event takes to reach the log and each service to read it ({@link Latencies}). */
 public enum Latency {
     /**
      * As recorded, for every event the recording holds: it reaches the log in the recording's order, and each service
-     * reads it at the delay after its time at which that service reacted to it in the recording. The rest (an event
-     * the recording lacks, one a service read without reacting to it) as {@link #MODEL}. The default: a replay then
+     * reads it at the delay after its time at which that service reacted to it in the recording. The rest (an event the
+     * recording lacks, one a service read without reacting to it) as {@link #MODEL}. The default: a replay then
      * resolves every race as the recording did.
      */
     RECORDED,

@@ -6,7 +6,6 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
-
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,22 +22,21 @@ import java.util.TreeSet;
  * <ul>
  *   <li><b>Client requests.</b> A request from the API server's front door that nothing on the log caused (no
  *       causationId) is an input, re-injected as recorded, except for the requests the API server makes of its own
- *       accord once caught up, which the engine makes again (below). Uncaused requests of the other services (a
- *       kubelet renewing its node's Lease, posting its node's status) come from their timers: the engine makes
- *       them again too. The API server's REST front door gives a request a random id (RequestTracker: a
- *       version 4 UUID); the API server's own requests have ids derived from its state ({@code Ids.derived}: a
- *       name-based, version 3 UUID).</li>
- *   <li><b>The API server's start</b>: its own requests (the system namespaces), at the time they were made.</li>
+ *       accord once caught up, which the engine makes again (below). Uncaused requests of the other services (a kubelet
+ *       renewing its node's Lease, posting its node's status) come from their timers: the engine makes them again too.
+ *       The API server's REST front door gives a request a random id (RequestTracker: a version 4 UUID); the API
+ *       server's own requests have ids derived from its state ({@code Ids.derived}: a name-based, version 3 UUID).
+ *   <li><b>The API server's start</b>: its own requests (the system namespaces), at the time they were made.
  *   <li><b>The kubelets and their start</b>: a kubelet registers the nodes it runs, uncaused CreationRequested for
- *       {@code nodes/<node>} from {@code /kubelet/<node>}, all with one time (PodWorkers.registerNodes): nodes
- *       first registered at one instant are one kubelet. Nodes seen only as a source, never registered (a log that
- *       begins later), make one more kubelet. A slice of a log lists its Nodes instead
- *       ({@code apiserver.ObjectListed}, {@link Snapshot}): each names the nodes of its kubelet, which runs from the
- *       start, as one that registered before the slice did.</li>
+ *       {@code nodes/<node>} from {@code /kubelet/<node>}, all with one time (PodWorkers.registerNodes): nodes first
+ *       registered at one instant are one kubelet. Nodes seen only as a source, never registered (a log that begins
+ *       later), make one more kubelet. A slice of a log lists its Nodes instead ({@code apiserver.ObjectListed},
+ *       {@link Snapshot}): each names the nodes of its kubelet, which runs from the start, as one that registered
+ *       before the slice did.
  *   <li><b>Settings</b>: a kubelet runs with a compatibility switch on when an event of one of its nodes names it in
- *       its {@code compat} field (a switch is named whenever it changed a decision, and a switch that changed
- *       nothing changes nothing in a replay either), or a listed Node names it for its kubelet. Settings the log does
- *       not show take their defaults.</li>
+ *       its {@code compat} field (a switch is named whenever it changed a decision, and a switch that changed nothing
+ *       changes nothing in a replay either), or a listed Node names it for its kubelet. Settings the log does not show
+ *       take their defaults.
  * </ul>
  *
  * @param notes what the reading could not use, for the report
@@ -123,7 +121,8 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
         if (!unregistered.isEmpty()) {
             groups.add(unregistered);
             unregistered.forEach(n -> kubeletOfNode.put(n, groups.size() - 1));
-            notes.add("nodes " + unregistered + " act on the log but their registration is not on it: one kubelet runs them from the start");
+            notes.add("nodes " + unregistered
+                    + " act on the log but their registration is not on it: one kubelet runs them from the start");
         }
         List<Engine.KubeletSettings> kubelets = new ArrayList<>();
         for (Set<String> nodes : groups) {
@@ -134,15 +133,18 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
             if (!unknown.isEmpty()) {
                 notes.add("kubelet " + nodes + ": unknown compatibility switches " + unknown + " left off");
             }
-            kubelets.add(new Engine.KubeletSettings(List.copyOf(nodes), new Compat(
-                    switches.contains(Compat.SHORTENED_GRACE_IGNORED), switches.contains(Compat.FORCE_DELETE_USES_SPEC_GRACE))));
+            kubelets.add(new Engine.KubeletSettings(
+                    List.copyOf(nodes),
+                    new Compat(
+                            switches.contains(Compat.SHORTENED_GRACE_IGNORED),
+                            switches.contains(Compat.FORCE_DELETE_USES_SPEC_GRACE))));
         }
         return new Recording(List.copyOf(kubelets), List.copyOf(inputs), List.copyOf(notes));
     }
 
     /**
-     * This recording with {@code settings} set for every kubelet, whatever the log implies (a what-if), and a note
-     * that says so.
+     * This recording with {@code settings} set for every kubelet, whatever the log implies (a what-if), and a note that
+     * says so.
      */
     public Recording with(Settings settings) {
         if (settings.isEmpty()) {
@@ -182,7 +184,8 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
     }
 
     private static boolean isRegistration(Event e, String node) {
-        return e.is(EventTypes.CREATION_REQUESTED) && Subjects.of("", ResourceType.NODES.plural(), node).equals(e.subject());
+        return e.is(EventTypes.CREATION_REQUESTED)
+                && Subjects.of("", ResourceType.NODES.plural(), node).equals(e.subject());
     }
 
     private static boolean isDerivedId(String id) {

@@ -1,7 +1,6 @@
 package io.podfall.replay;
 
 import io.podfall.model.event.Event;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -13,8 +12,7 @@ import java.util.stream.Stream;
 
 /** A replay as text: what was re-injected, then the divergences flow by flow, step by step, and the verdict. */
 public final class ReplayReport {
-    private ReplayReport() {
-    }
+    private ReplayReport() {}
 
     public static String text(Replay replay) {
         StringBuilder out = new StringBuilder(inputs(replay));
@@ -26,7 +24,12 @@ public final class ReplayReport {
             Instant start = root == null ? found.get(0).event().time() : root.time();
             out.append("flow ").append(flow);
             if (root != null) {
-                out.append(": ").append(root.type()).append(' ').append(root.subject()).append(" at ").append(root.time());
+                out.append(": ")
+                        .append(root.type())
+                        .append(' ')
+                        .append(root.subject())
+                        .append(" at ")
+                        .append(root.time());
             }
             out.append('\n');
             found.forEach(d -> out.append("  ").append(line(d, start)).append('\n'));
@@ -38,9 +41,12 @@ public final class ReplayReport {
     public static String inputs(Replay replay) {
         StringBuilder out = new StringBuilder();
         Recording r = replay.recording();
-        long requests = r.inputs().stream().filter(i -> i instanceof Input.Request).count();
+        long requests =
+                r.inputs().stream().filter(i -> i instanceof Input.Request).count();
         out.append("inputs: ").append(requests).append(" client request").append(requests == 1 ? "" : "s");
-        r.inputs().stream().filter(i -> !(i instanceof Input.Request)).forEach(i -> out.append(", ").append(start(r, i)));
+        r.inputs().stream()
+                .filter(i -> !(i instanceof Input.Request))
+                .forEach(i -> out.append(", ").append(start(r, i)));
         out.append('\n');
         r.notes().forEach(n -> out.append("note: ").append(n).append('\n'));
         return out.toString();
@@ -53,25 +59,38 @@ public final class ReplayReport {
      * that one.
      */
     public static String verdict(Replay replay) {
-        long flows = Stream.concat(replay.recorded().stream().map(Event::correlationId),
-                replay.divergences().stream().map(Divergences.Divergence::flow)).distinct().count();
+        long flows = Stream.concat(
+                        replay.recorded().stream().map(Event::correlationId),
+                        replay.divergences().stream().map(Divergences.Divergence::flow))
+                .distinct()
+                .count();
         String window = " from " + replay.since() + " to " + replay.until();
         long timing = replay.divergences().stream().filter(d -> !d.counts()).count();
-        String late = timing == 0 ? "" : " (" + timing + " TIMING beyond the tolerance, each in its recorded place "
-                + "among its flow's events: reported, not a divergence)";
+        String late = timing == 0
+                ? ""
+                : " (" + timing + " TIMING beyond the tolerance, each in its recorded place "
+                        + "among its flow's events: reported, not a divergence)";
         String head = replay.reproduces()
                 ? "reproduced: no divergence in " + flows + " flows" + window + late
                 : "diverged: " + counted(replay) + " in " + byFlow(replay).size() + " of " + flows + " flows" + window
                         + late;
-        return head + "\ndigest: " + replay.digest() + " of the " + replay.replayed().size() + " replayed events\n";
+        return head + "\ndigest: " + replay.digest() + " of the "
+                + replay.replayed().size() + " replayed events\n";
     }
 
     /** {@code 3 MISSING, 1 TIMING that changed an order}: what made a replay diverge, by kind. */
     private static String counted(Replay replay) {
-        Map<String, Long> byKind = replay.divergences().stream().filter(Divergences.Divergence::counts)
-                .collect(Collectors.groupingBy(d -> d.kind() == Divergences.Kind.TIMING
-                        ? "TIMING that changed an order" : d.kind().name(), LinkedHashMap::new, Collectors.counting()));
-        return byKind.entrySet().stream().map(e -> e.getValue() + " " + e.getKey()).collect(Collectors.joining(", "));
+        Map<String, Long> byKind = replay.divergences().stream()
+                .filter(Divergences.Divergence::counts)
+                .collect(Collectors.groupingBy(
+                        d -> d.kind() == Divergences.Kind.TIMING
+                                ? "TIMING that changed an order"
+                                : d.kind().name(),
+                        LinkedHashMap::new,
+                        Collectors.counting()));
+        return byKind.entrySet().stream()
+                .map(e -> e.getValue() + " " + e.getKey())
+                .collect(Collectors.joining(", "));
     }
 
     private static Map<String, List<Divergences.Divergence>> byFlow(Replay replay) {
@@ -81,17 +100,24 @@ public final class ReplayReport {
 
     private static String start(Recording r, Input i) {
         return i instanceof Input.KubeletStart k
-                ? "kubelet " + String.join(",", r.kubelets().get(k.kubelet()).nodes()) + Recording.describe(r.kubelets().get(k.kubelet()).compat())
-                        + " started at " + k.at()
+                ? "kubelet " + String.join(",", r.kubelets().get(k.kubelet()).nodes())
+                        + Recording.describe(r.kubelets().get(k.kubelet()).compat()) + " started at " + k.at()
                 : "API server started at " + i.at();
     }
 
     /** {@code +5.002s MISSING runtime.ContainerSignalled namespaces/… from /runtime/node-1, after …; detail}. */
     static String line(Divergences.Divergence d, Instant flowStart) {
         Event e = d.event();
-        StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%10s %-9s ",
-                "+" + Divergences.seconds(Duration.between(flowStart, e.time())), d.kind()))
-                .append(e.type()).append(' ').append(e.subject()).append(" from ").append(e.source());
+        StringBuilder out = new StringBuilder(String.format(
+                        Locale.ROOT,
+                        "%10s %-9s ",
+                        "+" + Divergences.seconds(Duration.between(flowStart, e.time())),
+                        d.kind()))
+                .append(e.type())
+                .append(' ')
+                .append(e.subject())
+                .append(" from ")
+                .append(e.source());
         if (d.cause() != null) {
             out.append(", after ").append(d.cause().type());
         }

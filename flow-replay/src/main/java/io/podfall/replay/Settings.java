@@ -1,7 +1,6 @@
 package io.podfall.replay;
 
 import io.podfall.kubelet.podworkers.Compat;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -9,17 +8,19 @@ import java.util.OptionalLong;
 
 /**
  * The settings a what-if replay changes, for every kubelet, whatever the recording implies: the services' own
- * configuration keys (docs/configuration.md, read by kubelet-svc's KubeletProducer). Only settings of the
- * cores the engine runs can change; the others (the broker, the topic, the time scale) mean nothing in process.
- * A null is a setting left as the recording implies.
+ * configuration keys (docs/configuration.md, read by kubelet-svc's KubeletProducer). Only settings of the cores the
+ * engine runs can change; the others (the broker, the topic, the time scale) mean nothing in process. A null is a
+ * setting left as the recording implies.
  */
-public record Settings(Boolean shortenedGraceIgnored, Boolean forceDeleteUsesSpecGrace, Long evictionMaxPodGracePeriod) {
+public record Settings(
+        Boolean shortenedGraceIgnored, Boolean forceDeleteUsesSpecGrace, Long evictionMaxPodGracePeriod) {
     public static final Settings NONE = new Settings(null, null, null);
     public static final String SHORTENED_GRACE_IGNORED = "podfall.kubelet.compat." + Compat.SHORTENED_GRACE_IGNORED;
-    public static final String FORCE_DELETE_USES_SPEC_GRACE = "podfall.kubelet.compat." + Compat.FORCE_DELETE_USES_SPEC_GRACE;
+    public static final String FORCE_DELETE_USES_SPEC_GRACE =
+            "podfall.kubelet.compat." + Compat.FORCE_DELETE_USES_SPEC_GRACE;
     public static final String EVICTION_MAX_POD_GRACE_PERIOD = "podfall.kubelet.eviction-max-pod-grace-period";
-    private static final List<String> KEYS = List.of(SHORTENED_GRACE_IGNORED, FORCE_DELETE_USES_SPEC_GRACE,
-            EVICTION_MAX_POD_GRACE_PERIOD);
+    private static final List<String> KEYS =
+            List.of(SHORTENED_GRACE_IGNORED, FORCE_DELETE_USES_SPEC_GRACE, EVICTION_MAX_POD_GRACE_PERIOD);
     /** What a key may go without: the issue writes {@code kubelet.compat.<switch>}. */
     private static final String PREFIX = "podfall.";
 
@@ -27,8 +28,8 @@ public record Settings(Boolean shortenedGraceIgnored, Boolean forceDeleteUsesSpe
      * Reads {@code KEY=VALUE} assignments, a later one of a key winning; a key is a configuration key, or the same
      * without {@code podfall.} ({@code kubelet.compat.shortened-grace-ignored}).
      *
-     * @throws IllegalArgumentException naming the assignment and what it could be, when a key is unknown or a
-     *                                  value is not one its key takes
+     * @throws IllegalArgumentException naming the assignment and what it could be, when a key is unknown or a value is
+     *     not one its key takes
      */
     public static Settings parse(List<String> assignments) {
         Settings s = NONE;
@@ -41,11 +42,15 @@ public record Settings(Boolean shortenedGraceIgnored, Boolean forceDeleteUsesSpe
             String key = given.startsWith(PREFIX) ? given : PREFIX + given;
             String value = a.substring(eq + 1).trim();
             s = switch (key) {
-                case SHORTENED_GRACE_IGNORED -> new Settings(bool(key, value), s.forceDeleteUsesSpecGrace, s.evictionMaxPodGracePeriod);
-                case FORCE_DELETE_USES_SPEC_GRACE -> new Settings(s.shortenedGraceIgnored, bool(key, value), s.evictionMaxPodGracePeriod);
-                case EVICTION_MAX_POD_GRACE_PERIOD -> new Settings(s.shortenedGraceIgnored, s.forceDeleteUsesSpecGrace, seconds(key, value));
-                default -> throw new IllegalArgumentException("unknown setting " + given + "; a replay can set "
-                        + String.join(", ", KEYS));
+                case SHORTENED_GRACE_IGNORED ->
+                    new Settings(bool(key, value), s.forceDeleteUsesSpecGrace, s.evictionMaxPodGracePeriod);
+                case FORCE_DELETE_USES_SPEC_GRACE ->
+                    new Settings(s.shortenedGraceIgnored, bool(key, value), s.evictionMaxPodGracePeriod);
+                case EVICTION_MAX_POD_GRACE_PERIOD ->
+                    new Settings(s.shortenedGraceIgnored, s.forceDeleteUsesSpecGrace, seconds(key, value));
+                default ->
+                    throw new IllegalArgumentException(
+                            "unknown setting " + given + "; a replay can set " + String.join(", ", KEYS));
             };
         }
         return s;
@@ -54,10 +59,14 @@ public record Settings(Boolean shortenedGraceIgnored, Boolean forceDeleteUsesSpe
     /** A kubelet's settings with these set. */
     public Engine.KubeletSettings applied(Engine.KubeletSettings kubelet) {
         Compat c = kubelet.compat();
-        return new Engine.KubeletSettings(kubelet.nodes(),
-                new Compat(shortenedGraceIgnored != null ? shortenedGraceIgnored : c.shortenedGraceIgnored(),
+        return new Engine.KubeletSettings(
+                kubelet.nodes(),
+                new Compat(
+                        shortenedGraceIgnored != null ? shortenedGraceIgnored : c.shortenedGraceIgnored(),
                         forceDeleteUsesSpecGrace != null ? forceDeleteUsesSpecGrace : c.forceDeleteUsesSpecGrace()),
-                evictionMaxPodGracePeriod != null ? OptionalLong.of(evictionMaxPodGracePeriod) : kubelet.evictionMaxPodGracePeriod());
+                evictionMaxPodGracePeriod != null
+                        ? OptionalLong.of(evictionMaxPodGracePeriod)
+                        : kubelet.evictionMaxPodGracePeriod());
     }
 
     public boolean isEmpty() {
@@ -68,7 +77,8 @@ public record Settings(Boolean shortenedGraceIgnored, Boolean forceDeleteUsesSpe
     @Override
     public String toString() {
         List<String> set = new ArrayList<>();
-        List<Object> values = java.util.Arrays.asList(shortenedGraceIgnored, forceDeleteUsesSpecGrace, evictionMaxPodGracePeriod);
+        List<Object> values =
+                java.util.Arrays.asList(shortenedGraceIgnored, forceDeleteUsesSpecGrace, evictionMaxPodGracePeriod);
         for (int i = 0; i < KEYS.size(); i++) {
             if (values.get(i) != null) {
                 set.add(KEYS.get(i) + "=" + values.get(i));

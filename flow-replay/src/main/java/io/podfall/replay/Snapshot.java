@@ -12,7 +12,6 @@ import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Ids;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
-
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -23,31 +22,29 @@ import java.util.Set;
 import java.util.function.Predicate;
 
 /**
- * What the flows of a slice of a log (one namespace, one flow, a time window) depend on at its start, so that the
- * slice replays on its own: the API server's objects they may read as they stood then, each an
- * {@code apiserver.ObjectListed} event, written before the slice's events. Replaying or rebuilding the state of such
- * a file folds these first ({@link Engine#fold}, as any recorded event): the API server stores each, the other
- * cores take each in as the object's state and decide nothing on it, and the kubelets that run the listed Nodes are
- * running ({@link Recording}).
+ * What the flows of a slice of a log (one namespace, one flow, a time window) depend on at its start, so that the slice
+ * replays on its own: the API server's objects they may read as they stood then, each an {@code apiserver.ObjectListed}
+ * event, written before the slice's events. Replaying or rebuilding the state of such a file folds these first
+ * ({@link Engine#fold}, as any recorded event): the API server stores each, the other cores take each in as the
+ * object's state and decide nothing on it, and the kubelets that run the listed Nodes are running ({@link Recording}).
  *
- * <p>Which objects: every cluster-scoped one (Nodes, Namespaces), and every one in a namespace the slice's events
- * are about or in {@code kube-node-lease} (the nodes' Leases). Ownership never crosses namespaces, so the owners of
- * the slice's objects, the Services and Endpoints that select its pods are among them. What is not an API object is
- * not: the pod workers and containers of pods that run when the slice begins.
+ * <p>Which objects: every cluster-scoped one (Nodes, Namespaces), and every one in a namespace the slice's events are
+ * about or in {@code kube-node-lease} (the nodes' Leases). Ownership never crosses namespaces, so the owners of the
+ * slice's objects, the Services and Endpoints that select its pods are among them. What is not an API object is not:
+ * the pod workers and containers of pods that run when the slice begins.
  */
 public final class Snapshot {
     private static final String SELECTION = "selection";
     private static final String KUBELET = "kubelet";
 
-    private Snapshot() {
-    }
+    private Snapshot() {}
 
     /**
      * What a slice holds: the events that meet every criterion given (null: any); {@code since} inclusive,
-     * {@code until} exclusive. A namespace holds, beside its own objects' events, those of the objects every
-     * namespace shares: cluster-scoped ones (a Node cordoned by {@code kubectl drain}, its status) and the nodes'
-     * Leases. A replay of the slice compares only the replayed events it would hold too: the rest (other namespaces,
-     * other flows) is work the slice left out.
+     * {@code until} exclusive. A namespace holds, beside its own objects' events, those of the objects every namespace
+     * shares: cluster-scoped ones (a Node cordoned by {@code kubectl drain}, its status) and the nodes' Leases. A
+     * replay of the slice compares only the replayed events it would hold too: the rest (other namespaces, other flows)
+     * is work the slice left out.
      */
     public record Selection(String namespace, String correlation, Instant since, Instant until)
             implements Predicate<Event> {
@@ -65,16 +62,19 @@ public final class Snapshot {
         }
 
         /**
-         * This selection from the first event of its namespace on, where it names no start: the objects every
-         * namespace shares have events from the log's beginning, which are no part of the namespace's story.
+         * This selection from the first event of its namespace on, where it names no start: the objects every namespace
+         * shares have events from the log's beginning, which are no part of the namespace's story.
          */
         Selection startingIn(List<Event> log) {
             if (namespace == null || since != null) {
                 return this;
             }
-            return log.stream().filter(e -> namespace.equals(Subjects.namespaceOf(e.subject()))
-                            && (correlation == null || correlation.equals(e.correlationId()))).findFirst()
-                    .map(e -> new Selection(namespace, correlation, e.time(), until)).orElse(this);
+            return log.stream()
+                    .filter(e -> namespace.equals(Subjects.namespaceOf(e.subject()))
+                            && (correlation == null || correlation.equals(e.correlationId())))
+                    .findFirst()
+                    .map(e -> new Selection(namespace, correlation, e.time(), until))
+                    .orElse(this);
         }
 
         /** Whether it selects all of any log: then it needs no snapshot. */
@@ -100,8 +100,8 @@ public final class Snapshot {
         }
 
         static Selection of(JsonNode json) {
-            return new Selection(text(json, "namespace"), text(json, "correlation"), instant(json, "since"),
-                    instant(json, "until"));
+            return new Selection(
+                    text(json, "namespace"), text(json, "correlation"), instant(json, "since"), instant(json, "until"));
         }
 
         private static String text(JsonNode json, String field) {
@@ -115,8 +115,8 @@ public final class Snapshot {
     }
 
     /**
-     * The slice of {@code log} that {@code selection} holds, preceded by its snapshot: the state the recording led
-     * to just before the slice's first instant ({@code since}, else its first event), rebuilt as {@code state --at}
+     * The slice of {@code log} that {@code selection} holds, preceded by its snapshot: the state the recording led to
+     * just before the slice's first instant ({@code since}, else its first event), rebuilt as {@code state --at}
      * rebuilds it ({@link StateReport#rebuild}). Nothing is listed when nothing came before.
      */
     public static List<Event> slice(List<Event> log, Selection asked) {
@@ -125,13 +125,18 @@ public final class Snapshot {
         if (kept.isEmpty()) {
             return kept;
         }
-        Instant start = selection.since() != null ? selection.since() : kept.get(0).time();
+        Instant start =
+                selection.since() != null ? selection.since() : kept.get(0).time();
         List<Event> out = new ArrayList<>();
         if (!log.isEmpty() && log.get(0).time().isBefore(start)) {
             Instant before = start.minusNanos(1);
             Set<String> namespaces = new HashSet<>();
             kept.forEach(e -> namespaces.add(Subjects.namespaceOf(e.subject())));
-            out.addAll(listed(StateReport.rebuild(log, before), before, selection, namespaces,
+            out.addAll(listed(
+                    StateReport.rebuild(log, before),
+                    before,
+                    selection,
+                    namespaces,
                     Recording.of(log).kubelets()));
         }
         out.addAll(kept);
@@ -139,14 +144,18 @@ public final class Snapshot {
     }
 
     /**
-     * The snapshot of the API server's state in {@code engine} at {@code at} for a slice about {@code namespaces}:
-     * one {@code apiserver.ObjectListed} per object (above), at {@code at}, with an id derived from the object's key
-     * and resourceVersion, in resourceVersion order: the order of their last writes, which is the order a watcher
-     * expects facts of one namespace in. Each carries the {@code selection}; a Node, the nodes and switches of the
-     * kubelet among {@code kubelets} that runs it.
+     * The snapshot of the API server's state in {@code engine} at {@code at} for a slice about {@code namespaces}: one
+     * {@code apiserver.ObjectListed} per object (above), at {@code at}, with an id derived from the object's key and
+     * resourceVersion, in resourceVersion order: the order of their last writes, which is the order a watcher expects
+     * facts of one namespace in. Each carries the {@code selection}; a Node, the nodes and switches of the kubelet
+     * among {@code kubelets} that runs it.
      */
-    static List<Event> listed(Engine engine, Instant at, Selection selection, Set<String> namespaces,
-                              List<Engine.KubeletSettings> kubelets) {
+    static List<Event> listed(
+            Engine engine,
+            Instant at,
+            Selection selection,
+            Set<String> namespaces,
+            List<Engine.KubeletSettings> kubelets) {
         RegistryState registry = engine.apiServer();
         record Listed(ResourceType type, HasMetadata object, JsonNode tree) {
             long resourceVersion() {
@@ -167,9 +176,12 @@ public final class Snapshot {
         objects.sort(Comparator.comparingLong(Listed::resourceVersion));
         List<Event> out = new ArrayList<>();
         for (Listed o : objects) {
-            String subject = Subjects.of(o.object().getMetadata().getNamespace(), o.type().plural(),
+            String subject = Subjects.of(
+                    o.object().getMetadata().getNamespace(),
+                    o.type().plural(),
                     o.object().getMetadata().getName());
-            ObjectNode data = Json.MAPPER.createObjectNode().put("resource", o.type().plural());
+            ObjectNode data =
+                    Json.MAPPER.createObjectNode().put("resource", o.type().plural());
             data.set("object", o.tree());
             data.set(SELECTION, selection.json());
             if (o.type() == ResourceType.NODES) {
@@ -182,12 +194,15 @@ public final class Snapshot {
     }
 
     private static Optional<JsonNode> kubeletOf(List<Engine.KubeletSettings> kubelets, String node) {
-        return kubelets.stream().filter(k -> k.nodes().contains(node)).findFirst().map(k -> {
-            ObjectNode json = Json.MAPPER.createObjectNode();
-            k.nodes().forEach(json.putArray("nodes")::add);
-            Recording.switches(k.compat()).forEach(json.putArray("compat")::add);
-            return json;
-        });
+        return kubelets.stream()
+                .filter(k -> k.nodes().contains(node))
+                .findFirst()
+                .map(k -> {
+                    ObjectNode json = Json.MAPPER.createObjectNode();
+                    k.nodes().forEach(json.putArray("nodes")::add);
+                    Recording.switches(k.compat()).forEach(json.putArray("compat")::add);
+                    return json;
+                });
     }
 
     /** How many events {@code log} begins with that are its snapshot: 0 for a log that is not a slice. */
@@ -201,7 +216,8 @@ public final class Snapshot {
 
     /** What a slice holds: the selection its snapshot names; empty for a log that is not a slice. */
     public static Optional<Selection> selection(List<Event> log) {
-        return log.isEmpty() || !log.get(0).is(EventTypes.OBJECT_LISTED) ? Optional.empty()
+        return log.isEmpty() || !log.get(0).is(EventTypes.OBJECT_LISTED)
+                ? Optional.empty()
                 : Optional.of(Selection.of(log.get(0).data().path(SELECTION)));
     }
 

@@ -1,5 +1,11 @@
 package io.podfall.replay;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -17,15 +23,8 @@ import io.podfall.kubelet.KubeletConfiguration;
 import io.podfall.model.core.Core;
 import io.podfall.runtime.NodeServices;
 import io.podfall.runtime.RuntimeConfiguration;
-
 import java.util.List;
 import java.util.Set;
-
-import static com.tngtech.archunit.base.DescribedPredicate.not;
-import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
-import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
-import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The cores hold no framework type (design.md, "Deterministic cores, thin adapters"), so the replay engine runs the
@@ -33,38 +32,66 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * out: a type is seen by its name, whether its class is on the classpath or not.
  */
 @AnalyzeClasses(
-        packages = {"io.podfall.model", "io.podfall.apiserver", "io.podfall.controller", "io.podfall.kubelet",
-                "io.podfall.runtime"},
+        packages = {
+            "io.podfall.model",
+            "io.podfall.apiserver",
+            "io.podfall.controller",
+            "io.podfall.kubelet",
+            "io.podfall.runtime"
+        },
         importOptions = {ImportOption.DoNotIncludeTests.class, CoreBoundaryTest.NoTestJars.class})
 class CoreBoundaryTest {
     /** The frameworks, and flow-adapter, the services' Kafka adapter. */
-    private static final String[] FRAMEWORKS = {"io.quarkus..", "io.vertx..", "org.apache.kafka..", "io.smallrye..",
-            "org.eclipse.microprofile..", "jakarta.enterprise..", "jakarta.inject..", "jakarta.ws.rs..",
-            "io.micrometer..", "io.podfall.adapter.."};
+    private static final String[] FRAMEWORKS = {
+        "io.quarkus..",
+        "io.vertx..",
+        "org.apache.kafka..",
+        "io.smallrye..",
+        "org.eclipse.microprofile..",
+        "jakarta.enterprise..",
+        "jakarta.inject..",
+        "jakarta.ws.rs..",
+        "io.micrometer..",
+        "io.podfall.adapter.."
+    };
     /** The API server's HTTP layer. */
     private static final String ADAPTER_PACKAGE = "io.podfall.apiserver.rest..";
     /** The adapters that sit beside a core in a service's top package, with their nested classes. */
     private static final Set<String> ADAPTERS = Set.of(
-            "io.podfall.apiserver.ApiServerProducer", "io.podfall.apiserver.SystemNamespacesBootstrap",
+            "io.podfall.apiserver.ApiServerProducer",
+            "io.podfall.apiserver.SystemNamespacesBootstrap",
             "io.podfall.controller.ControllerManagerProducer",
-            "io.podfall.kubelet.KubeletProducer", "io.podfall.kubelet.NodeRegistration",
-            "io.podfall.runtime.RuntimeProducer", "io.podfall.runtime.RuntimeGauges");
+            "io.podfall.kubelet.KubeletProducer",
+            "io.podfall.kubelet.NodeRegistration",
+            "io.podfall.runtime.RuntimeProducer",
+            "io.podfall.runtime.RuntimeGauges");
+
     private static final DescribedPredicate<JavaClass> CORE = not(resideInAPackage(ADAPTER_PACKAGE))
-            .and(DescribedPredicate.describe("not an adapter " + ADAPTERS,
+            .and(DescribedPredicate.describe(
+                    "not an adapter " + ADAPTERS,
                     c -> !ADAPTERS.contains(c.getName().split("\\$", 2)[0])))
             .as("are in a core (flow-model, or a service's but %s and %s)", ADAPTER_PACKAGE, ADAPTERS);
 
     @ArchTest
-    static final ArchRule coresUseNoFramework = noClasses().that(CORE)
-            .should().dependOnClassesThat(resideInAnyPackage(FRAMEWORKS))
+    static final ArchRule coresUseNoFramework = noClasses()
+            .that(CORE)
+            .should()
+            .dependOnClassesThat(resideInAnyPackage(FRAMEWORKS))
             .allowEmptyShould(false)
             .because("a core is a pure state machine that the services and the replay engine run alike");
 
     /** The rule is not vacuous: it sees the cores, their factories and flow-model. */
     @ArchTest
     static void theRuleSeesTheCores(JavaClasses classes) {
-        for (Class<?> core : List.of(Core.class, Registry.class, ApiServerConfiguration.class, ControllerManager.class,
-                ControllerManagerConfiguration.class, Kubelet.class, KubeletConfiguration.class, NodeServices.class,
+        for (Class<?> core : List.of(
+                Core.class,
+                Registry.class,
+                ApiServerConfiguration.class,
+                ControllerManager.class,
+                ControllerManagerConfiguration.class,
+                Kubelet.class,
+                KubeletConfiguration.class,
+                NodeServices.class,
                 RuntimeConfiguration.class)) {
             assertTrue(classes.contain(core) && CORE.test(classes.get(core)), core + " is not checked as a core");
         }
@@ -77,7 +104,8 @@ class CoreBoundaryTest {
     @ArchTest
     static void theExceptionsAreAdapters(JavaClasses classes) {
         for (String adapter : ADAPTERS) {
-            assertTrue(classes.get(adapter).getDirectDependenciesFromSelf().stream()
+            assertTrue(
+                    classes.get(adapter).getDirectDependenciesFromSelf().stream()
                             .anyMatch(d -> resideInAnyPackage(FRAMEWORKS).test(d.getTargetClass())),
                     adapter + " uses no framework: it is a core, not an exception");
         }

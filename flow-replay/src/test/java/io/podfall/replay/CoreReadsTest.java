@@ -1,11 +1,14 @@
 package io.podfall.replay;
 
+import static io.podfall.replay.Scenarios.T0;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.podfall.apiserver.ApiServerConfiguration;
 import io.podfall.apiserver.registry.Registry;
 import io.podfall.controller.ControllerManagerConfiguration;
-import io.podfall.runtime.RuntimeConfiguration;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.DeletionRequest;
@@ -14,21 +17,17 @@ import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
-import org.junit.jupiter.api.Test;
-
+import io.podfall.runtime.RuntimeConfiguration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
-
-import static io.podfall.replay.Scenarios.T0;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /**
  * {@link Core#reads} against what each core does: over recorded logs, a core handed every event decides exactly what
- * the same core handed only the types it reads decides, and nothing at all on the others. The services' adapters
- * hand a core only what it reads, so a type it needs but does not declare would be lost there, silently.
+ * the same core handed only the types it reads decides, and nothing at all on the others. The services' adapters hand a
+ * core only what it reads, so a type it needs but does not declare would be lost there, silently.
  */
 class CoreReadsTest {
 
@@ -42,8 +41,13 @@ class CoreReadsTest {
         List<List<Event>> logs = List.of(
                 Scenarios.run(Scenarios.node1(), Scenarios.twoPodsDeleted()).log(),
                 Scenarios.run(Scenarios.node1(), Scenarios.graceShortened()).log(),
-                Scenarios.run(Scenarios.node1(), deploymentDeletedInTheForeground()).log());
-        assertEquals(4, logs.get(2).stream().filter(e -> e.is(EventTypes.OBJECT_REMOVED)).count(),
+                Scenarios.run(Scenarios.node1(), deploymentDeletedInTheForeground())
+                        .log());
+        assertEquals(
+                4,
+                logs.get(2).stream()
+                        .filter(e -> e.is(EventTypes.OBJECT_REMOVED))
+                        .count(),
                 "the cascade ran: the two pods, the ReplicaSet and the Deployment removed");
 
         for (List<Event> log : logs) {
@@ -89,19 +93,54 @@ class CoreReadsTest {
 
     /** A Deployment of two replicas deleted in the foreground: the controllers' whole cascade. */
     private static List<Input> deploymentDeletedInTheForeground() {
-        var deployment = new DeploymentBuilder().withNewMetadata().withName("web").withNamespace("default").endMetadata()
-                .withNewSpec().withReplicas(2).withNewSelector().addToMatchLabels("app", "web").endSelector()
-                .withNewTemplate().withNewMetadata().addToLabels("app", "web").endMetadata()
-                .withNewSpec().addNewContainer().withName("app").withImage("nginx").endContainer().endSpec()
-                .endTemplate().endSpec().build();
+        var deployment = new DeploymentBuilder()
+                .withNewMetadata()
+                .withName("web")
+                .withNamespace("default")
+                .endMetadata()
+                .withNewSpec()
+                .withReplicas(2)
+                .withNewSelector()
+                .addToMatchLabels("app", "web")
+                .endSelector()
+                .withNewTemplate()
+                .withNewMetadata()
+                .addToLabels("app", "web")
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("app")
+                .withImage("nginx")
+                .endContainer()
+                .endSpec()
+                .endTemplate()
+                .endSpec()
+                .build();
         String subject = Subjects.of("default", "deployments", "web");
-        return List.of(new Input.ApiServerStart(T0), new Input.KubeletStart(0, T0),
-                new Input.Request(Event.request("00000000-0000-4000-8000-000000000001", Registry.SOURCE,
-                        EventTypes.CREATION_REQUESTED, subject, T0.plusSeconds(1), null,
+        return List.of(
+                new Input.ApiServerStart(T0),
+                new Input.KubeletStart(0, T0),
+                new Input.Request(Event.request(
+                        "00000000-0000-4000-8000-000000000001",
+                        Registry.SOURCE,
+                        EventTypes.CREATION_REQUESTED,
+                        subject,
+                        T0.plusSeconds(1),
+                        null,
                         new CreationRequest("deployments", "default", Json.tree(deployment)))),
-                new Input.Request(Event.request("00000000-0000-4000-8000-000000000002", Registry.SOURCE,
-                        EventTypes.DELETION_REQUESTED, subject, T0.plusSeconds(20), null,
-                        new DeletionRequest("deployments", "default", "web",
-                                new DeleteOptionsBuilder().withPropagationPolicy("Foreground").build()))));
+                new Input.Request(Event.request(
+                        "00000000-0000-4000-8000-000000000002",
+                        Registry.SOURCE,
+                        EventTypes.DELETION_REQUESTED,
+                        subject,
+                        T0.plusSeconds(20),
+                        null,
+                        new DeletionRequest(
+                                "deployments",
+                                "default",
+                                "web",
+                                new DeleteOptionsBuilder()
+                                        .withPropagationPolicy("Foreground")
+                                        .build()))));
     }
 }

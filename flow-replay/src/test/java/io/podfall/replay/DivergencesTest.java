@@ -1,26 +1,26 @@
 package io.podfall.replay;
 
+import static io.podfall.model.event.EventTypes.*;
+import static io.podfall.replay.Scenarios.T0;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.podfall.model.Json;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.TraceContext;
 import io.podfall.replay.Divergences.Divergence;
-import io.podfall.replay.Divergences.Kind;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-
-import static io.podfall.model.event.EventTypes.*;
-import static io.podfall.replay.Scenarios.T0;
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /** The comparison on small hand-made logs: one delete request, the API server's answer, and what reacts to it. */
 class DivergencesTest {
     private static final Duration TOLERANCE = Duration.ofMillis(100);
     private static final String POD = "namespaces/default/pods/web-1";
 
-    /** request → marked terminating → (kubelet: termination started, stop container) and (controller: endpoints patch). */
+    /**
+     * request → marked terminating → (kubelet: termination started, stop container) and (controller: endpoints patch).
+     */
     private static List<Event> recorded() {
         return List.of(
                 ev("r", null, "/apiserver", DELETION_REQUESTED, 0),
@@ -52,7 +52,9 @@ class DivergencesTest {
                 ev("S", "K2", "/runtime/node-1", CONTAINER_SIGNALLED, 0),
                 ev("X", "K2", "/runtime/node-1", CONTAINER_EXITED, 500));
 
-        assertEquals(List.of(), Divergences.between(recorded(), replayed, TOLERANCE),
+        assertEquals(
+                List.of(),
+                Divergences.between(recorded(), replayed, TOLERANCE),
                 "the controller answering before the kubelet is another interleaving of independent services");
     }
 
@@ -63,7 +65,9 @@ class DivergencesTest {
 
         List<Divergence> found = Divergences.between(recorded(), replayed, TOLERANCE);
 
-        assertEquals(List.of("MISSING " + STOP_CONTAINER_REQUESTED + " after " + OBJECT_MARKED_TERMINATING + ": and 2 events it caused"),
+        assertEquals(
+                List.of("MISSING " + STOP_CONTAINER_REQUESTED + " after " + OBJECT_MARKED_TERMINATING
+                        + ": and 2 events it caused"),
                 describe(found));
         assertEquals("r", found.get(0).flow());
     }
@@ -73,7 +77,8 @@ class DivergencesTest {
         List<Event> replayed = new ArrayList<>(recorded());
         replayed.add(ev("kill", "k2", "/runtime/node-1", CONTAINER_SIGNALLED, 30_006));
 
-        assertEquals(List.of("EXTRA runtime.ContainerSignalled after runtime.StopContainerRequested: "),
+        assertEquals(
+                List.of("EXTRA runtime.ContainerSignalled after runtime.StopContainerRequested: "),
                 describe(Divergences.between(recorded(), replayed, TOLERANCE)));
     }
 
@@ -83,14 +88,15 @@ class DivergencesTest {
         replayed.set(2, recorded().get(4));
         replayed.set(4, recorded().get(2));
 
-        assertEquals(List.of("REORDERED " + POD_TERMINATION_STARTED + " after " + OBJECT_MARKED_TERMINATING + ": "),
+        assertEquals(
+                List.of("REORDERED " + POD_TERMINATION_STARTED + " after " + OBJECT_MARKED_TERMINATING + ": "),
                 describe(Divergences.between(recorded(), replayed, TOLERANCE)));
     }
 
     /**
-     * A window that opens between a request and its answer: the answer, carried over, is a root of the window like
-     * the client's request that opens it. The engine appends it as the window opens, live it came a few milliseconds
-     * after that request: two decisions about different causes, in no order.
+     * A window that opens between a request and its answer: the answer, carried over, is a root of the window like the
+     * client's request that opens it. The engine appends it as the window opens, live it came a few milliseconds after
+     * that request: two decisions about different causes, in no order.
      */
     @Test
     void anAnswerCarriedOverIntoTheWindowIsNoSiblingOfItsClientRequests() {
@@ -102,8 +108,12 @@ class DivergencesTest {
 
         assertEquals(List.of(), Divergences.between(recorded, replayed, TOLERANCE));
         replayed.add(ev("b", "before", "/apiserver", OBJECT_UPDATED, 40));
-        assertEquals(List.of("EXTRA " + OBJECT_UPDATED), Divergences.between(recorded, replayed, TOLERANCE).stream()
-                .map(d -> d.kind() + " " + d.event().type()).toList(), "still compared with what answers the same cause");
+        assertEquals(
+                List.of("EXTRA " + OBJECT_UPDATED),
+                Divergences.between(recorded, replayed, TOLERANCE).stream()
+                        .map(d -> d.kind() + " " + d.event().type())
+                        .toList(),
+                "still compared with what answers the same cause");
     }
 
     @Test
@@ -112,18 +122,30 @@ class DivergencesTest {
         // the process exits 2 s after StopContainer instead of 0.5 s; nothing else moves relative to its cause
         replayed.set(6, ev("x", "k2", "/runtime/node-1", CONTAINER_EXITED, 2006));
 
-        assertEquals(List.of("TIMING runtime.ContainerExited after runtime.StopContainerRequested: recorded 0.502s after "
+        assertEquals(
+                List.of("TIMING runtime.ContainerExited after runtime.StopContainerRequested: recorded 0.502s after "
                         + "runtime.StopContainerRequested, replayed 2.002s"),
                 describe(Divergences.between(recorded(), replayed, TOLERANCE)));
         assertEquals(List.of(), Divergences.between(recorded(), replayed, Duration.ofSeconds(2)), "within 2 s");
     }
 
     private static List<String> describe(List<Divergence> found) {
-        return found.stream().map(d -> d.kind() + " " + d.event().type() + " after " + d.cause().type() + ": " + d.detail()).toList();
+        return found.stream()
+                .map(d -> d.kind() + " " + d.event().type() + " after "
+                        + d.cause().type() + ": " + d.detail())
+                .toList();
     }
 
     private static Event ev(String id, String cause, String source, String type, long millis) {
-        return new Event(id, source, type, POD, T0.plusMillis(millis), "r", cause,
-                TraceContext.traceparent(TraceContext.traceIdFrom("r"), id), Json.MAPPER.createObjectNode());
+        return new Event(
+                id,
+                source,
+                type,
+                POD,
+                T0.plusMillis(millis),
+                "r",
+                cause,
+                TraceContext.traceparent(TraceContext.traceIdFrom("r"), id),
+                Json.MAPPER.createObjectNode());
     }
 }

@@ -1,21 +1,21 @@
 package io.podfall.replay;
 
-import io.podfall.kubelet.podworkers.Compat;
-import io.podfall.model.event.Event;
-import org.junit.jupiter.api.Test;
-
-import java.util.ArrayList;
-import java.util.List;
-
 import static io.podfall.replay.Scenarios.T0;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.podfall.kubelet.podworkers.Compat;
+import io.podfall.model.event.Event;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 class RecordingTest {
 
     @Test
     void theInputsOfALogAreTheClientRequestsAndTheServicesStarts() {
         List<Input> inputs = Scenarios.twoPodsDeleted();
-        Recording recording = Recording.of(Scenarios.run(Scenarios.node1(), inputs).log());
+        Recording recording =
+                Recording.of(Scenarios.run(Scenarios.node1(), inputs).log());
 
         assertEquals(inputs, recording.inputs(), "everything else on the log is an effect of these");
         assertEquals(Scenarios.node1(), recording.kubelets());
@@ -27,7 +27,9 @@ class RecordingTest {
         List<Engine.KubeletSettings> kubelets = List.of(
                 new Engine.KubeletSettings(List.of("node-1", "node-2"), new Compat(false, true)),
                 new Engine.KubeletSettings(List.of("node-3"), Compat.NONE));
-        List<Input> inputs = List.of(new Input.ApiServerStart(T0), new Input.KubeletStart(0, T0.plusMillis(10)),
+        List<Input> inputs = List.of(
+                new Input.ApiServerStart(T0),
+                new Input.KubeletStart(0, T0.plusMillis(10)),
                 new Input.KubeletStart(1, T0.plusMillis(20)),
                 Scenarios.create(1, T0.plusSeconds(1), "stubborn", "podfall.io/on-sigterm", "ignore"),
                 Scenarios.delete(2, T0.plusSeconds(10), "stubborn", 0));
@@ -38,14 +40,18 @@ class RecordingTest {
         assertEquals(List.of("node-1", "node-2"), recording.kubelets().get(0).nodes());
         assertEquals(List.of("node-3"), recording.kubelets().get(1).nodes());
         // the scheduler puts the pod on node-1 (the least loaded, then by name), where the switch changed the kill
-        assertEquals(List.of(new Compat(false, true), Compat.NONE),
-                recording.kubelets().stream().map(Engine.KubeletSettings::compat).toList());
+        assertEquals(
+                List.of(new Compat(false, true), Compat.NONE),
+                recording.kubelets().stream()
+                        .map(Engine.KubeletSettings::compat)
+                        .toList());
         assertEquals(inputs, recording.inputs());
     }
 
     @Test
     void aNodeThatActsButWasNeverRegisteredOnTheLogGetsAKubeletAnyway() {
-        List<Event> log = new ArrayList<>(Scenarios.run(Scenarios.node1(), Scenarios.twoPodsDeleted()).log());
+        List<Event> log = new ArrayList<>(
+                Scenarios.run(Scenarios.node1(), Scenarios.twoPodsDeleted()).log());
         log.removeIf(e -> e.causationId() == null && e.subject().equals("nodes/node-1"));
 
         Recording recording = Recording.of(log);

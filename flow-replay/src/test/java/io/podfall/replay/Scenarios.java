@@ -1,5 +1,7 @@
 package io.podfall.replay;
 
+import static io.podfall.model.testing.Pods.aPod;
+
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.podfall.apiserver.registry.Registry;
@@ -11,21 +13,17 @@ import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
-
 import java.time.Instant;
 import java.util.List;
 
-import static io.podfall.model.testing.Pods.aPod;
-
 /**
- * Inputs as the suite's front doors write them: the services' starts, and client requests with random (version 4)
- * ids and no cause, as the API server's RequestTracker appends them.
+ * Inputs as the suite's front doors write them: the services' starts, and client requests with random (version 4) ids
+ * and no cause, as the API server's RequestTracker appends them.
  */
 final class Scenarios {
     static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
 
-    private Scenarios() {
-    }
+    private Scenarios() {}
 
     /** A kubelet of node-1 without compatibility switches. */
     static List<Engine.KubeletSettings> node1() {
@@ -34,7 +32,9 @@ final class Scenarios {
 
     /** The suite's start, then two pods created, then deleted with a grace period of 5 s at {@code T0 + 10 s}. */
     static List<Input> twoPodsDeleted() {
-        return List.of(new Input.ApiServerStart(T0), new Input.KubeletStart(0, T0.plusMillis(40)),
+        return List.of(
+                new Input.ApiServerStart(T0),
+                new Input.KubeletStart(0, T0.plusMillis(40)),
                 create(1, T0.plusSeconds(2), "graceful", "podfall.io/exit-delay-seconds", "0.5"),
                 create(2, T0.plusSeconds(3), "stubborn", "podfall.io/on-sigterm", "ignore"),
                 delete(3, T0.plusSeconds(10), "graceful", 5),
@@ -42,52 +42,113 @@ final class Scenarios {
     }
 
     /**
-     * The seed scenario (upstream #83916, #113712): a pod that ignores SIGTERM deleted with 60 s of grace at
-     * {@code T0 + 10 s}, then again with 5 s a second later, which shortens the grace period while it terminates.
+     * The seed scenario (upstream #83916, #113712): a pod that ignores SIGTERM deleted with 60 s of grace at {@code T0
+     * + 10 s}, then again with 5 s a second later, which shortens the grace period while it terminates.
      */
     static List<Input> graceShortened() {
-        return List.of(new Input.ApiServerStart(T0), new Input.KubeletStart(0, T0),
+        return List.of(
+                new Input.ApiServerStart(T0),
+                new Input.KubeletStart(0, T0),
                 create(1, T0.plusSeconds(1), "stubborn", "podfall.io/on-sigterm", "ignore"),
                 delete(2, T0.plusSeconds(10), "stubborn", 60),
                 delete(3, T0.plusSeconds(11), "stubborn", 5));
     }
 
     static Input create(int n, Instant at, String pod, String annotation, String value) {
-        return request(n, at, EventTypes.CREATION_REQUESTED, pod(pod),
-                new CreationRequest("pods", "default", Json.tree(aPod(pod).withAnnotation(annotation, value).build())));
+        return request(
+                n,
+                at,
+                EventTypes.CREATION_REQUESTED,
+                pod(pod),
+                new CreationRequest(
+                        "pods",
+                        "default",
+                        Json.tree(aPod(pod).withAnnotation(annotation, value).build())));
     }
 
     static Input delete(int n, Instant at, String pod, long grace) {
-        return request(n, at, EventTypes.DELETION_REQUESTED, pod(pod), new DeletionRequest("pods", "default", pod,
-                new DeleteOptionsBuilder().withGracePeriodSeconds(grace).build()));
+        return request(
+                n,
+                at,
+                EventTypes.DELETION_REQUESTED,
+                pod(pod),
+                new DeletionRequest(
+                        "pods",
+                        "default",
+                        pod,
+                        new DeleteOptionsBuilder().withGracePeriodSeconds(grace).build()));
     }
 
     /**
-     * The suite's start with pod {@code web} running in {@code default}, then the incident: namespace
-     * {@code incident} created at {@code T0 + 20 s}, pod {@code victim} in it a second later, deleted with 5 s of
-     * grace at {@code T0 + 30 s}; {@code web} is deleted meanwhile, at {@code T0 + 32 s}.
+     * The suite's start with pod {@code web} running in {@code default}, then the incident: namespace {@code incident}
+     * created at {@code T0 + 20 s}, pod {@code victim} in it a second later, deleted with 5 s of grace at {@code T0 +
+     * 30 s}; {@code web} is deleted meanwhile, at {@code T0 + 32 s}.
      */
     static List<Input> podDeletedInANamespaceOfItsOwn() {
-        ObjectNode namespace = Json.MAPPER.createObjectNode().put("apiVersion", "v1").put("kind", "Namespace");
+        ObjectNode namespace =
+                Json.MAPPER.createObjectNode().put("apiVersion", "v1").put("kind", "Namespace");
         namespace.putObject("metadata").put("name", "incident");
-        return List.of(new Input.ApiServerStart(T0), new Input.KubeletStart(0, T0.plusMillis(40)),
+        return List.of(
+                new Input.ApiServerStart(T0),
+                new Input.KubeletStart(0, T0.plusMillis(40)),
                 create(1, T0.plusSeconds(2), "web", "podfall.io/exit-delay-seconds", "0.5"),
-                request(2, T0.plusSeconds(20), EventTypes.CREATION_REQUESTED, "namespaces/incident",
+                request(
+                        2,
+                        T0.plusSeconds(20),
+                        EventTypes.CREATION_REQUESTED,
+                        "namespaces/incident",
                         new CreationRequest("namespaces", "", namespace)),
-                request(3, T0.plusSeconds(21), EventTypes.CREATION_REQUESTED, "namespaces/incident/pods/victim",
-                        new CreationRequest("pods", "incident", Json.tree(aPod("victim").inNamespace("incident")
-                                .withAnnotation("podfall.io/exit-delay-seconds", "1").build()))),
-                request(4, T0.plusSeconds(30), EventTypes.DELETION_REQUESTED, "namespaces/incident/pods/victim",
-                        new DeletionRequest("pods", "incident", "victim",
-                                new DeleteOptionsBuilder().withGracePeriodSeconds(5L).build())),
+                request(
+                        3,
+                        T0.plusSeconds(21),
+                        EventTypes.CREATION_REQUESTED,
+                        "namespaces/incident/pods/victim",
+                        new CreationRequest(
+                                "pods",
+                                "incident",
+                                Json.tree(aPod("victim")
+                                        .inNamespace("incident")
+                                        .withAnnotation("podfall.io/exit-delay-seconds", "1")
+                                        .build()))),
+                request(
+                        4,
+                        T0.plusSeconds(30),
+                        EventTypes.DELETION_REQUESTED,
+                        "namespaces/incident/pods/victim",
+                        new DeletionRequest(
+                                "pods",
+                                "incident",
+                                "victim",
+                                new DeleteOptionsBuilder()
+                                        .withGracePeriodSeconds(5L)
+                                        .build())),
                 delete(5, T0.plusSeconds(32), "web", 5));
     }
 
     /** A merge patch that declares (or, with null, ends) node-1's pressure of a resource (EvictionManager). */
     static Input pressure(int n, Instant at, String resource) {
-        return request(n, at, EventTypes.PATCH_REQUESTED, "nodes/node-1", new PatchRequest("nodes", null, "node-1", null,
-                PatchRequest.MERGE, Json.MAPPER.createObjectNode().set("metadata", Json.MAPPER.createObjectNode()
-                        .set("annotations", Json.MAPPER.createObjectNode().put("podfall.io/pressure", resource)))));
+        return request(
+                n,
+                at,
+                EventTypes.PATCH_REQUESTED,
+                "nodes/node-1",
+                new PatchRequest(
+                        "nodes",
+                        null,
+                        "node-1",
+                        null,
+                        PatchRequest.MERGE,
+                        Json.MAPPER
+                                .createObjectNode()
+                                .set(
+                                        "metadata",
+                                        Json.MAPPER
+                                                .createObjectNode()
+                                                .set(
+                                                        "annotations",
+                                                        Json.MAPPER
+                                                                .createObjectNode()
+                                                                .put("podfall.io/pressure", resource)))));
     }
 
     private static Input request(int n, Instant at, String type, String subject, Object data) {

@@ -1,14 +1,5 @@
 package io.podfall.replay;
 
-import io.podfall.kubelet.podworkers.Compat;
-import io.podfall.model.event.Event;
-import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
-import java.util.OptionalLong;
-
 import static io.podfall.model.event.EventTypes.CONTAINER_SIGNALLED;
 import static io.podfall.model.event.EventTypes.GRACE_PERIOD_SHORTENED;
 import static io.podfall.model.event.EventTypes.SANDBOX_REMOVED;
@@ -17,6 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.podfall.kubelet.podworkers.Compat;
+import io.podfall.model.event.Event;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
 
 /** Replays under changed settings: the same inputs, every kubelet run with what {@code --set} says. */
 class WhatIfTest {
@@ -27,28 +26,46 @@ class WhatIfTest {
     void theSeedsShortenedGraceRecordedFixedIsKilledAtTheOriginalDeadlineWithTheSwitchOn() {
         // exported 10 s after the first delete: the deletion is over, and the 60 s are not
         List<Event> recorded = Scenarios.run(Scenarios.node1(), Scenarios.graceShortened()).log().stream()
-                .filter(e -> !e.time().isAfter(FIRST_DELETE.plusSeconds(10))).toList();
-        assertEquals(FIRST_DELETE.plusSeconds(5), kill(recorded), "recorded fixed: the kill 5 s after the first request");
+                .filter(e -> !e.time().isAfter(FIRST_DELETE.plusSeconds(10)))
+                .toList();
+        assertEquals(
+                FIRST_DELETE.plusSeconds(5), kill(recorded), "recorded fixed: the kill 5 s after the first request");
 
         Replay whatIf = whatIf(recorded, "podfall.kubelet.compat.shortened-grace-ignored=true");
 
         assertFalse(whatIf.reproduces());
-        assertEquals(FIRST_DELETE.plusSeconds(60), kill(whatIf.replayed()),
+        assertEquals(
+                FIRST_DELETE.plusSeconds(60),
+                kill(whatIf.replayed()),
                 "the switch keeps the 60 s deadline, past the end of the recording: a what-if runs on until nothing is left");
-        assertEquals(Compat.SHORTENED_GRACE_IGNORED, whatIf.replayed().stream().filter(e -> e.is(GRACE_PERIOD_SHORTENED))
-                .findFirst().orElseThrow().data().path("compat").asText());
+        assertEquals(
+                Compat.SHORTENED_GRACE_IGNORED,
+                whatIf.replayed().stream()
+                        .filter(e -> e.is(GRACE_PERIOD_SHORTENED))
+                        .findFirst()
+                        .orElseThrow()
+                        .data()
+                        .path("compat")
+                        .asText());
         Event last = whatIf.replayed().get(whatIf.replayed().size() - 1);
-        assertEquals(List.of(SANDBOX_REMOVED, FIRST_DELETE.plusSeconds(60)), List.of(last.type(), last.time()),
+        assertEquals(
+                List.of(SANDBOX_REMOVED, FIRST_DELETE.plusSeconds(60)),
+                List.of(last.type(), last.time()),
                 "past the recording, the deletion's flows go on to their end, and nothing else (a node's Lease renewals)");
         assertEquals(last.time(), whatIf.until());
-        assertTrue(whatIf.recording().notes().contains(
-                "what-if: podfall.kubelet.compat.shortened-grace-ignored=true for every kubelet"), whatIf.recording().notes().toString());
+        assertTrue(
+                whatIf.recording()
+                        .notes()
+                        .contains("what-if: podfall.kubelet.compat.shortened-grace-ignored=true for every kubelet"),
+                whatIf.recording().notes().toString());
     }
 
     @Test
     void aLogRecordedWithTheSwitchOnReplayedWithItOffIsKilledWhenTheShortenedGraceRunsOut() {
-        List<Event> recorded = Scenarios.run(List.of(new Engine.KubeletSettings(List.of("node-1"), new Compat(true, false))),
-                Scenarios.graceShortened()).log();
+        List<Event> recorded = Scenarios.run(
+                        List.of(new Engine.KubeletSettings(List.of("node-1"), new Compat(true, false))),
+                        Scenarios.graceShortened())
+                .log();
         assertEquals(FIRST_DELETE.plusSeconds(60), kill(recorded));
 
         Replay whatIf = whatIf(recorded, "kubelet.compat.shortened-grace-ignored=false");
@@ -59,9 +76,12 @@ class WhatIfTest {
 
     @Test
     void aSettingTheRecordingAlreadyHadReproducesIt() {
-        List<Event> recorded = Scenarios.run(Scenarios.node1(), Scenarios.graceShortened()).log();
+        List<Event> recorded =
+                Scenarios.run(Scenarios.node1(), Scenarios.graceShortened()).log();
 
-        Replay whatIf = whatIf(recorded, "podfall.kubelet.compat.shortened-grace-ignored=false",
+        Replay whatIf = whatIf(
+                recorded,
+                "podfall.kubelet.compat.shortened-grace-ignored=false",
                 "podfall.kubelet.compat.force-delete-uses-spec-grace=false");
 
         assertEquals(List.of(), whatIf.divergences());
@@ -72,7 +92,9 @@ class WhatIfTest {
     void theEvictionGracePeriodOfAKubeletUnderNodePressureCanBeChanged() {
         // a pod with the default 30 s of grace evicted under memory pressure: the kubelet's override (30 s by
         // default) or the pod's own, whichever is shorter
-        List<Input> inputs = List.of(new Input.ApiServerStart(T0), new Input.KubeletStart(0, T0),
+        List<Input> inputs = List.of(
+                new Input.ApiServerStart(T0),
+                new Input.KubeletStart(0, T0),
                 Scenarios.create(1, T0.plusSeconds(1), "stubborn", "podfall.io/on-sigterm", "ignore"),
                 Scenarios.pressure(2, T0.plusSeconds(5), "memory"));
         List<Event> recorded = Scenarios.run(Scenarios.node1(), inputs).log();
@@ -86,13 +108,17 @@ class WhatIfTest {
 
     @Test
     void settingsAreTheServicesKeysWithOrWithoutTheirPrefixAndALaterOneWins() {
-        Settings s = Settings.parse(List.of("kubelet.compat.force-delete-uses-spec-grace=true",
-                "podfall.kubelet.eviction-max-pod-grace-period=10", "podfall.kubelet.eviction-max-pod-grace-period=12"));
+        Settings s = Settings.parse(List.of(
+                "kubelet.compat.force-delete-uses-spec-grace=true",
+                "podfall.kubelet.eviction-max-pod-grace-period=10",
+                "podfall.kubelet.eviction-max-pod-grace-period=12"));
 
         assertEquals(new Settings(null, true, 12L), s);
-        assertEquals("podfall.kubelet.compat.force-delete-uses-spec-grace=true, podfall.kubelet.eviction-max-pod-grace-period=12",
+        assertEquals(
+                "podfall.kubelet.compat.force-delete-uses-spec-grace=true, podfall.kubelet.eviction-max-pod-grace-period=12",
                 s.toString());
-        assertEquals(new Engine.KubeletSettings(List.of("node-1"), new Compat(true, true), OptionalLong.of(12)),
+        assertEquals(
+                new Engine.KubeletSettings(List.of("node-1"), new Compat(true, true), OptionalLong.of(12)),
                 s.applied(new Engine.KubeletSettings(List.of("node-1"), new Compat(true, false))),
                 "what is not set stays as the recording implies");
         assertTrue(Settings.parse(List.of()).isEmpty());
@@ -100,16 +126,26 @@ class WhatIfTest {
 
     @Test
     void anUnknownKeyOrABadValueIsRefusedSayingWhatWouldDo() {
-        assertEquals("unknown setting podfall.time-scale; a replay can set podfall.kubelet.compat.shortened-grace-ignored, "
+        assertEquals(
+                "unknown setting podfall.time-scale; a replay can set podfall.kubelet.compat.shortened-grace-ignored, "
                         + "podfall.kubelet.compat.force-delete-uses-spec-grace, podfall.kubelet.eviction-max-pod-grace-period",
-                assertThrows(IllegalArgumentException.class, () -> Settings.parse(List.of("podfall.time-scale=10"))).getMessage());
-        assertEquals("bad value for podfall.kubelet.compat.shortened-grace-ignored: 'yes' (true or false)",
-                assertThrows(IllegalArgumentException.class,
-                        () -> Settings.parse(List.of("kubelet.compat.shortened-grace-ignored=yes"))).getMessage());
-        assertEquals("bad value for podfall.kubelet.eviction-max-pod-grace-period: '-1' (whole seconds, 0 or more)",
-                assertThrows(IllegalArgumentException.class,
-                        () -> Settings.parse(List.of("kubelet.eviction-max-pod-grace-period=-1"))).getMessage());
-        assertThrows(IllegalArgumentException.class, () -> Settings.parse(List.of("kubelet.compat.shortened-grace-ignored")));
+                assertThrows(IllegalArgumentException.class, () -> Settings.parse(List.of("podfall.time-scale=10")))
+                        .getMessage());
+        assertEquals(
+                "bad value for podfall.kubelet.compat.shortened-grace-ignored: 'yes' (true or false)",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> Settings.parse(List.of("kubelet.compat.shortened-grace-ignored=yes")))
+                        .getMessage());
+        assertEquals(
+                "bad value for podfall.kubelet.eviction-max-pod-grace-period: '-1' (whole seconds, 0 or more)",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> Settings.parse(List.of("kubelet.eviction-max-pod-grace-period=-1")))
+                        .getMessage());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> Settings.parse(List.of("kubelet.compat.shortened-grace-ignored")));
     }
 
     private static Replay whatIf(List<Event> recorded, String... set) {
@@ -121,7 +157,11 @@ class WhatIfTest {
     }
 
     private static Instant signal(List<Event> log, String signal) {
-        return log.stream().filter(e -> e.is(CONTAINER_SIGNALLED) && signal.equals(e.data().path("signal").asText()))
-                .findFirst().orElseThrow().time();
+        return log.stream()
+                .filter(e -> e.is(CONTAINER_SIGNALLED)
+                        && signal.equals(e.data().path("signal").asText()))
+                .findFirst()
+                .orElseThrow()
+                .time();
     }
 }

@@ -4,29 +4,31 @@ import io.podfall.kubelet.nodelease.NodeLeaseController;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.EvictionManager;
 import io.podfall.kubelet.podworkers.PodWorkers;
-
 import java.util.List;
 
 /**
  * A kubelet's settings, as upstream's KubeletConfiguration: the one place its core is built, so the service and the
  * replay engine run the same one.
  *
- * @param nodes                            {@code podfall.kubelet.nodes}: the nodes this kubelet simulates
- * @param compat                           the compatibility switches, {@code podfall.kubelet.compat.*}
+ * @param nodes {@code podfall.kubelet.nodes}: the nodes this kubelet simulates
+ * @param compat the compatibility switches, {@code podfall.kubelet.compat.*}
  * @param evictionMaxPodGracePeriodSeconds {@code podfall.kubelet.eviction-max-pod-grace-period}, upstream's
- *                                         {@code evictionMaxPodGracePeriod}
- * @param nodeLeaseDurationSeconds         {@code podfall.kubelet.node-lease-duration-seconds}, upstream's
- *                                         {@code nodeLeaseDurationSeconds}
+ *     {@code evictionMaxPodGracePeriod}
+ * @param nodeLeaseDurationSeconds {@code podfall.kubelet.node-lease-duration-seconds}, upstream's
+ *     {@code nodeLeaseDurationSeconds}
  */
-public record KubeletConfiguration(List<String> nodes, Compat compat, long evictionMaxPodGracePeriodSeconds,
-                                   int nodeLeaseDurationSeconds) {
+public record KubeletConfiguration(
+        List<String> nodes, Compat compat, long evictionMaxPodGracePeriodSeconds, int nodeLeaseDurationSeconds) {
     public KubeletConfiguration {
         nodes = List.copyOf(nodes);
     }
 
     /** The settings the service runs with when none is configured, for these nodes: no compatibility switch on. */
     public static KubeletConfiguration defaults(List<String> nodes) {
-        return new KubeletConfiguration(nodes, Compat.NONE, EvictionManager.DEFAULT_MAX_POD_GRACE_PERIOD_SECONDS,
+        return new KubeletConfiguration(
+                nodes,
+                Compat.NONE,
+                EvictionManager.DEFAULT_MAX_POD_GRACE_PERIOD_SECONDS,
                 NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS);
     }
 

@@ -8,32 +8,38 @@ import io.podfall.model.core.Core;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
+import java.util.List;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
-import java.util.List;
-
 /**
- * The kubelet's core for the nodes it simulates: the {@link Kubelet} the log processor runs, and its pod workers
- * for {@link NodeRegistration}. The compatibility switches ({@link Compat}) are off unless configured.
+ * The kubelet's core for the nodes it simulates: the {@link Kubelet} the log processor runs, and its pod workers for
+ * {@link NodeRegistration}. The compatibility switches ({@link Compat}) are off unless configured.
  */
 @ApplicationScoped
 public class KubeletProducer {
 
     @Produces
     @Singleton
-    Kubelet kubelet(@ConfigProperty(name = "podfall.kubelet.nodes") List<String> nodes,
-                    @ConfigProperty(name = "podfall.kubelet.compat.shortened-grace-ignored",
-                            defaultValue = "false") boolean shortenedGraceIgnored,
-                    @ConfigProperty(name = "podfall.kubelet.compat.force-delete-uses-spec-grace",
-                            defaultValue = "false") boolean forceDeleteUsesSpecGrace,
-                    @ConfigProperty(name = "podfall.kubelet.eviction-max-pod-grace-period",
+    Kubelet kubelet(
+            @ConfigProperty(name = "podfall.kubelet.nodes") List<String> nodes,
+            @ConfigProperty(name = "podfall.kubelet.compat.shortened-grace-ignored", defaultValue = "false")
+                    boolean shortenedGraceIgnored,
+            @ConfigProperty(name = "podfall.kubelet.compat.force-delete-uses-spec-grace", defaultValue = "false")
+                    boolean forceDeleteUsesSpecGrace,
+            @ConfigProperty(
+                            name = "podfall.kubelet.eviction-max-pod-grace-period",
                             defaultValue = "" + EvictionManager.DEFAULT_MAX_POD_GRACE_PERIOD_SECONDS)
                     long evictionMaxPodGracePeriod,
-                    @ConfigProperty(name = "podfall.kubelet.node-lease-duration-seconds",
+            @ConfigProperty(
+                            name = "podfall.kubelet.node-lease-duration-seconds",
                             defaultValue = "" + NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS)
                     int nodeLeaseDurationSeconds) {
-        return new KubeletConfiguration(nodes, new Compat(shortenedGraceIgnored, forceDeleteUsesSpecGrace),
-                evictionMaxPodGracePeriod, nodeLeaseDurationSeconds).newKubelet();
+        return new KubeletConfiguration(
+                        nodes,
+                        new Compat(shortenedGraceIgnored, forceDeleteUsesSpecGrace),
+                        evictionMaxPodGracePeriod,
+                        nodeLeaseDurationSeconds)
+                .newKubelet();
     }
 
     /** What the log processor injects, a {@code Core<Object>}: the Kubelet bean is a {@code Core<CompositeState>}. */

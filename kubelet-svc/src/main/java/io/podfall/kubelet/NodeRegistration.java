@@ -11,13 +11,12 @@ import io.podfall.model.event.Event;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.ObservesAsync;
 import jakarta.inject.Inject;
+import java.util.List;
 import org.jboss.logging.Logger;
 
-import java.util.List;
-
 /**
- * Registers this kubelet's nodes with the API server once the kubelet has rebuilt its state from the log: only
- * then does it know which of its nodes the API server already holds (a restart registers nothing again).
+ * Registers this kubelet's nodes with the API server once the kubelet has rebuilt its state from the log: only then
+ * does it know which of its nodes the API server already holds (a restart registers nothing again).
  */
 @ApplicationScoped
 public class NodeRegistration {
@@ -25,16 +24,19 @@ public class NodeRegistration {
 
     @Inject
     PodWorkers podWorkers;
+
     @Inject
     LogProcessor processor;
+
     @Inject
     LogWriter writer;
+
     @Inject
     SimulatedClock clock;
 
     void onCaughtUp(@ObservesAsync CaughtUp caughtUp) {
-        List<Event> requests = processor.read(CompositeState.class,
-                s -> podWorkers.registerNodes(s.of(PodWorkersState.class), clock.now()));
+        List<Event> requests = processor.read(
+                CompositeState.class, s -> podWorkers.registerNodes(s.of(PodWorkersState.class), clock.now()));
         if (requests.isEmpty()) {
             LOG.infof("Nodes %s are registered already", podWorkers.nodeNames());
         }

@@ -6,8 +6,8 @@ import java.util.Optional;
 
 /**
  * How long the simulated node takes for something, as a pod annotation gives it ({@code podfall.io/exit-delay-seconds},
- * {@code podfall.io/unmount-seconds}): decimal seconds. A value that cannot be read is no value, so its default
- * holds: a typo in a manifest must not stop the node.
+ * {@code podfall.io/unmount-seconds}): decimal seconds. A value that cannot be read is no value, so its default holds:
+ * a typo in a manifest must not stop the node.
  */
 public final class SimulatedDurations {
     /**
@@ -16,8 +16,7 @@ public final class SimulatedDurations {
      */
     public static final Duration LONGEST_WAIT = Duration.ofDays(3650);
 
-    private SimulatedDurations() {
-    }
+    private SimulatedDurations() {}
 
     /**
      * The duration the value gives in decimal seconds, cut to {@link #LONGEST_WAIT}; empty if absent, unreadable or
@@ -32,9 +31,10 @@ public final class SimulatedDurations {
             if (seconds.signum() < 0) {
                 return Optional.empty();
             }
-            return Optional.of(seconds.compareTo(BigDecimal.valueOf(LONGEST_WAIT.getSeconds())) >= 0
-                    ? LONGEST_WAIT
-                    : Duration.ofNanos(seconds.movePointRight(9).longValue()));
+            return Optional.of(
+                    seconds.compareTo(BigDecimal.valueOf(LONGEST_WAIT.getSeconds())) >= 0
+                            ? LONGEST_WAIT
+                            : Duration.ofNanos(seconds.movePointRight(9).longValue()));
         } catch (NumberFormatException e) {
             return Optional.empty();
         }

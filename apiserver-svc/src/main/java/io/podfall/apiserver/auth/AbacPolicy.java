@@ -2,7 +2,6 @@ package io.podfall.apiserver.auth;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.model.Json;
-
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,18 +9,23 @@ import java.util.List;
 /**
  * Attribute-based authorization as kube-apiserver's {@code --authorization-mode=ABAC} with
  * {@code --authorization-policy-file} (pkg/auth/authorizer/abac/abac.go): one JSON Policy a line,
- * {@code {"apiVersion":"abac.authorization.kubernetes.io/v1beta1","kind":"Policy","spec":{...}}}. A request is
- * allowed when one policy matches it: its subject ({@code user} and/or {@code group}, {@code "*"} for any), its verb
- * (a {@code readonly} policy allows only get, list and watch), and either its resource ({@code namespace},
+ * {@code {"apiVersion":"abac.authorization.kubernetes.io/v1beta1","kind":"Policy","spec":{...}}}. A request is allowed
+ * when one policy matches it: its subject ({@code user} and/or {@code group}, {@code "*"} for any), its verb (a
+ * {@code readonly} policy allows only get, list and watch), and either its resource ({@code namespace},
  * {@code resource}, {@code apiGroup}, each exact or {@code "*"}) or, for a request that names no resource, its
  * {@code nonResourcePath} (exact, {@code "*"}, or a prefix ending in {@code *}). Pure.
  */
 public final class AbacPolicy {
     static final String API_VERSION = "abac.authorization.kubernetes.io/v1beta1";
 
-    record Spec(String user, String group, boolean readonly, String apiGroup, String resource, String namespace,
-                String nonResourcePath) {
-    }
+    record Spec(
+            String user,
+            String group,
+            boolean readonly,
+            String apiGroup,
+            String resource,
+            String namespace,
+            String nonResourcePath) {}
 
     private final List<Spec> policies;
 
@@ -44,19 +48,29 @@ public final class AbacPolicy {
             } catch (RuntimeException e) {
                 throw new IllegalArgumentException("policy file line " + (i + 1) + " is not JSON: " + e.getMessage());
             }
-            if (!API_VERSION.equals(policy.path("apiVersion").asText()) || !"Policy".equals(policy.path("kind").asText())) {
-                throw new IllegalArgumentException("policy file line " + (i + 1) + " is not a Policy of " + API_VERSION);
+            if (!API_VERSION.equals(policy.path("apiVersion").asText())
+                    || !"Policy".equals(policy.path("kind").asText())) {
+                throw new IllegalArgumentException(
+                        "policy file line " + (i + 1) + " is not a Policy of " + API_VERSION);
             }
             JsonNode spec = policy.path("spec");
-            policies.add(new Spec(text(spec, "user"), text(spec, "group"), spec.path("readonly").asBoolean(false),
-                    text(spec, "apiGroup"), text(spec, "resource"), text(spec, "namespace"), text(spec, "nonResourcePath")));
+            policies.add(new Spec(
+                    text(spec, "user"),
+                    text(spec, "group"),
+                    spec.path("readonly").asBoolean(false),
+                    text(spec, "apiGroup"),
+                    text(spec, "resource"),
+                    text(spec, "namespace"),
+                    text(spec, "nonResourcePath")));
         }
         return new AbacPolicy(List.copyOf(policies));
     }
 
     public boolean authorizes(RequestAttributes a) {
-        return policies.stream().anyMatch(p -> subjectMatches(p, a.user()) && (a.readOnly() || !p.readonly())
-                && (a.resourceRequest() ? resourceMatches(p, a) : nonResourceMatches(p, a.path())));
+        return policies.stream()
+                .anyMatch(p -> subjectMatches(p, a.user())
+                        && (a.readOnly() || !p.readonly())
+                        && (a.resourceRequest() ? resourceMatches(p, a) : nonResourceMatches(p, a.path())));
     }
 
     /** A policy names a user, a group or both; each it names must match. */
@@ -64,19 +78,23 @@ public final class AbacPolicy {
         if (user == null || (p.user().isEmpty() && p.group().isEmpty())) {
             return false;
         }
-        boolean userMatches = p.user().isEmpty() || p.user().equals("*") || p.user().equals(user.name());
-        boolean groupMatches = p.group().isEmpty() || p.group().equals("*") || user.groups().contains(p.group());
+        boolean userMatches =
+                p.user().isEmpty() || p.user().equals("*") || p.user().equals(user.name());
+        boolean groupMatches =
+                p.group().isEmpty() || p.group().equals("*") || user.groups().contains(p.group());
         return userMatches && groupMatches;
     }
 
     private static boolean resourceMatches(Spec p, RequestAttributes a) {
-        return wildcardOrEqual(p.namespace(), a.namespace()) && wildcardOrEqual(p.resource(), a.resource())
+        return wildcardOrEqual(p.namespace(), a.namespace())
+                && wildcardOrEqual(p.resource(), a.resource())
                 && wildcardOrEqual(p.apiGroup(), a.apiGroup());
     }
 
     private static boolean nonResourceMatches(Spec p, String path) {
         String pattern = p.nonResourcePath();
-        return pattern.equals("*") || pattern.equals(path)
+        return pattern.equals("*")
+                || pattern.equals(path)
                 || (pattern.endsWith("*") && path.startsWith(pattern.substring(0, pattern.length() - 1)));
     }
 

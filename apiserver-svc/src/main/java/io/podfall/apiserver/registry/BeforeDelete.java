@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.podfall.apiserver.registry.StatusError.FieldError;
 import io.podfall.model.k8s.ResourceType;
-
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,8 +17,7 @@ import java.util.List;
 final class BeforeDelete {
     private static final List<String> PROPAGATION_POLICIES = List.of("Foreground", "Background", "Orphan", "nil");
 
-    private BeforeDelete() {
-    }
+    private BeforeDelete() {}
 
     /** The options of a delete as its handler accepts them: no dry run, and valid ({@link #validateOptions}). */
     static DeleteOptions checkedOptions(DeleteOptions requested) {
@@ -40,8 +38,8 @@ final class BeforeDelete {
         List<FieldError> errors = new ArrayList<>();
         String policy = options.getPropagationPolicy();
         if (options.getOrphanDependents() != null && policy != null) {
-            errors.add(FieldError.invalid("propagationPolicy", policy,
-                    "orphanDependents and deletionPropagation cannot be both set"));
+            errors.add(FieldError.invalid(
+                    "propagationPolicy", policy, "orphanDependents and deletionPropagation cannot be both set"));
         }
         if (policy != null && !PROPAGATION_POLICIES.subList(0, 3).contains(policy)) {
             errors.add(FieldError.notSupported("propagationPolicy", policy, PROPAGATION_POLICIES));
@@ -59,22 +57,28 @@ final class BeforeDelete {
         ObjectMeta meta = current.getMetadata();
         String uid = options.getPreconditions().getUid();
         if (uid != null && !uid.equals(meta.getUid())) {
-            throw StatusError.conflict(type.kind(), meta.getName(), "the UID in the precondition (" + uid
-                    + ") does not match the UID in record (" + meta.getUid()
-                    + "). The object might have been deleted and then recreated");
+            throw StatusError.conflict(
+                    type.kind(),
+                    meta.getName(),
+                    "the UID in the precondition (" + uid
+                            + ") does not match the UID in record (" + meta.getUid()
+                            + "). The object might have been deleted and then recreated");
         }
         String rv = options.getPreconditions().getResourceVersion();
         if (rv != null && !rv.equals(meta.getResourceVersion())) {
-            throw StatusError.conflict(type.kind(), meta.getName(), "the ResourceVersion in the precondition (" + rv
-                    + ") does not match the ResourceVersion in record (" + meta.getResourceVersion()
-                    + "). The object might have been modified");
+            throw StatusError.conflict(
+                    type.kind(),
+                    meta.getName(),
+                    "the ResourceVersion in the precondition (" + rv
+                            + ") does not match the ResourceVersion in record (" + meta.getResourceVersion()
+                            + "). The object might have been modified");
         }
     }
 
     /**
-     * {@code t.Add(time.Second * time.Duration(seconds))} as BeforeDelete computes a deadline: the nanoseconds are
-     * an int64 that wraps, so an absurd grace period (Long.MAX_VALUE) gives some deadline, as upstream, rather than
-     * an overflow that fails the request.
+     * {@code t.Add(time.Second * time.Duration(seconds))} as BeforeDelete computes a deadline: the nanoseconds are an
+     * int64 that wraps, so an absurd grace period (Long.MAX_VALUE) gives some deadline, as upstream, rather than an
+     * overflow that fails the request.
      */
     static Instant plusGoSeconds(Instant t, long seconds) {
         return t.plusNanos(seconds * 1_000_000_000L);

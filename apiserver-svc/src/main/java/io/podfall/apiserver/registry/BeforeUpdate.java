@@ -12,15 +12,14 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.podfall.apiserver.registry.StatusError.FieldError;
 import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
 /**
- * What an update of an object must satisfy before the generic {@link Store} writes it, and what it may not
- * change: upstream's {@code staging/src/k8s.io/apiserver/pkg/registry/rest/update.go} {@code BeforeUpdate}, with
- * the strategies' {@code PrepareForUpdate} and {@code ValidateUpdate} it calls and {@code ValidateObjectMetaUpdate}
+ * What an update of an object must satisfy before the generic {@link Store} writes it, and what it may not change:
+ * upstream's {@code staging/src/k8s.io/apiserver/pkg/registry/rest/update.go} {@code BeforeUpdate}, with the
+ * strategies' {@code PrepareForUpdate} and {@code ValidateUpdate} it calls and {@code ValidateObjectMetaUpdate}
  * ({@code staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go}).
  */
 final class BeforeUpdate {
@@ -29,17 +28,16 @@ final class BeforeUpdate {
     private static final String POD_UPDATABLE_FIELDS = "`metadata.labels`,`metadata.annotations`,"
             + "`metadata.finalizers`,`metadata.ownerReferences` (and `status` through pods/status)";
 
-    private BeforeUpdate() {
-    }
+    private BeforeUpdate() {}
 
     /**
-     * The split of spec and status that every strategy with a status subresource makes in {@code PrepareForUpdate}:
-     * a write of the main resource keeps the stored status, one of {@code /status} the stored spec. A namespace's
-     * spec (its finalizers) is not written by an update either: only {@code /finalize} does that, and it keeps
-     * the status ({@code namespaceFinalizeStrategy}).
+     * The split of spec and status that every strategy with a status subresource makes in {@code PrepareForUpdate}: a
+     * write of the main resource keeps the stored status, one of {@code /status} the stored spec. A namespace's spec
+     * (its finalizers) is not written by an update either: only {@code /finalize} does that, and it keeps the status
+     * ({@code namespaceFinalizeStrategy}).
      */
-    static JsonNode withStoredParts(RegistryState state, ResourceType type, HasMetadata current, JsonNode next,
-                                    String subresource) {
+    static JsonNode withStoredParts(
+            RegistryState state, ResourceType type, HasMetadata current, JsonNode next, String subresource) {
         if (!(next instanceof ObjectNode body) || !Kinds.hasStatusSubresource(type)) {
             return next;
         }
@@ -55,9 +53,11 @@ final class BeforeUpdate {
         }
         ObjectNode out = body.deepCopy();
         JsonNode stored = state.tree(type, current);
-        List<String> kept = STATUS.equals(subresource) ? List.of("spec")
-                : type == ResourceType.NAMESPACES && !Kinds.FINALIZE.equals(subresource) ? List.of("spec", STATUS)
-                : List.of(STATUS);
+        List<String> kept = STATUS.equals(subresource)
+                ? List.of("spec")
+                : type == ResourceType.NAMESPACES && !Kinds.FINALIZE.equals(subresource)
+                        ? List.of("spec", STATUS)
+                        : List.of(STATUS);
         for (String field : kept) {
             if (stored.has(field)) {
                 out.set(field, stored.get(field).deepCopy());
@@ -69,13 +69,18 @@ final class BeforeUpdate {
     }
 
     /**
-     * Readies {@code next}, which has the stored resourceVersion, to take the place of {@code current}: the fields
-     * an update never changes, the strategy's {@code PrepareForUpdate} and validation.
+     * Readies {@code next}, which has the stored resourceVersion, to take the place of {@code current}: the fields an
+     * update never changes, the strategy's {@code PrepareForUpdate} and validation.
      *
      * @throws StatusError 422 Invalid with every field error found
      */
-    static void check(RegistryState state, ResourceType type, HasMetadata current, HasMetadata next, String name,
-                      String subresource) {
+    static void check(
+            RegistryState state,
+            ResourceType type,
+            HasMetadata current,
+            HasMetadata next,
+            String name,
+            String subresource) {
         ObjectMeta old = current.getMetadata();
         ObjectMeta meta = next.getMetadata();
         // rest.BeforeUpdate: generation and creationTimestamp are the server's, a missing uid is the stored one, and
@@ -100,16 +105,21 @@ final class BeforeUpdate {
             errors.add(FieldError.immutable("metadata.deletionTimestamp", meta.getDeletionTimestamp()));
         }
         if (!Objects.equals(meta.getDeletionGracePeriodSeconds(), old.getDeletionGracePeriodSeconds())) {
-            errors.add(FieldError.immutable("metadata.deletionGracePeriodSeconds",
-                    meta.getDeletionGracePeriodSeconds()));
+            errors.add(
+                    FieldError.immutable("metadata.deletionGracePeriodSeconds", meta.getDeletionGracePeriodSeconds()));
         }
         if (old.getDeletionTimestamp() != null) {
-            List<String> added = meta.getFinalizers().stream().filter(f -> !old.getFinalizers().contains(f))
-                    .distinct().toList();
+            List<String> added = meta.getFinalizers().stream()
+                    .filter(f -> !old.getFinalizers().contains(f))
+                    .distinct()
+                    .toList();
             if (!added.isEmpty()) {
-                errors.add(FieldError.forbidden("metadata.finalizers",
+                errors.add(FieldError.forbidden(
+                        "metadata.finalizers",
                         "no new finalizers can be added if the object is being deleted, found new finalizers []string{"
-                                + String.join(", ", added.stream().map(StatusError::quote).toList()) + "}"));
+                                + String.join(
+                                        ", ",
+                                        added.stream().map(StatusError::quote).toList()) + "}"));
             }
         }
         if (next instanceof Pod) {
@@ -121,13 +131,13 @@ final class BeforeUpdate {
     }
 
     /**
-     * The rest of the strategies' {@code PrepareForUpdate} and update validation, after
-     * {@link #withStoredParts} split spec from status: a pod's status write also keeps its owner references
-     * ({@code pkg/registry/core/pod/strategy.go}); every body gets its kind's defaults; a workload's spec change
-     * is a new generation ({@link WorkloadStrategy#prepareForUpdate}).
+     * The rest of the strategies' {@code PrepareForUpdate} and update validation, after {@link #withStoredParts} split
+     * spec from status: a pod's status write also keeps its owner references
+     * ({@code pkg/registry/core/pod/strategy.go}); every body gets its kind's defaults; a workload's spec change is a
+     * new generation ({@link WorkloadStrategy#prepareForUpdate}).
      */
-    private static List<FieldError> prepareForUpdate(ResourceType type, HasMetadata current, HasMetadata next,
-                                                     String subresource) {
+    private static List<FieldError> prepareForUpdate(
+            ResourceType type, HasMetadata current, HasMetadata next, String subresource) {
         boolean status = STATUS.equals(subresource);
         if (next instanceof Pod pod) {
             if (status) {
@@ -158,9 +168,9 @@ final class BeforeUpdate {
     }
 
     /**
-     * {@code ValidatePodUpdate} ({@code pkg/apis/core/validation/validation.go}), narrowed: podfall runs no
-     * in-place change of a pod, so besides its status only labels, annotations, finalizers and ownerReferences may
-     * change (upstream restricts only the spec: the garbage collector and the ReplicaSet controller patch a pod's
+     * {@code ValidatePodUpdate} ({@code pkg/apis/core/validation/validation.go}), narrowed: podfall runs no in-place
+     * change of a pod, so besides its status only labels, annotations, finalizers and ownerReferences may change
+     * (upstream restricts only the spec: the garbage collector and the ReplicaSet controller patch a pod's
      * ownerReferences to orphan, release or adopt it).
      */
     private static List<FieldError> validatePodUpdate(RegistryState state, Pod current, Pod next) {
@@ -179,7 +189,7 @@ final class BeforeUpdate {
             return List.of();
         }
         String field = Objects.equals(Json.tree(current.getSpec()), Json.tree(munged.getSpec())) ? "metadata" : "spec";
-        return List.of(FieldError.forbidden(field, "pod updates may not change fields other than "
-                + POD_UPDATABLE_FIELDS));
+        return List.of(
+                FieldError.forbidden(field, "pod updates may not change fields other than " + POD_UPDATABLE_FIELDS));
     }
 }

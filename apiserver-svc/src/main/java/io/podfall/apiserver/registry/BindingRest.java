@@ -10,7 +10,6 @@ import io.podfall.model.core.Effects;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.k8s.MetaTimes;
 import io.podfall.model.k8s.ResourceType;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,8 +18,7 @@ import java.util.List;
  * {@code BindingREST} with {@code setPodNodeAndMetadata} of {@code pkg/registry/core/pod/storage/storage.go}.
  */
 final class BindingRest {
-    private BindingRest() {
-    }
+    private BindingRest() {}
 
     /**
      * {@code BindingREST.Create}: sets {@code spec.nodeName} once, only while the pod is not being deleted, and the
@@ -30,17 +28,22 @@ final class BindingRest {
         Pod pod = Storage.existingPod(state, req.namespace(), req.name());
         NamespaceLifecycle.admitCreate(state, ResourceType.PODS, req.namespace(), req.name());
         if (req.nodeName() == null || req.nodeName().isEmpty()) {
-            throw StatusError.invalid("Binding", "Binding", "", req.name(),
-                    List.of(FieldError.required("target.name", "")));
+            throw StatusError.invalid(
+                    "Binding", "Binding", "", req.name(), List.of(FieldError.required("target.name", "")));
         }
         Storage.checkUid(ResourceType.PODS, pod, req.uid());
         if (pod.getMetadata().getDeletionTimestamp() != null) {
-            throw StatusError.conflict("pods/binding", req.name(),
+            throw StatusError.conflict(
+                    "pods/binding",
+                    req.name(),
                     "pod " + req.name() + " is being deleted, cannot be assigned to a host");
         }
         if (pod.getSpec().getNodeName() != null && !pod.getSpec().getNodeName().isEmpty()) {
-            throw StatusError.conflict("pods/binding", req.name(), "pod " + req.name() + " is already assigned to node "
-                    + StatusError.quote(pod.getSpec().getNodeName()));
+            throw StatusError.conflict(
+                    "pods/binding",
+                    req.name(),
+                    "pod " + req.name() + " is already assigned to node "
+                            + StatusError.quote(pod.getSpec().getNodeName()));
         }
         Pod bound = state.copy(ResourceType.PODS, pod);
         bound.getSpec().setNodeName(req.nodeName());
@@ -48,8 +51,11 @@ final class BindingRest {
         bound.setStatus(status);
         List<PodCondition> conditions = new ArrayList<>(status.getConditions());
         conditions.removeIf(c -> "PodScheduled".equals(c.getType()));
-        conditions.add(new PodConditionBuilder().withType("PodScheduled").withStatus("True")
-                .withLastTransitionTime(MetaTimes.format(out.causeTime())).build());
+        conditions.add(new PodConditionBuilder()
+                .withType("PodScheduled")
+                .withStatus("True")
+                .withLastTransitionTime(MetaTimes.format(out.causeTime()))
+                .build());
         status.setConditions(conditions);
         Storage.write(state, out, EventTypes.POD_BOUND, ResourceType.PODS, bound);
     }

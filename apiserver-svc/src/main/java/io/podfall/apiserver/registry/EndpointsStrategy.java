@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.EndpointPort;
 import io.fabric8.kubernetes.api.model.EndpointSubset;
 import io.fabric8.kubernetes.api.model.Endpoints;
 import io.podfall.apiserver.registry.StatusError.FieldError;
-
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -14,19 +13,19 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * The Endpoints rules of {@code pkg/apis/core/v1/defaults.go} SetDefaults_Endpoints (a port without a protocol
- * is TCP) and {@code ValidateEndpoints} of {@code pkg/apis/core/validation/validation.go}, narrowed to what a
- * reader of Endpoints relies on: every address an IP, every port a valid number and protocol, and a name on
- * every port of a subset with more than one. Applied on create and on every update or patch.
+ * The Endpoints rules of {@code pkg/apis/core/v1/defaults.go} SetDefaults_Endpoints (a port without a protocol is TCP)
+ * and {@code ValidateEndpoints} of {@code pkg/apis/core/validation/validation.go}, narrowed to what a reader of
+ * Endpoints relies on: every address an IP, every port a valid number and protocol, and a name on every port of a
+ * subset with more than one. Applied on create and on every update or patch.
  */
 final class EndpointsStrategy {
     private static final List<String> PROTOCOLS = List.of("SCTP", "TCP", "UDP");
-    private static final Pattern IPV4 = Pattern.compile("(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
+    private static final Pattern IPV4 =
+            Pattern.compile("(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
     /** What an IPv6 literal is made of; only such text is handed to the JDK's parser, which then looks up no name. */
     private static final Pattern IPV6_CHARACTERS = Pattern.compile("[0-9a-fA-F:.]*:[0-9a-fA-F:.]*");
 
-    private EndpointsStrategy() {
-    }
+    private EndpointsStrategy() {}
 
     static void applyDefaults(Endpoints endpoints) {
         for (EndpointSubset subset : endpoints.getSubsets()) {
@@ -50,11 +49,14 @@ final class EndpointsStrategy {
             for (int k = 0; k < ports.size(); k++) {
                 String portPath = path + ".ports[" + k + "]";
                 EndpointPort port = ports.get(k);
-                if (ports.size() > 1 && (port.getName() == null || port.getName().isEmpty())) {
+                if (ports.size() > 1
+                        && (port.getName() == null || port.getName().isEmpty())) {
                     errors.add(FieldError.required(portPath + ".name", ""));
                 }
                 if (port.getPort() == null || port.getPort() < 1 || port.getPort() > 65535) {
-                    errors.add(FieldError.invalidValue(portPath + ".port", String.valueOf(port.getPort() == null ? 0 : port.getPort()),
+                    errors.add(FieldError.invalidValue(
+                            portPath + ".port",
+                            String.valueOf(port.getPort() == null ? 0 : port.getPort()),
                             "must be between 1 and 65535, inclusive"));
                 }
                 if (!PROTOCOLS.contains(port.getProtocol())) {
@@ -71,7 +73,8 @@ final class EndpointsStrategy {
             if (ip == null || ip.isEmpty()) {
                 errors.add(FieldError.required(path + "[" + j + "].ip", ""));
             } else if (!IPV4.matcher(ip).matches() && !isIPv6(ip)) {
-                errors.add(FieldError.invalid(path + "[" + j + "].ip", ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"));
+                errors.add(FieldError.invalid(
+                        path + "[" + j + "].ip", ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"));
             }
         }
     }

@@ -11,27 +11,25 @@ import io.podfall.model.core.Effects;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.k8s.MetaTimes;
 import io.podfall.model.k8s.ResourceType;
-
 import java.util.List;
 
 /**
- * The {@code pods/eviction} subresource: upstream's {@code EvictionREST.Create} and {@code addConditionAndDeletePod}
- * of {@code pkg/registry/core/pod/storage/eviction.go}.
+ * The {@code pods/eviction} subresource: upstream's {@code EvictionREST.Create} and {@code addConditionAndDeletePod} of
+ * {@code pkg/registry/core/pod/storage/eviction.go}.
  */
 final class EvictionRest {
     private static final String EVICTION_KIND = "Eviction";
     private static final List<String> EVICTION_VERSIONS = List.of("policy/v1", "policy/v1beta1");
 
-    private EvictionRest() {
-    }
+    private EvictionRest() {}
 
     /**
      * An eviction is a delete that a PodDisruptionBudget may refuse (429). podfall has no PodDisruptionBudgets, so
-     * every eviction is allowed, as upstream's when no budget selects the pod: a pod already finished (or pending,
-     * or terminating) skips the budgets there anyway. Upstream first writes the pod's status with the
-     * {@code DisruptionTarget} condition (through the status store: {@code PodStatusUpdated}), then deletes it
-     * with the Eviction's deleteOptions, exactly as a DELETE would: gracefully with their grace period, else the
-     * spec's, or at once for a pod that is unscheduled or finished ({@link PodStrategy#gracePeriod}).
+     * every eviction is allowed, as upstream's when no budget selects the pod: a pod already finished (or pending, or
+     * terminating) skips the budgets there anyway. Upstream first writes the pod's status with the
+     * {@code DisruptionTarget} condition (through the status store: {@code PodStatusUpdated}), then deletes it with the
+     * Eviction's deleteOptions, exactly as a DELETE would: gracefully with their grace period, else the spec's, or at
+     * once for a pod that is unscheduled or finished ({@link PodStrategy#gracePeriod}).
      */
     static void create(RegistryState state, EvictionRequest req, Effects.Builder out) {
         DeleteOptions options = BeforeDelete.checkedOptions(evictionOptions(req));
@@ -41,10 +39,15 @@ final class EvictionRest {
         Pod evicted = state.copy(ResourceType.PODS, pod);
         PodStatus status = evicted.getStatus() == null ? new PodStatus() : evicted.getStatus();
         evicted.setStatus(status);
-        status.setConditions(PodStrategy.withCondition(status.getConditions(), new PodConditionBuilder()
-                .withType(PodStrategy.DISRUPTION_TARGET).withStatus("True").withReason("EvictionByEvictionAPI")
-                .withMessage("Eviction API: evicting").withLastTransitionTime(MetaTimes.format(out.causeTime()))
-                .build()));
+        status.setConditions(PodStrategy.withCondition(
+                status.getConditions(),
+                new PodConditionBuilder()
+                        .withType(PodStrategy.DISRUPTION_TARGET)
+                        .withStatus("True")
+                        .withReason("EvictionByEvictionAPI")
+                        .withMessage("Eviction API: evicting")
+                        .withLastTransitionTime(MetaTimes.format(out.causeTime()))
+                        .build()));
         if (Storage.writeIfChanged(state, out, EventTypes.POD_STATUS_UPDATED, ResourceType.PODS, pod, evicted)) {
             pod = evicted;
             if (options.getPreconditions() != null && options.getPreconditions().getResourceVersion() != null) {
@@ -75,7 +78,7 @@ final class EvictionRest {
         if (options.isMissingNode() || options.isNull()) {
             return new DeleteOptions();
         }
-        return DeleteOptionsReader.read(options,
-                EVICTION_KIND + " in version \"" + apiVersion + "\" cannot be handled as a Eviction: ");
+        return DeleteOptionsReader.read(
+                options, EVICTION_KIND + " in version \"" + apiVersion + "\" cannot be handled as a Eviction: ");
     }
 }

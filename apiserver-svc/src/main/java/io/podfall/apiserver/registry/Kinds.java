@@ -4,29 +4,28 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
-
 import java.util.List;
 
 /**
- * What differs between the kinds the registry stores, besides their strategies: the subresources each serves,
- * whether a delete answers with the object or a Status, which serve deletecollection, and the discovery
- * categories. Shared by the registry and the HTTP layer, so a path is served exactly when the registry accepts
- * its requests.
+ * What differs between the kinds the registry stores, besides their strategies: the subresources each serves, whether a
+ * delete answers with the object or a Status, which serve deletecollection, and the discovery categories. Shared by the
+ * registry and the HTTP layer, so a path is served exactly when the registry accepts its requests.
  */
 public final class Kinds {
     public static final String STATUS = "status";
     public static final String SCALE = "scale";
     /** A namespace's {@code /finalize}: the only write of its {@code spec.finalizers}. */
     public static final String FINALIZE = "finalize";
-    /** A pod's {@code /eviction}: only created, with an Eviction ({@code pkg/registry/core/pod/storage/eviction.go}). */
+    /**
+     * A pod's {@code /eviction}: only created, with an Eviction ({@code pkg/registry/core/pod/storage/eviction.go}).
+     */
     public static final String EVICTION = "eviction";
 
-    private Kinds() {
-    }
+    private Kinds() {}
 
     /**
-     * The subresources of a kind that podfall serves: {@code /status} where upstream splits the status from the
-     * spec (every kind here but endpoints, events and leases), {@code /scale} for the workloads
+     * The subresources of a kind that podfall serves: {@code /status} where upstream splits the status from the spec
+     * (every kind here but endpoints, events and leases), {@code /scale} for the workloads
      * ({@code pkg/registry/apps/deployment/storage/storage.go}, {@code .../replicaset/storage/storage.go}),
      * {@code /finalize} for namespaces ({@code pkg/registry/core/namespace/storage/storage.go} FinalizeREST),
      * {@code /eviction} for pods ({@code pkg/registry/core/pod/storage/storage.go}).
@@ -66,8 +65,8 @@ public final class Kinds {
     }
 
     /**
-     * {@code ReturnDeletedObject} of the kind's store: pods, services and namespaces answer a delete that removes
-     * them with their last state, every other kind with a Status Success.
+     * {@code ReturnDeletedObject} of the kind's store: pods, services and namespaces answer a delete that removes them
+     * with their last state, every other kind with a Status Success.
      */
     static boolean returnsDeletedObject(ResourceType type) {
         return type == ResourceType.PODS || type == ResourceType.SERVICES || type == ResourceType.NAMESPACES;
@@ -91,7 +90,8 @@ public final class Kinds {
 
     /** A {@code <Kind>List} of {@code items} at {@code resourceVersion}, as a LIST and a deletecollection answer. */
     public static ObjectNode list(ResourceType type, String resourceVersion, List<JsonNode> items) {
-        ObjectNode doc = Json.MAPPER.createObjectNode().put("kind", type.kind() + "List").put("apiVersion", type.apiVersion());
+        ObjectNode doc =
+                Json.MAPPER.createObjectNode().put("kind", type.kind() + "List").put("apiVersion", type.apiVersion());
         doc.putObject("metadata").put("resourceVersion", resourceVersion);
         doc.putArray("items").addAll(items);
         return doc;

@@ -1,7 +1,6 @@
 package io.podfall.apiserver.registry;
 
 import com.fasterxml.jackson.databind.JsonNode;
-
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Iterator;
@@ -11,16 +10,18 @@ import java.util.TreeSet;
 
 /**
  * A {@code metav1.LabelSelector} as a selector string, as {@code LabelSelectorAsSelector(...).String()} prints it
- * ({@code staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/helpers.go}, {@code labels/selector.go}): the
- * requirements sorted by key, set values sorted, joined by commas; an empty or missing selector is "".
+ * ({@code staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/helpers.go}, {@code labels/selector.go}): the requirements
+ * sorted by key, set values sorted, joined by commas; an empty or missing selector is "".
  */
 public final class LabelSelectors {
-    private LabelSelectors() {
-    }
+    private LabelSelectors() {}
 
     public static String format(JsonNode selector) {
         List<Map.Entry<String, String>> requirements = new ArrayList<>();
-        selector.path("matchLabels").fields().forEachRemaining(l -> requirements.add(Map.entry(l.getKey(), l.getKey() + "=" + l.getValue().asText())));
+        selector.path("matchLabels")
+                .fields()
+                .forEachRemaining(l -> requirements.add(
+                        Map.entry(l.getKey(), l.getKey() + "=" + l.getValue().asText())));
         for (JsonNode e : selector.path("matchExpressions")) {
             String key = e.path("key").asText();
             TreeSet<String> values = new TreeSet<>();
@@ -33,8 +34,11 @@ public final class LabelSelectors {
             };
             requirements.add(Map.entry(key, requirement));
         }
-        return requirements.stream().sorted(Map.Entry.comparingByKey(Comparator.naturalOrder()))
-                .map(Map.Entry::getValue).reduce((a, b) -> a + "," + b).orElse("");
+        return requirements.stream()
+                .sorted(Map.Entry.comparingByKey(Comparator.naturalOrder()))
+                .map(Map.Entry::getValue)
+                .reduce((a, b) -> a + "," + b)
+                .orElse("");
     }
 
     /**
@@ -42,7 +46,9 @@ public final class LabelSelectors {
      * {@code matchLabels} equal, every expression true. An empty selector matches everything.
      */
     public static boolean matches(JsonNode selector, JsonNode labels) {
-        for (Iterator<Map.Entry<String, JsonNode>> it = selector.path("matchLabels").fields(); it.hasNext(); ) {
+        for (Iterator<Map.Entry<String, JsonNode>> it =
+                        selector.path("matchLabels").fields();
+                it.hasNext(); ) {
             Map.Entry<String, JsonNode> l = it.next();
             if (!l.getValue().asText().equals(labels.path(l.getKey()).asText(null))) {
                 return false;

@@ -13,21 +13,23 @@ import io.podfall.model.k8s.ResourceType;
  * {@code REST.Delete} of {@code pkg/registry/core/namespace/storage/storage.go}.
  */
 final class NamespaceRest {
-    private NamespaceRest() {
-    }
+    private NamespaceRest() {}
 
     /**
-     * The first delete marks the namespace {@code Terminating} ({@link NamespaceStrategy#markTerminating}); later
-     * ones change nothing while {@code spec.finalizers} is not empty (the namespace controller is still emptying
-     * it), and once it is, go the generic way (the namespace leaves unless {@code metadata.finalizers} hold it).
+     * The first delete marks the namespace {@code Terminating} ({@link NamespaceStrategy#markTerminating}); later ones
+     * change nothing while {@code spec.finalizers} is not empty (the namespace controller is still emptying it), and
+     * once it is, go the generic way (the namespace leaves unless {@code metadata.finalizers} hold it).
      */
     static void delete(RegistryState state, Namespace current, DeleteOptions options, Effects.Builder out) {
         ObjectMeta meta = current.getMetadata();
         if (options.getPreconditions() != null) {
-            Storage.checkUid(ResourceType.NAMESPACES, current, options.getPreconditions().getUid());
+            Storage.checkUid(
+                    ResourceType.NAMESPACES, current, options.getPreconditions().getUid());
             String rv = options.getPreconditions().getResourceVersion();
             if (rv != null && !rv.equals(meta.getResourceVersion())) {
-                throw StatusError.conflict(ResourceType.NAMESPACES.plural(), meta.getName(),
+                throw StatusError.conflict(
+                        ResourceType.NAMESPACES.plural(),
+                        meta.getName(),
                         "Precondition failed: ResourceVersion in precondition: " + rv
                                 + ", ResourceVersion in object meta: " + meta.getResourceVersion());
             }

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.zjsonpatch.JsonPatch;
 import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.k8s.ResourceType;
-
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -15,10 +14,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The three patch types of {@code staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go}, applied to an
- * object as stored (its JSON): JSON merge patch (RFC 7386), JSON patch (RFC 6902, by zjsonpatch) and strategic
- * merge patch ({@code staging/src/k8s.io/apimachinery/pkg/util/strategicpatch/patch.go}) with the merge keys
- * of the core/v1 types. Pure; a patch that cannot be applied is refused with the Status upstream answers.
+ * The three patch types of {@code staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go}, applied to an object
+ * as stored (its JSON): JSON merge patch (RFC 7386), JSON patch (RFC 6902, by zjsonpatch) and strategic merge patch
+ * ({@code staging/src/k8s.io/apimachinery/pkg/util/strategicpatch/patch.go}) with the merge keys of the core/v1 types.
+ * Pure; a patch that cannot be applied is refused with the Status upstream answers.
  */
 final class Patches {
     private static final String PATCH = "$patch";
@@ -29,29 +28,34 @@ final class Patches {
     private static final String PRIMITIVE_SET = "";
 
     /**
-     * The lists that are merged rather than replaced, by their path of field names (list levels left out), with
-     * their {@code patchMergeKey} ({@code staging/src/k8s.io/api/core/v1/types.go}, {@code .../apps/v1/types.go},
-     * {@code ObjectMeta} in {@code staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go}). Every other list
-     * is replaced whole.
+     * The lists that are merged rather than replaced, by their path of field names (list levels left out), with their
+     * {@code patchMergeKey} ({@code staging/src/k8s.io/api/core/v1/types.go}, {@code .../apps/v1/types.go},
+     * {@code ObjectMeta} in {@code staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go}). Every other list is
+     * replaced whole.
      */
-    private static final Map<String, String> META_MERGE_KEYS = Map.of(
-            "metadata.finalizers", PRIMITIVE_SET,
-            "metadata.ownerReferences", "uid");
+    private static final Map<String, String> META_MERGE_KEYS =
+            Map.of("metadata.finalizers", PRIMITIVE_SET, "metadata.ownerReferences", "uid");
+
     private static final Map<String, String> POD_MERGE_KEYS = podMergeKeys();
-    private static final Map<String, String> NODE_MERGE_KEYS = with(META_MERGE_KEYS, Map.of(
-            "spec.podCIDRs", PRIMITIVE_SET,
-            "status.conditions", "type",
-            // NodeStatus.addresses is merged by type upstream (a known quirk, kept for compatibility).
-            "status.addresses", "type"));
+    private static final Map<String, String> NODE_MERGE_KEYS = with(
+            META_MERGE_KEYS,
+            Map.of(
+                    "spec.podCIDRs", PRIMITIVE_SET,
+                    "status.conditions", "type",
+                    // NodeStatus.addresses is merged by type upstream (a known quirk, kept for compatibility).
+                    "status.addresses", "type"));
     /** A workload's pod template merges like a pod's spec, one level down. */
     private static final Map<String, String> WORKLOAD_MERGE_KEYS = workloadMergeKeys();
-    private static final Map<String, String> SERVICE_MERGE_KEYS = with(META_MERGE_KEYS, Map.of(
-            "spec.ports", "port",
-            "status.conditions", "type"));
-    private static final Map<String, String> NAMESPACE_MERGE_KEYS = with(META_MERGE_KEYS, Map.of("status.conditions", "type"));
 
-    private Patches() {
-    }
+    private static final Map<String, String> SERVICE_MERGE_KEYS = with(
+            META_MERGE_KEYS,
+            Map.of(
+                    "spec.ports", "port",
+                    "status.conditions", "type"));
+    private static final Map<String, String> NAMESPACE_MERGE_KEYS =
+            with(META_MERGE_KEYS, Map.of("status.conditions", "type"));
+
+    private Patches() {}
 
     /** The object after the patch, not yet decoded or validated. */
     static JsonNode apply(String patchType, ResourceType type, JsonNode original, JsonNode patch) {
@@ -63,7 +67,8 @@ final class Patches {
         return switch (patchType) {
             case PatchRequest.MERGE -> mergePatch(original, requireObject(patch));
             case PatchRequest.JSON -> jsonPatch(original, patch);
-            case PatchRequest.STRATEGIC -> strategicMerge((ObjectNode) original.deepCopy(), requireObject(patch), "", mergeKeys);
+            case PatchRequest.STRATEGIC ->
+                strategicMerge((ObjectNode) original.deepCopy(), requireObject(patch), "", mergeKeys);
             default -> throw StatusError.unsupportedMediaType(PatchRequest.TYPES);
         };
     }
@@ -85,7 +90,9 @@ final class Patches {
         if (!patch.isObject()) {
             return patch.deepCopy();
         }
-        ObjectNode result = target != null && target.isObject() ? ((ObjectNode) target).deepCopy() : JsonNodeFactory.instance.objectNode();
+        ObjectNode result = target != null && target.isObject()
+                ? ((ObjectNode) target).deepCopy()
+                : JsonNodeFactory.instance.objectNode();
         patch.fields().forEachRemaining(f -> {
             if (f.getValue().isNull()) {
                 result.remove(f.getKey());
@@ -99,7 +106,8 @@ final class Patches {
     /** RFC 6902. A patch that is no list of operations is a bad request; one that fails to apply is 422. */
     static JsonNode jsonPatch(JsonNode original, JsonNode patch) {
         if (!patch.isArray()) {
-            throw StatusError.badRequest("json: cannot unmarshal " + (patch.isObject() ? "object" : patch.getNodeType().name().toLowerCase())
+            throw StatusError.badRequest("json: cannot unmarshal "
+                    + (patch.isObject() ? "object" : patch.getNodeType().name().toLowerCase())
                     + " into Go value of type jsonpatch.Patch");
         }
         try {
@@ -111,7 +119,8 @@ final class Patches {
 
     private static ObjectNode requireObject(JsonNode patch) {
         if (!patch.isObject()) {
-            throw StatusError.badRequest("the patch must be a JSON object, got " + patch.getNodeType().name().toLowerCase());
+            throw StatusError.badRequest("the patch must be a JSON object, got "
+                    + patch.getNodeType().name().toLowerCase());
         }
         return (ObjectNode) patch;
     }
@@ -119,14 +128,15 @@ final class Patches {
     // --- strategic merge patch ---
 
     /**
-     * Merges {@code patch} into {@code original} (changed in place): maps recursively, null removes a key, lists
-     * by their merge key or as a set or replaced whole; the directives {@code $patch} (replace, delete),
-     * {@code $retainKeys}, {@code $setElementOrder/<list>} and {@code $deleteFromPrimitiveList/<list>} are applied
-     * and never stored.
+     * Merges {@code patch} into {@code original} (changed in place): maps recursively, null removes a key, lists by
+     * their merge key or as a set or replaced whole; the directives {@code $patch} (replace, delete),
+     * {@code $retainKeys}, {@code $setElementOrder/<list>} and {@code $deleteFromPrimitiveList/<list>} are applied and
+     * never stored.
      *
      * @return the merged map, or null if the patch deletes it ({@code $patch: delete})
      */
-    private static ObjectNode strategicMerge(ObjectNode original, ObjectNode patch, String path, Map<String, String> mergeKeys) {
+    private static ObjectNode strategicMerge(
+            ObjectNode original, ObjectNode patch, String path, Map<String, String> mergeKeys) {
         String directive = patch.path(PATCH).asText("merge");
         switch (directive) {
             case "delete" -> {
@@ -137,8 +147,7 @@ final class Patches {
                 replacement.remove(PATCH);
                 return strategicMerge(JsonNodeFactory.instance.objectNode(), replacement, path, mergeKeys);
             }
-            case "merge" -> {
-            }
+            case "merge" -> {}
             default -> throw StatusError.badRequest("Unknown patch type: " + directive + " in map: " + patch);
         }
         Map<String, JsonNode> orders = new LinkedHashMap<>();
@@ -159,7 +168,9 @@ final class Patches {
                 original.remove(key);
             } else if (value.isObject()) {
                 JsonNode existing = original.get(key);
-                ObjectNode base = existing != null && existing.isObject() ? (ObjectNode) existing : JsonNodeFactory.instance.objectNode();
+                ObjectNode base = existing != null && existing.isObject()
+                        ? (ObjectNode) existing
+                        : JsonNodeFactory.instance.objectNode();
                 ObjectNode merged = strategicMerge(base, (ObjectNode) value, child(path, key), mergeKeys);
                 if (merged == null) {
                     original.remove(key);
@@ -168,8 +179,15 @@ final class Patches {
                 }
             } else if (value.isArray()) {
                 JsonNode existing = original.get(key);
-                original.set(key, mergeList(existing != null && existing.isArray() ? (ArrayNode) existing
-                        : JsonNodeFactory.instance.arrayNode(), (ArrayNode) value, child(path, key), mergeKeys));
+                original.set(
+                        key,
+                        mergeList(
+                                existing != null && existing.isArray()
+                                        ? (ArrayNode) existing
+                                        : JsonNodeFactory.instance.arrayNode(),
+                                (ArrayNode) value,
+                                child(path, key),
+                                mergeKeys));
             } else {
                 original.set(key, value);
             }
@@ -194,15 +212,20 @@ final class Patches {
         return original;
     }
 
-    private static ArrayNode mergeList(ArrayNode original, ArrayNode patch, String path, Map<String, String> mergeKeys) {
+    private static ArrayNode mergeList(
+            ArrayNode original, ArrayNode patch, String path, Map<String, String> mergeKeys) {
         String mergeKey = mergeKeys.get(path);
         List<JsonNode> items = new ArrayList<>();
         patch.forEach(items::add);
-        boolean replace = items.removeIf(i -> i.isObject() && i.size() == 1 && "replace".equals(i.path(PATCH).asText()));
+        boolean replace = items.removeIf(i ->
+                i.isObject() && i.size() == 1 && "replace".equals(i.path(PATCH).asText()));
         ArrayNode result = JsonNodeFactory.instance.arrayNode();
         if (mergeKey == null || replace) {
             // No patch strategy (or $patch: replace): the patch's list replaces the stored one.
-            items.forEach(i -> result.add(i.isObject() ? strategicMerge(JsonNodeFactory.instance.objectNode(), (ObjectNode) i, path, mergeKeys) : i));
+            items.forEach(i -> result.add(
+                    i.isObject()
+                            ? strategicMerge(JsonNodeFactory.instance.objectNode(), (ObjectNode) i, path, mergeKeys)
+                            : i));
             return result;
         }
         result.addAll(original.deepCopy());
@@ -234,8 +257,8 @@ final class Patches {
     }
 
     /**
-     * {@code $setElementOrder}: the items it names in its order, then the ones only the server had, in their
-     * stored order (upstream interleaves those by their old positions; both keep the client's order).
+     * {@code $setElementOrder}: the items it names in its order, then the ones only the server had, in their stored
+     * order (upstream interleaves those by their old positions; both keep the client's order).
      */
     private static ArrayNode ordered(ArrayNode list, JsonNode order, String mergeKey) {
         ArrayNode result = JsonNodeFactory.instance.arrayNode();

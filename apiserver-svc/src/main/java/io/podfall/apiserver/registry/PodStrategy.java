@@ -8,18 +8,18 @@ import io.fabric8.kubernetes.api.model.PodSecurityContext;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.podfall.apiserver.registry.StatusError.FieldError;
-
 import java.util.ArrayList;
 import java.util.List;
 
 /** The pod rules of the registry: defaults, create validation and the grace period of a delete. */
 final class PodStrategy {
     static final long DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30;
-    /** The condition of a pod about to be disrupted, set by whoever disrupts it (since 1.26, PodDisruptionConditions). */
+    /**
+     * The condition of a pod about to be disrupted, set by whoever disrupts it (since 1.26, PodDisruptionConditions).
+     */
     static final String DISRUPTION_TARGET = "DisruptionTarget";
 
-    private PodStrategy() {
-    }
+    private PodStrategy() {}
 
     /**
      * Defaults ({@code pkg/apis/core/v1/defaults.go} SetDefaults_PodSpec, SetDefaults_Container) and
@@ -70,7 +70,9 @@ final class PodStrategy {
         }
     }
 
-    /** The spec part of {@code ValidatePodCreate} ({@code pkg/apis/core/validation/validation.go}) that matters here. */
+    /**
+     * The spec part of {@code ValidatePodCreate} ({@code pkg/apis/core/validation/validation.go}) that matters here.
+     */
     static List<FieldError> validateSpec(Pod pod) {
         return validateSpec(pod.getSpec(), "spec");
     }
@@ -95,13 +97,16 @@ final class PodStrategy {
     }
 
     /**
-     * {@code CheckGracefulDelete} of {@code pkg/registry/core/pod/strategy.go}: the request's grace period, else
-     * the spec's; 0 (delete at once) when the pod was never scheduled, since no kubelet has to stop anything,
-     * or when it has already finished.
+     * {@code CheckGracefulDelete} of {@code pkg/registry/core/pod/strategy.go}: the request's grace period, else the
+     * spec's; 0 (delete at once) when the pod was never scheduled, since no kubelet has to stop anything, or when it
+     * has already finished.
      */
     static long gracePeriod(Pod pod, Long requested) {
-        long period = requested != null ? requested
-                : pod.getSpec().getTerminationGracePeriodSeconds() != null ? pod.getSpec().getTerminationGracePeriodSeconds() : 0;
+        long period = requested != null
+                ? requested
+                : pod.getSpec().getTerminationGracePeriodSeconds() != null
+                        ? pod.getSpec().getTerminationGracePeriodSeconds()
+                        : 0;
         if (pod.getSpec().getNodeName() == null || pod.getSpec().getNodeName().isEmpty()) {
             period = 0;
         }

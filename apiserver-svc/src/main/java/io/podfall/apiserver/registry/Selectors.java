@@ -2,23 +2,22 @@ package io.podfall.apiserver.registry;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.model.k8s.ResourceType;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The {@code fieldSelector} and {@code labelSelector} of a LIST, a watch or a collection delete, equality-based: {@code k=v}, {@code k==v},
- * {@code k!=v}, comma-separated (all must hold); label selectors also take {@code k} (exists) and {@code !k}.
- * Field selectors support the fields upstream converts for the kind (a subset); any other is refused as upstream
- * refuses it, with {@code field label not supported}. kubectl's delete wait lists with
- * {@code fieldSelector=metadata.name=<name>} and treats any count other than one as "deleted", so ignoring an
- * unknown selector would be a false success.
+ * The {@code fieldSelector} and {@code labelSelector} of a LIST, a watch or a collection delete, equality-based:
+ * {@code k=v}, {@code k==v}, {@code k!=v}, comma-separated (all must hold); label selectors also take {@code k}
+ * (exists) and {@code !k}. Field selectors support the fields upstream converts for the kind (a subset); any other is
+ * refused as upstream refuses it, with {@code field label not supported}. kubectl's delete wait lists with
+ * {@code fieldSelector=metadata.name=<name>} and treats any count other than one as "deleted", so ignoring an unknown
+ * selector would be a false success.
  */
 public record Selectors(List<Requirement> fields, List<Requirement> labels) {
     /**
-     * The fields each kind can be selected by: {@code metadata.name} (and {@code metadata.namespace} if namespaced)
-     * for every kind ({@code DefaultClusterScopedAttr}, {@code DefaultNamespaceScopedAttr}), and the kind's own
+     * The fields each kind can be selected by: {@code metadata.name} (and {@code metadata.namespace} if namespaced) for
+     * every kind ({@code DefaultClusterScopedAttr}, {@code DefaultNamespaceScopedAttr}), and the kind's own
      * ({@code pkg/registry/core/pod/strategy.go} ToSelectableFields, {@code .../event/strategy.go}, ...).
      */
     private static final Map<ResourceType, List<String>> FIELDS = Map.of(
@@ -28,14 +27,30 @@ public record Selectors(List<Requirement> fields, List<Requirement> labels) {
             ResourceType.SERVICES, List.of("metadata.name", "metadata.namespace", "spec.clusterIP", "spec.type"),
             ResourceType.ENDPOINTS, List.of("metadata.name", "metadata.namespace"),
             // kubectl describe selects a pod's events by involvedObject.
-            ResourceType.EVENTS, List.of("metadata.name", "metadata.namespace", "involvedObject.kind", "involvedObject.namespace",
-                    "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
-                    "involvedObject.fieldPath", "reason", "reportingComponent", "type"),
+            ResourceType.EVENTS,
+                    List.of(
+                            "metadata.name",
+                            "metadata.namespace",
+                            "involvedObject.kind",
+                            "involvedObject.namespace",
+                            "involvedObject.name",
+                            "involvedObject.uid",
+                            "involvedObject.apiVersion",
+                            "involvedObject.resourceVersion",
+                            "involvedObject.fieldPath",
+                            "reason",
+                            "reportingComponent",
+                            "type"),
             ResourceType.DEPLOYMENTS, List.of("metadata.name", "metadata.namespace"),
             ResourceType.REPLICASETS, List.of("metadata.name", "metadata.namespace", "status.replicas"),
             ResourceType.LEASES, List.of("metadata.name", "metadata.namespace"));
 
-    enum Op { EQUALS, NOT_EQUALS, EXISTS, NOT_EXISTS }
+    enum Op {
+        EQUALS,
+        NOT_EQUALS,
+        EXISTS,
+        NOT_EXISTS
+    }
 
     record Requirement(String key, Op op, String value) {
         boolean matches(String actual) {
@@ -94,21 +109,30 @@ public record Selectors(List<Requirement> fields, List<Requirement> labels) {
             int ne = t.indexOf("!=");
             int eq = t.indexOf('=');
             if (ne > 0) {
-                r = new Requirement(t.substring(0, ne).trim(), Op.NOT_EQUALS, t.substring(ne + 2).trim());
+                r = new Requirement(
+                        t.substring(0, ne).trim(),
+                        Op.NOT_EQUALS,
+                        t.substring(ne + 2).trim());
             } else if (eq > 0) {
                 int valueAt = t.startsWith("==", eq) ? eq + 2 : eq + 1;
-                r = new Requirement(t.substring(0, eq).trim(), Op.EQUALS, t.substring(valueAt).trim());
+                r = new Requirement(
+                        t.substring(0, eq).trim(),
+                        Op.EQUALS,
+                        t.substring(valueAt).trim());
             } else if (labels && t.startsWith("!") && isKey(t.substring(1))) {
                 r = new Requirement(t.substring(1), Op.NOT_EXISTS, null);
             } else if (labels && isKey(t)) {
                 r = new Requirement(t, Op.EXISTS, null);
             } else {
-                throw StatusError.badRequest(labels
-                        ? "unable to parse requirement: found '" + t + "', expected: identifier or '!', '=', '==', '!='"
-                        : "invalid field selector: '" + t + "': expected key=value, key==value or key!=value");
+                throw StatusError.badRequest(
+                        labels
+                                ? "unable to parse requirement: found '" + t
+                                        + "', expected: identifier or '!', '=', '==', '!='"
+                                : "invalid field selector: '" + t + "': expected key=value, key==value or key!=value");
             }
             if (!isKey(r.key()) || (r.value() != null && r.value().matches(".*[\\s=!()].*"))) {
-                throw StatusError.badRequest((labels ? "unable to parse requirement: " : "invalid field selector: ") + "'" + t + "'");
+                throw StatusError.badRequest(
+                        (labels ? "unable to parse requirement: " : "invalid field selector: ") + "'" + t + "'");
             }
             out.add(r);
         }

@@ -7,14 +7,13 @@ import io.fabric8.kubernetes.api.model.StatusCauseBuilder;
 import io.fabric8.kubernetes.api.model.StatusDetails;
 import io.fabric8.kubernetes.api.model.StatusDetailsBuilder;
 import io.podfall.model.k8s.ResourceType;
-
 import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * A refusal carrying the Kubernetes {@link Status} the client receives, with the messages, reasons and details
- * of {@code staging/src/k8s.io/apimachinery/pkg/api/errors/errors.go}: kubectl prints
- * {@code Error from server (<reason>): <message>}, so the wording is upstream's.
+ * A refusal carrying the Kubernetes {@link Status} the client receives, with the messages, reasons and details of
+ * {@code staging/src/k8s.io/apimachinery/pkg/api/errors/errors.go}: kubectl prints {@code Error from server (<reason>):
+ * <message>}, so the wording is upstream's.
  */
 public final class StatusError extends RuntimeException {
     private final transient Status status;
@@ -30,42 +29,62 @@ public final class StatusError extends RuntimeException {
 
     /** {@code NewNotFound}: {@code pods "web-1" not found}. */
     public static StatusError notFound(ResourceType type, String name) {
-        return failure(404, "NotFound", type.qualifiedName() + " " + quote(name) + " not found",
+        return failure(
+                404,
+                "NotFound",
+                type.qualifiedName() + " " + quote(name) + " not found",
                 details(name, type.group(), type.plural()));
     }
 
     /** {@code NewAlreadyExists}: {@code pods "web-1" already exists}. */
     public static StatusError alreadyExists(ResourceType type, String name) {
-        return failure(409, "AlreadyExists", type.qualifiedName() + " " + quote(name) + " already exists",
+        return failure(
+                409,
+                "AlreadyExists",
+                type.qualifiedName() + " " + quote(name) + " already exists",
                 details(name, type.group(), type.plural()));
     }
 
     /**
-     * {@code NewConflict}: {@code Operation cannot be fulfilled on <resource> "<name>": <why>}. The resource is
-     * the one upstream names at that place ({@code pods}, {@code pods/binding}, or the kind {@code Pod} in the
-     * preconditions of {@code rest.BeforeDelete}).
+     * {@code NewConflict}: {@code Operation cannot be fulfilled on <resource> "<name>": <why>}. The resource is the one
+     * upstream names at that place ({@code pods}, {@code pods/binding}, or the kind {@code Pod} in the preconditions of
+     * {@code rest.BeforeDelete}).
      */
     public static StatusError conflict(String resource, String name, String why) {
-        return failure(409, "Conflict", "Operation cannot be fulfilled on " + resource + " " + quote(name) + ": " + why,
+        return failure(
+                409,
+                "Conflict",
+                "Operation cannot be fulfilled on " + resource + " " + quote(name) + ": " + why,
                 details(name, "", resource));
     }
 
     /** {@code NewInvalid}: {@code Pod "web-1" is invalid: <field errors>}, one cause per field error. */
-    public static StatusError invalid(String qualifiedKind, String kind, String group, String name, List<FieldError> errors) {
+    public static StatusError invalid(
+            String qualifiedKind, String kind, String group, String name, List<FieldError> errors) {
         List<StatusCause> causes = errors.stream()
-                .map(e -> new StatusCauseBuilder().withReason(e.type()).withMessage(e.body()).withField(e.field()).build())
+                .map(e -> new StatusCauseBuilder()
+                        .withReason(e.type())
+                        .withMessage(e.body())
+                        .withField(e.field())
+                        .build())
                 .toList();
-        List<String> messages = errors.stream().map(FieldError::toString).distinct().toList();
+        List<String> messages =
+                errors.stream().map(FieldError::toString).distinct().toList();
         // utilerrors.NewAggregate: one error prints as itself, several as a bracketed list.
-        String aggregate = messages.size() == 1 ? messages.get(0) : messages.stream().collect(Collectors.joining(", ", "[", "]"));
+        String aggregate =
+                messages.size() == 1 ? messages.get(0) : messages.stream().collect(Collectors.joining(", ", "[", "]"));
         StatusDetails d = details(name, group, kind);
         d.setCauses(causes);
         return failure(422, "Invalid", qualifiedKind + " " + quote(name) + " is invalid: " + aggregate, d);
     }
 
     public static StatusError invalid(ResourceType type, String name, List<FieldError> errors) {
-        return invalid(type.group().isEmpty() ? type.kind() : type.kind() + "." + type.group(), type.kind(), type.group(),
-                name, errors);
+        return invalid(
+                type.group().isEmpty() ? type.kind() : type.kind() + "." + type.group(),
+                type.kind(),
+                type.group(),
+                name,
+                errors);
     }
 
     /**
@@ -73,7 +92,8 @@ public final class StatusError extends RuntimeException {
      * the name when there is none; {@code causes} as the refusing admission plugin adds them.
      */
     public static StatusError forbidden(ResourceType type, String name, String why, StatusCause... causes) {
-        String subject = name == null || name.isEmpty() ? type.qualifiedName() : type.qualifiedName() + " " + quote(name);
+        String subject =
+                name == null || name.isEmpty() ? type.qualifiedName() : type.qualifiedName() + " " + quote(name);
         StatusDetails d = details(name == null ? "" : name, type.group(), type.plural());
         if (causes.length > 0) {
             d.setCauses(List.of(causes));
@@ -81,7 +101,10 @@ public final class StatusError extends RuntimeException {
         return failure(403, "Forbidden", subject + " is forbidden: " + why, d);
     }
 
-    /** {@code NewForbidden} of a request that names no resource: {@code forbidden: User "bob" cannot get path "/version"}. */
+    /**
+     * {@code NewForbidden} of a request that names no resource: {@code forbidden: User "bob" cannot get path
+     * "/version"}.
+     */
     public static StatusError forbidden(String why) {
         return failure(403, "Forbidden", "forbidden: " + why, new StatusDetails());
     }
@@ -102,17 +125,24 @@ public final class StatusError extends RuntimeException {
     }
 
     public static StatusError methodNotAllowed() {
-        return failure(405, "MethodNotAllowed", "the server does not allow this method on the requested resource",
+        return failure(
+                405,
+                "MethodNotAllowed",
+                "the server does not allow this method on the requested resource",
                 new StatusDetails());
     }
 
     /**
-     * {@code negotiation.NewUnsupportedMediaTypeError}: JSON, and the protobuf of the kinds kubectl sends that way
-     * (see {@code rest.KubernetesProtobuf}); {@code what} tells what was sent instead.
+     * {@code negotiation.NewUnsupportedMediaTypeError}: JSON, and the protobuf of the kinds kubectl sends that way (see
+     * {@code rest.KubernetesProtobuf}); {@code what} tells what was sent instead.
      */
     public static StatusError unsupportedMediaType(String what) {
-        return failure(415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media "
-                + "types include: application/json, application/vnd.kubernetes.protobuf (got " + what + ")", null);
+        return failure(
+                415,
+                "UnsupportedMediaType",
+                "the body of the request was in an unknown format - accepted media "
+                        + "types include: application/json, application/vnd.kubernetes.protobuf (got " + what + ")",
+                null);
     }
 
     /**
@@ -120,8 +150,12 @@ public final class StatusError extends RuntimeException {
      * ({@code staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go}).
      */
     public static StatusError unsupportedMediaType(List<String> accepted) {
-        return failure(415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media "
-                + "types include: " + String.join(", ", accepted), null);
+        return failure(
+                415,
+                "UnsupportedMediaType",
+                "the body of the request was in an unknown format - accepted media " + "types include: "
+                        + String.join(", ", accepted),
+                null);
     }
 
     /**
@@ -133,8 +167,8 @@ public final class StatusError extends RuntimeException {
     }
 
     /**
-     * {@code NewResourceExpired}, what a watch from a resourceVersion older than the retained history gets (as a
-     * watch ERROR event): {@code too old resource version: 5 (120)}, the requested and the oldest one served.
+     * {@code NewResourceExpired}, what a watch from a resourceVersion older than the retained history gets (as a watch
+     * ERROR event): {@code too old resource version: 5 (120)}, the requested and the oldest one served.
      */
     public static StatusError expired(long requested, long oldest) {
         return failure(410, "Expired", "too old resource version: " + requested + " (" + oldest + ")", null);
@@ -142,8 +176,8 @@ public final class StatusError extends RuntimeException {
 
     /**
      * {@code NewRequestEntityTooLargeError}: what a body over the API server's limit gets
-     * ({@code staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go} limitedReadBody), and an object too large
-     * to store (etcd's request size limit; here, the size of an event on the log).
+     * ({@code staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go} limitedReadBody), and an object too large to
+     * store (etcd's request size limit; here, the size of an event on the log).
      */
     public static StatusError requestEntityTooLarge(String message) {
         return failure(413, "RequestEntityTooLarge", "Request entity too large: " + message, null);
@@ -155,13 +189,21 @@ public final class StatusError extends RuntimeException {
      * {@code responsewriters.ErrorNegotiated} does, and client-go waits that long before it tries again.
      */
     public static StatusError serviceUnavailable(String message, int retryAfterSeconds) {
-        return failure(503, "ServiceUnavailable", message,
-                new StatusDetailsBuilder().withRetryAfterSeconds(retryAfterSeconds).build());
+        return failure(
+                503,
+                "ServiceUnavailable",
+                message,
+                new StatusDetailsBuilder()
+                        .withRetryAfterSeconds(retryAfterSeconds)
+                        .build());
     }
 
     /** {@code NewTimeoutError} as the request timeout filter writes it. */
     public static StatusError timeout() {
-        return failure(504, "Timeout", "Timeout: request did not complete within requested timeout - context deadline exceeded",
+        return failure(
+                504,
+                "Timeout",
+                "Timeout: request did not complete within requested timeout - context deadline exceeded",
                 new StatusDetails());
     }
 
@@ -173,12 +215,23 @@ public final class StatusError extends RuntimeException {
     }
 
     private static StatusError failure(int code, String reason, String message, StatusDetails details) {
-        return new StatusError(new StatusBuilder().withNewMetadata().endMetadata().withStatus("Failure")
-                .withMessage(message).withReason(reason).withDetails(details).withCode(code).build());
+        return new StatusError(new StatusBuilder()
+                .withNewMetadata()
+                .endMetadata()
+                .withStatus("Failure")
+                .withMessage(message)
+                .withReason(reason)
+                .withDetails(details)
+                .withCode(code)
+                .build());
     }
 
     private static StatusDetails details(String name, String group, String kind) {
-        return new StatusDetailsBuilder().withName(name).withGroup(group).withKind(kind).build();
+        return new StatusDetailsBuilder()
+                .withName(name)
+                .withGroup(group)
+                .withKind(kind)
+                .build();
     }
 
     /** Go's {@code %q} for the names and values that appear in messages. */
@@ -187,19 +240,23 @@ public final class StatusError extends RuntimeException {
     }
 
     /**
-     * One entry of a {@code field.ErrorList} ({@code staging/src/k8s.io/apimachinery/pkg/util/validation/field/errors.go}):
-     * {@code type} is the cause reason ({@code FieldValueRequired}, {@code FieldValueInvalid}, ...).
+     * One entry of a {@code field.ErrorList}
+     * ({@code staging/src/k8s.io/apimachinery/pkg/util/validation/field/errors.go}): {@code type} is the cause reason
+     * ({@code FieldValueRequired}, {@code FieldValueInvalid}, ...).
      */
     public record FieldError(String type, String field, String body) {
         public static FieldError required(String field, String detail) {
-            return new FieldError("FieldValueRequired", field, detail.isEmpty() ? "Required value" : "Required value: " + detail);
+            return new FieldError(
+                    "FieldValueRequired", field, detail.isEmpty() ? "Required value" : "Required value: " + detail);
         }
 
         public static FieldError invalid(String field, Object value, String detail) {
             return new FieldError("FieldValueInvalid", field, "Invalid value: " + quote(value) + ": " + detail);
         }
 
-        /** {@code field.Invalid} with a value that Go prints unquoted (a number, a map: {@code map[string]string{...}}). */
+        /**
+         * {@code field.Invalid} with a value that Go prints unquoted (a number, a map: {@code map[string]string{...}}).
+         */
         public static FieldError invalidValue(String field, String goValue, String detail) {
             return new FieldError("FieldValueInvalid", field, "Invalid value: " + goValue + ": " + detail);
         }
@@ -214,8 +271,11 @@ public final class StatusError extends RuntimeException {
         }
 
         public static FieldError notSupported(String field, Object value, List<String> supported) {
-            return new FieldError("FieldValueNotSupported", field, "Unsupported value: " + quote(value) + ": supported values: "
-                    + supported.stream().map(StatusError::quote).collect(Collectors.joining(", ")));
+            return new FieldError(
+                    "FieldValueNotSupported",
+                    field,
+                    "Unsupported value: " + quote(value) + ": supported values: "
+                            + supported.stream().map(StatusError::quote).collect(Collectors.joining(", ")));
         }
 
         @Override

@@ -8,13 +8,12 @@ import io.podfall.model.k8s.ResourceType;
 
 /**
  * The kubelet's write of a pod's status ({@code PodStatusUpdated}) through the {@code pods/status} subresource:
- * upstream's {@code StatusREST} of {@code pkg/registry/core/pod/storage/storage.go}, with
- * {@code podStatusStrategy} (the status replaced, the rest of the pod kept). A client's update or patch of
- * {@code pods/status} goes the generic way instead ({@link Store}).
+ * upstream's {@code StatusREST} of {@code pkg/registry/core/pod/storage/storage.go}, with {@code podStatusStrategy}
+ * (the status replaced, the rest of the pod kept). A client's update or patch of {@code pods/status} goes the generic
+ * way instead ({@link Store}).
  */
 final class StatusRest {
-    private StatusRest() {
-    }
+    private StatusRest() {}
 
     /** {@code StatusREST.Update}: nothing is written if the status is the one stored. */
     static void update(RegistryState state, StatusUpdateRequest req, Effects.Builder out) {

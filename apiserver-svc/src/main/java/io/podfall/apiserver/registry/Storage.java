@@ -9,36 +9,39 @@ import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.core.Effects;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
-
 import java.util.Comparator;
 
 /**
  * What the registry's REST objects ask of etcd: the stored object a request names, the writes (each takes the next
  * resourceVersion and is one fact on the log) and the removal, the uid precondition. Upstream's
- * {@code staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go} ({@code GuaranteedUpdate}, {@code Delete}) and
- * the {@code Preconditions} of {@code staging/src/k8s.io/apiserver/pkg/storage/interfaces.go}, below the generic
+ * {@code staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go} ({@code GuaranteedUpdate}, {@code Delete}) and the
+ * {@code Preconditions} of {@code staging/src/k8s.io/apiserver/pkg/storage/interfaces.go}, below the generic
  * {@link Store}.
  */
 final class Storage {
-    private static final Comparator<JsonNode> SAME_VALUE = (a, b) -> a.isNumber() && b.isNumber()
-            ? a.decimalValue().compareTo(b.decimalValue()) : a.equals(b) ? 0 : 1;
+    private static final Comparator<JsonNode> SAME_VALUE =
+            (a, b) -> a.isNumber() && b.isNumber() ? a.decimalValue().compareTo(b.decimalValue()) : a.equals(b) ? 0 : 1;
 
-    private Storage() {
-    }
+    private Storage() {}
 
-    static void write(RegistryState state, Effects.Builder out, String type, ResourceType resource,
-                      HasMetadata object) {
+    static void write(
+            RegistryState state, Effects.Builder out, String type, ResourceType resource, HasMetadata object) {
         object.getMetadata().setResourceVersion(Long.toString(state.nextResourceVersion()));
         emitStored(out, type, resource, object, state.put(resource, object, Json.tree(object), out.now()));
     }
 
     /**
-     * A write of an object whose JSON was made before (to compare it with the stored one): the new resourceVersion
-     * is set in both, so the object is serialized once. {@code json} has the field already, as an update carries
-     * the stored resourceVersion, so setting it there keeps the order of the object's serialization.
+     * A write of an object whose JSON was made before (to compare it with the stored one): the new resourceVersion is
+     * set in both, so the object is serialized once. {@code json} has the field already, as an update carries the
+     * stored resourceVersion, so setting it there keeps the order of the object's serialization.
      */
-    static void write(RegistryState state, Effects.Builder out, String type, ResourceType resource,
-                      HasMetadata object, ObjectNode json) {
+    static void write(
+            RegistryState state,
+            Effects.Builder out,
+            String type,
+            ResourceType resource,
+            HasMetadata object,
+            ObjectNode json) {
         String version = Long.toString(state.nextResourceVersion());
         object.getMetadata().setResourceVersion(version);
         setResourceVersion(json, version);
@@ -46,11 +49,16 @@ final class Storage {
     }
 
     /**
-     * Writes {@code next} in place of {@code current} unless it changes nothing: etcd3's GuaranteedUpdate skips
-     * such a write (no new revision, nothing to watch). Whether it wrote.
+     * Writes {@code next} in place of {@code current} unless it changes nothing: etcd3's GuaranteedUpdate skips such a
+     * write (no new revision, nothing to watch). Whether it wrote.
      */
-    static boolean writeIfChanged(RegistryState state, Effects.Builder out, String type, ResourceType resource,
-                                  HasMetadata current, HasMetadata next) {
+    static boolean writeIfChanged(
+            RegistryState state,
+            Effects.Builder out,
+            String type,
+            ResourceType resource,
+            HasMetadata current,
+            HasMetadata next) {
         ObjectNode json = (ObjectNode) Json.tree(next);
         if (same(state.tree(resource, current), json)) {
             return false;
@@ -76,16 +84,21 @@ final class Storage {
 
     /** The fact of a removal: the data an {@link ObjectChange} of {@code json}, the object's last state. */
     static void emit(Effects.Builder out, String type, ResourceType resource, HasMetadata object, JsonNode json) {
-        out.emit(Registry.SOURCE, type, subject(resource, object),
-                Json.MAPPER.createObjectNode().put("resource", resource.plural()).set("object", json));
+        out.emit(
+                Registry.SOURCE,
+                type,
+                subject(resource, object),
+                Json.MAPPER
+                        .createObjectNode()
+                        .put("resource", resource.plural())
+                        .set("object", json));
     }
 
     /**
-     * The fact of a write: its data the {@link ObjectChange} the store keeps the object's JSON in, not written
-     * again.
+     * The fact of a write: its data the {@link ObjectChange} the store keeps the object's JSON in, not written again.
      */
-    private static void emitStored(Effects.Builder out, String type, ResourceType resource, HasMetadata object,
-                                   byte[] change) {
+    private static void emitStored(
+            Effects.Builder out, String type, ResourceType resource, HasMetadata object, byte[] change) {
         out.emitJson(Registry.SOURCE, type, subject(resource, object), change);
     }
 
@@ -99,19 +112,23 @@ final class Storage {
     }
 
     /**
-     * The uid precondition of the binding and status writes, and of a namespace's delete, as etcd3's storage
-     * reports it.
+     * The uid precondition of the binding and status writes, and of a namespace's delete, as etcd3's storage reports
+     * it.
      */
     static void checkUid(ResourceType type, HasMetadata current, String uid) {
         if (uid != null && !uid.isEmpty() && !uid.equals(current.getMetadata().getUid())) {
-            throw StatusError.conflict(type.plural(), current.getMetadata().getName(),
+            throw StatusError.conflict(
+                    type.plural(),
+                    current.getMetadata().getName(),
                     "Precondition failed: UID in precondition: " + uid + ", UID in object meta: "
                             + current.getMetadata().getUid());
         }
     }
 
     static String subject(ResourceType type, HasMetadata object) {
-        return Subjects.of(type.namespaced() ? object.getMetadata().getNamespace() : "", type.plural(),
+        return Subjects.of(
+                type.namespaced() ? object.getMetadata().getNamespace() : "",
+                type.plural(),
                 object.getMetadata().getName());
     }
 

@@ -1,5 +1,8 @@
 package io.podfall.apiserver.registry;
 
+import static io.podfall.apiserver.registry.Registry.FINALIZER_FOREGROUND;
+import static io.podfall.apiserver.registry.Registry.FINALIZER_ORPHAN;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -26,7 +29,6 @@ import io.podfall.model.event.Ids;
 import io.podfall.model.event.Rfc3339;
 import io.podfall.model.k8s.MetaTimes;
 import io.podfall.model.k8s.ResourceType;
-
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -34,23 +36,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 
-import static io.podfall.apiserver.registry.Registry.FINALIZER_FOREGROUND;
-import static io.podfall.apiserver.registry.Registry.FINALIZER_ORPHAN;
-
 /**
- * The generic store every kind is written through: create, update (and patch, applied first to the object as
- * stored), delete and deletecollection, with the kind's strategy. Upstream's
- * {@code staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go}, with the decoding and the checks of
- * the handlers before it ({@code staging/src/k8s.io/apiserver/pkg/endpoints/handlers/}). The pod subresources
- * that are not generic stand beside it ({@link BindingRest}, {@link StatusRest}, {@link EvictionRest}), as a
- * namespace's delete does ({@link NamespaceRest}).
+ * The generic store every kind is written through: create, update (and patch, applied first to the object as stored),
+ * delete and deletecollection, with the kind's strategy. Upstream's
+ * {@code staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go}, with the decoding and the checks of the
+ * handlers before it ({@code staging/src/k8s.io/apiserver/pkg/endpoints/handlers/}). The pod subresources that are not
+ * generic stand beside it ({@link BindingRest}, {@link StatusRest}, {@link EvictionRest}), as a namespace's delete does
+ * ({@link NamespaceRest}).
  */
 final class Store {
     /** {@code maxNameGenerationCreateAttempts} of store.go. */
     static final int GENERATE_NAME_ATTEMPTS = 8;
 
-    private Store() {
-    }
+    private Store() {}
 
     // --- create: staging/src/k8s.io/apiserver/pkg/registry/rest/create.go BeforeCreate, then the store's Create ---
 
@@ -61,7 +59,8 @@ final class Store {
         object.setMetadata(meta);
         String namespace = req.namespace() == null ? "" : req.namespace();
         setNamespace(type, meta, namespace);
-        boolean generated = (meta.getName() == null || meta.getName().isEmpty()) && meta.getGenerateName() != null
+        boolean generated = (meta.getName() == null || meta.getName().isEmpty())
+                && meta.getGenerateName() != null
                 && !meta.getGenerateName().isEmpty();
         if (generated) {
             meta.setName(Names.generate(meta.getGenerateName(), event.id()));
@@ -102,8 +101,11 @@ final class Store {
         // RetryGenerateName (KEP-4420, GA in 1.32; the create of store.go): a generated name already taken is
         // generated again, up to 8 attempts in all. Five characters of 27 collide: some 350 times among 100,000
         // pods of one ReplicaSet.
-        for (int attempt = 1; generated && attempt < GENERATE_NAME_ATTEMPTS
-                && state.contains(type, meta.getNamespace(), meta.getName()); attempt++) {
+        for (int attempt = 1;
+                generated
+                        && attempt < GENERATE_NAME_ATTEMPTS
+                        && state.contains(type, meta.getNamespace(), meta.getName());
+                attempt++) {
             meta.setName(Names.generate(meta.getGenerateName(), event.id(), attempt));
         }
         if (state.contains(type, meta.getNamespace(), meta.getName())) {
@@ -118,7 +120,8 @@ final class Store {
      */
     private static void setNamespace(ResourceType type, ObjectMeta meta, String namespace) {
         if (type.namespaced()) {
-            if (meta.getNamespace() != null && !meta.getNamespace().isEmpty()
+            if (meta.getNamespace() != null
+                    && !meta.getNamespace().isEmpty()
                     && !meta.getNamespace().equals(namespace)) {
                 throw StatusError.badRequest(
                         "the namespace of the provided object does not match the namespace sent on the request");
@@ -140,8 +143,8 @@ final class Store {
         }
         String kind = json.path("kind").asText("");
         if (!kind.isEmpty() && !kind.equals(type.kind())) {
-            throw StatusError.badRequest("the kind in the data (" + kind + ") does not match the expected kind ("
-                    + type.kind() + ")");
+            throw StatusError.badRequest(
+                    "the kind in the data (" + kind + ") does not match the expected kind (" + type.kind() + ")");
         }
         try {
             // fabric8's Pod and Node carry kind and apiVersion from construction: a body without them gets them.
@@ -153,9 +156,9 @@ final class Store {
     }
 
     /**
-     * A JSON null decodes to the zero value in Go: an absent field, a nil list or map. fabric8 would keep a null
-     * list where the rules expect an empty one, so a null field is dropped and a null element of a list is an
-     * empty object (Go's zero struct).
+     * A JSON null decodes to the zero value in Go: an absent field, a nil list or map. fabric8 would keep a null list
+     * where the rules expect an empty one, so a null field is dropped and a null element of a list is an empty object
+     * (Go's zero struct).
      */
     private static JsonNode withoutNulls(JsonNode json) {
         if (json instanceof ObjectNode object) {
@@ -183,8 +186,15 @@ final class Store {
         String subresource = subresource(type, req.subresource(), Kinds::updatable);
         HasMetadata current = Storage.existing(state, type, req.namespace(), req.name());
         if (Kinds.SCALE.equals(subresource)) {
-            updateObject(state, type, current, WorkloadStrategy.scaled(type, current, req.object(), req.name()),
-                    req.namespace(), req.name(), null, out);
+            updateObject(
+                    state,
+                    type,
+                    current,
+                    WorkloadStrategy.scaled(type, current, req.object(), req.name()),
+                    req.namespace(),
+                    req.name(),
+                    null,
+                    out);
             return;
         }
         updateBody(state, type, current, req.object(), req.namespace(), req.name(), subresource, out);
@@ -201,10 +211,17 @@ final class Store {
         }
         String patchType = req.patchType() == null ? "" : req.patchType();
         if (Kinds.SCALE.equals(subresource)) {
-            JsonNode scale = Patches.apply(patchType, Map.of(), WorkloadStrategy.scale(state.tree(type, current)),
-                    req.patch());
-            updateObject(state, type, current, WorkloadStrategy.scaled(type, current, scale, req.name()),
-                    req.namespace(), req.name(), null, out);
+            JsonNode scale =
+                    Patches.apply(patchType, Map.of(), WorkloadStrategy.scale(state.tree(type, current)), req.patch());
+            updateObject(
+                    state,
+                    type,
+                    current,
+                    WorkloadStrategy.scaled(type, current, scale, req.name()),
+                    req.namespace(),
+                    req.name(),
+                    null,
+                    out);
             return;
         }
         JsonNode patched = Patches.apply(patchType, type, state.tree(type, current), req.patch());
@@ -212,8 +229,8 @@ final class Store {
     }
 
     /**
-     * The subresource of a write (null for the main resource), if the kind serves it ({@link Kinds#subresources};
-     * any other is a path not served) and the verb may write it ({@code allowed}, else 405 MethodNotAllowed).
+     * The subresource of a write (null for the main resource), if the kind serves it ({@link Kinds#subresources}; any
+     * other is a path not served) and the verb may write it ({@code allowed}, else 405 MethodNotAllowed).
      */
     private static String subresource(ResourceType type, String subresource, Predicate<String> allowed) {
         String served = null;
@@ -230,23 +247,36 @@ final class Store {
     }
 
     /** The update of the object a body (sent, or the patched object) makes, its parts kept as the strategy says. */
-    private static void updateBody(RegistryState state, ResourceType type, HasMetadata current, JsonNode body,
-                                   String namespace, String name, String subresource, Effects.Builder out) {
+    private static void updateBody(
+            RegistryState state,
+            ResourceType type,
+            HasMetadata current,
+            JsonNode body,
+            String namespace,
+            String name,
+            String subresource,
+            Effects.Builder out) {
         HasMetadata next = decode(type, BeforeUpdate.withStoredParts(state, type, current, body, subresource));
         updateObject(state, type, current, next, namespace, name, subresource, out);
     }
 
     /**
-     * Stores {@code next} in place of {@code current}: the resourceVersion precondition, {@link BeforeUpdate},
-     * then one write ({@code ObjectUpdated}), none if nothing changed, or the removal of an object whose last
-     * finalizer this update took away while it waits at grace 0 (store.go {@code ShouldDeleteDuringUpdate}: no
-     * finalizers left, being deleted, {@code deletionGracePeriodSeconds} 0 or unset; a pod still within its grace
-     * period stays, and the kubelet's final delete removes it). A namespace also needs its {@code spec.finalizers}
-     * empty ({@code ShouldDeleteNamespaceDuringUpdate}): the {@code /finalize} of the namespace controller removes
-     * it.
+     * Stores {@code next} in place of {@code current}: the resourceVersion precondition, {@link BeforeUpdate}, then one
+     * write ({@code ObjectUpdated}), none if nothing changed, or the removal of an object whose last finalizer this
+     * update took away while it waits at grace 0 (store.go {@code ShouldDeleteDuringUpdate}: no finalizers left, being
+     * deleted, {@code deletionGracePeriodSeconds} 0 or unset; a pod still within its grace period stays, and the
+     * kubelet's final delete removes it). A namespace also needs its {@code spec.finalizers} empty
+     * ({@code ShouldDeleteNamespaceDuringUpdate}): the {@code /finalize} of the namespace controller removes it.
      */
-    private static void updateObject(RegistryState state, ResourceType type, HasMetadata current, HasMetadata next,
-                                     String namespace, String name, String subresource, Effects.Builder out) {
+    private static void updateObject(
+            RegistryState state,
+            ResourceType type,
+            HasMetadata current,
+            HasMetadata next,
+            String namespace,
+            String name,
+            String subresource,
+            Effects.Builder out) {
         ObjectMeta old = current.getMetadata();
         ObjectMeta meta = next.getMetadata() == null ? new ObjectMeta() : next.getMetadata();
         next.setMetadata(meta);
@@ -258,9 +288,12 @@ final class Store {
         meta.setName(name);
         setNamespace(type, meta, namespace);
         // etcd3's GuaranteedUpdate with the object's resourceVersion as precondition; none means unconditional.
-        if (meta.getResourceVersion() != null && !meta.getResourceVersion().isEmpty()
+        if (meta.getResourceVersion() != null
+                && !meta.getResourceVersion().isEmpty()
                 && !meta.getResourceVersion().equals(old.getResourceVersion())) {
-            throw StatusError.conflict(type.qualifiedName(), name,
+            throw StatusError.conflict(
+                    type.qualifiedName(),
+                    name,
                     "the object has been modified; please apply your changes to the latest version and try again");
         }
         meta.setResourceVersion(old.getResourceVersion());
@@ -268,7 +301,9 @@ final class Store {
 
         Long grace = old.getDeletionGracePeriodSeconds();
         boolean finalized = !(next instanceof Namespace ns) || NamespaceStrategy.isFinalized(ns);
-        if (meta.getFinalizers().isEmpty() && old.getDeletionTimestamp() != null && (grace == null || grace == 0)
+        if (meta.getFinalizers().isEmpty()
+                && old.getDeletionTimestamp() != null
+                && (grace == null || grace == 0)
                 && finalized) {
             // The removal carries the object as this update left it (no finalizers), with its own resourceVersion.
             meta.setResourceVersion(Long.toString(state.nextResourceVersion()));
@@ -295,14 +330,14 @@ final class Store {
     }
 
     /**
-     * {@code DeleteCollection} of store.go: the objects of the resource in the namespace that the selectors
-     * match, listed once, each deleted exactly as a single delete with the same options would (a pod gracefully,
-     * another kind at once or held by its finalizers), in key order. The handler refuses bad options and
-     * selectors before anything is deleted. Not atomic, as upstream: the first refusal (a precondition that does
-     * not hold for this object) ends it, the deletions before it stay, and the refusal is the answer.
+     * {@code DeleteCollection} of store.go: the objects of the resource in the namespace that the selectors match,
+     * listed once, each deleted exactly as a single delete with the same options would (a pod gracefully, another kind
+     * at once or held by its finalizers), in key order. The handler refuses bad options and selectors before anything
+     * is deleted. Not atomic, as upstream: the first refusal (a precondition that does not hold for this object) ends
+     * it, the deletions before it stay, and the refusal is the answer.
      */
-    static void deleteCollection(RegistryState state, Event request, CollectionDeletionRequest req,
-                                 Effects.Builder out) {
+    static void deleteCollection(
+            RegistryState state, Event request, CollectionDeletionRequest req, Effects.Builder out) {
         ResourceType type = resourceType(req.resource());
         String namespace = req.namespace() == null ? "" : req.namespace();
         if (!Kinds.collectionDeletable(type) || type.namespaced() == namespace.isEmpty()) {
@@ -310,13 +345,18 @@ final class Store {
         }
         DeleteOptions options = BeforeDelete.checkedOptions(req.options());
         Selectors selectors = Selectors.parse(type, req.fieldSelector(), req.labelSelector());
-        List<HasMetadata> matched = state.trees(type, namespace).stream().filter(selectors::matches)
-                .<HasMetadata>map(o -> Json.convert(o, type.javaType())).toList();
+        List<HasMetadata> matched = state.trees(type, namespace).stream()
+                .filter(selectors::matches)
+                .<HasMetadata>map(o -> Json.convert(o, type.javaType()))
+                .toList();
         for (HasMetadata object : matched) {
             try {
                 deleteObject(state, type, object, options, out);
             } catch (StatusError refused) {
-                out.emit(Registry.SOURCE, EventTypes.REQUEST_REJECTED, request.subject(),
+                out.emit(
+                        Registry.SOURCE,
+                        EventTypes.REQUEST_REJECTED,
+                        request.subject(),
                         new RequestRejection(refused.status()));
                 return;
             }
@@ -324,15 +364,16 @@ final class Store {
     }
 
     /**
-     * One object's delete: store.go {@code Delete} from {@code rest.BeforeDelete} on. Every check precedes the
-     * first write.
+     * One object's delete: store.go {@code Delete} from {@code rest.BeforeDelete} on. Every check precedes the first
+     * write.
      */
-    static void deleteObject(RegistryState state, ResourceType type, HasMetadata current, DeleteOptions options,
-                             Effects.Builder out) {
+    static void deleteObject(
+            RegistryState state, ResourceType type, HasMetadata current, DeleteOptions options, Effects.Builder out) {
         BeforeDelete.checkPreconditions(type, current, options);
         // delete.go: negative values are treated as 1s on the delete path.
         Long requested = options.getGracePeriodSeconds() != null && options.getGracePeriodSeconds() < 0
-                ? Long.valueOf(1) : options.getGracePeriodSeconds();
+                ? Long.valueOf(1)
+                : options.getGracePeriodSeconds();
 
         HasMetadata next = state.copy(type, current);
         ObjectMeta meta = next.getMetadata();
@@ -391,20 +432,24 @@ final class Store {
 
     /**
      * {@code deletionFinalizersForGarbageCollection} of store.go: the orphan and foreground finalizers follow the
-     * options (Orphan adds {@code orphan}, Foreground adds {@code foregroundDeletion}, Background removes both),
-     * else the finalizers already there; other finalizers are kept. The list is unchanged if the set is.
+     * options (Orphan adds {@code orphan}, Foreground adds {@code foregroundDeletion}, Background removes both), else
+     * the finalizers already there; other finalizers are kept. The list is unchanged if the set is.
      */
     static List<String> deletionFinalizers(List<String> existing, DeleteOptions options) {
         String policy = options.getPropagationPolicy();
         Boolean orphanDependents = options.getOrphanDependents();
-        String firstGc = existing.stream().filter(f -> f.equals(FINALIZER_ORPHAN) || f.equals(FINALIZER_FOREGROUND))
-                .findFirst().orElse("");
-        boolean orphan = orphanDependents != null ? orphanDependents
+        String firstGc = existing.stream()
+                .filter(f -> f.equals(FINALIZER_ORPHAN) || f.equals(FINALIZER_FOREGROUND))
+                .findFirst()
+                .orElse("");
+        boolean orphan = orphanDependents != null
+                ? orphanDependents
                 : policy != null ? policy.equals("Orphan") : firstGc.equals(FINALIZER_ORPHAN);
         boolean foreground = orphanDependents == null
                 && (policy != null ? policy.equals("Foreground") : firstGc.equals(FINALIZER_FOREGROUND));
         List<String> updated = new ArrayList<>(existing.stream()
-                .filter(f -> !f.equals(FINALIZER_ORPHAN) && !f.equals(FINALIZER_FOREGROUND)).toList());
+                .filter(f -> !f.equals(FINALIZER_ORPHAN) && !f.equals(FINALIZER_FOREGROUND))
+                .toList());
         if (orphan) {
             updated.add(FINALIZER_ORPHAN);
         }
@@ -416,7 +461,8 @@ final class Store {
 
     /** store.go {@code markAsDeleting}: grace 0, and the deletionTimestamp now unless it is already earlier. */
     private static void markAsDeleting(ObjectMeta meta, Instant now) {
-        if (meta.getDeletionTimestamp() == null || Rfc3339.parse(meta.getDeletionTimestamp()).isAfter(now)) {
+        if (meta.getDeletionTimestamp() == null
+                || Rfc3339.parse(meta.getDeletionTimestamp()).isAfter(now)) {
             meta.setDeletionTimestamp(MetaTimes.format(now));
         }
         meta.setDeletionGracePeriodSeconds(0L);

@@ -18,7 +18,6 @@ import io.fabric8.kubernetes.api.model.apps.RollingUpdateDeployment;
 import io.podfall.apiserver.registry.StatusError.FieldError;
 import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -27,9 +26,9 @@ import java.util.stream.Collectors;
 
 /**
  * The rules of the apps/v1 workloads, Deployments and ReplicaSets ({@code pkg/registry/apps/deployment/strategy.go},
- * {@code pkg/registry/apps/replicaset/strategy.go}, defaults from {@code pkg/apis/apps/v1/defaults.go},
- * validation from {@code pkg/apis/apps/validation/validation.go}) and their {@code /scale} subresource, an
- * autoscaling/v1 Scale that reads and writes {@code spec.replicas}.
+ * {@code pkg/registry/apps/replicaset/strategy.go}, defaults from {@code pkg/apis/apps/v1/defaults.go}, validation from
+ * {@code pkg/apis/apps/validation/validation.go}) and their {@code /scale} subresource, an autoscaling/v1 Scale that
+ * reads and writes {@code spec.replicas}.
  */
 public final class WorkloadStrategy {
     private static final String SCALE_API_VERSION = "autoscaling/v1";
@@ -38,8 +37,7 @@ public final class WorkloadStrategy {
     static final int DEFAULT_REVISION_HISTORY_LIMIT = 10;
     static final int DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
 
-    private WorkloadStrategy() {
-    }
+    private WorkloadStrategy() {}
 
     static boolean isWorkload(ResourceType type) {
         return type == ResourceType.DEPLOYMENTS || type == ResourceType.REPLICASETS;
@@ -73,7 +71,9 @@ public final class WorkloadStrategy {
                 strategy.setType("RollingUpdate");
             }
             if (strategy.getType().equals("RollingUpdate")) {
-                RollingUpdateDeployment rolling = strategy.getRollingUpdate() == null ? new RollingUpdateDeployment() : strategy.getRollingUpdate();
+                RollingUpdateDeployment rolling = strategy.getRollingUpdate() == null
+                        ? new RollingUpdateDeployment()
+                        : strategy.getRollingUpdate();
                 strategy.setRollingUpdate(rolling);
                 if (rolling.getMaxUnavailable() == null) {
                     rolling.setMaxUnavailable(new IntOrString(DEFAULT_SURGE_AND_UNAVAILABLE));
@@ -113,43 +113,51 @@ public final class WorkloadStrategy {
 
     /**
      * {@code ValidateDeploymentSpec} / {@code ValidateReplicaSetSpec}, the parts that matter here: replicas not
-     * negative, a non-empty selector that selects the template's labels, a valid pod template (a Deployment's
-     * with restartPolicy Always).
+     * negative, a non-empty selector that selects the template's labels, a valid pod template (a Deployment's with
+     * restartPolicy Always).
      */
     static List<FieldError> validate(HasMetadata object) {
         JsonNode spec = Json.tree(object).path("spec");
         List<FieldError> errors = new ArrayList<>();
         int replicas = spec.path("replicas").asInt(0);
         if (replicas < 0) {
-            errors.add(FieldError.invalidValue("spec.replicas", Integer.toString(replicas), "must be greater than or equal to 0"));
+            errors.add(FieldError.invalidValue(
+                    "spec.replicas", Integer.toString(replicas), "must be greater than or equal to 0"));
         }
         JsonNode selector = spec.path("selector");
         JsonNode labels = spec.path("template").path("metadata").path("labels");
         if (!selector.isObject()) {
             errors.add(FieldError.required("spec.selector", ""));
-        } else if (selector.path("matchLabels").size() + selector.path("matchExpressions").size() == 0) {
+        } else if (selector.path("matchLabels").size()
+                        + selector.path("matchExpressions").size()
+                == 0) {
             // The same wording for ReplicaSets upstream.
-            errors.add(FieldError.invalidValue("spec.selector", goLabelSelector(selector), "empty selector is invalid for deployment"));
+            errors.add(FieldError.invalidValue(
+                    "spec.selector", goLabelSelector(selector), "empty selector is invalid for deployment"));
         } else if (!LabelSelectors.matches(selector, labels)) {
-            errors.add(FieldError.invalidValue("spec.template.metadata.labels", goMap(labels), "`selector` does not match template `labels`"));
+            errors.add(FieldError.invalidValue(
+                    "spec.template.metadata.labels", goMap(labels), "`selector` does not match template `labels`"));
         }
-        PodTemplateSpec template = object instanceof Deployment d ? d.getSpec().getTemplate() : ((ReplicaSet) object).getSpec().getTemplate();
+        PodTemplateSpec template = object instanceof Deployment d
+                ? d.getSpec().getTemplate()
+                : ((ReplicaSet) object).getSpec().getTemplate();
         if (template == null || template.getSpec() == null) {
             errors.add(FieldError.required("spec.template", ""));
         } else {
             errors.addAll(PodStrategy.validateSpec(template.getSpec(), "spec.template.spec"));
             String restartPolicy = template.getSpec().getRestartPolicy();
             if (object instanceof Deployment && !"Always".equals(restartPolicy)) {
-                errors.add(FieldError.notSupported("spec.template.spec.restartPolicy", restartPolicy, List.of("Always")));
+                errors.add(
+                        FieldError.notSupported("spec.template.spec.restartPolicy", restartPolicy, List.of("Always")));
             }
         }
         return errors;
     }
 
     /**
-     * {@code PrepareForUpdate} of the main resource, after the status was taken from storage: a change of the
-     * spec (for a Deployment also of its annotations, which it copies to its ReplicaSets) is a new generation,
-     * so that controllers can tell it from their own status writes. The selector is immutable in apps/v1.
+     * {@code PrepareForUpdate} of the main resource, after the status was taken from storage: a change of the spec (for
+     * a Deployment also of its annotations, which it copies to its ReplicaSets) is a new generation, so that
+     * controllers can tell it from their own status writes. The selector is immutable in apps/v1.
      */
     static List<FieldError> prepareForUpdate(HasMetadata current, HasMetadata next) {
         applyDefaults(next);
@@ -157,21 +165,26 @@ public final class WorkloadStrategy {
         JsonNode newTree = Json.tree(next);
         boolean specChanged = !oldTree.path("spec").equals(newTree.path("spec"));
         boolean annotationsChanged = next instanceof Deployment
-                && !Objects.equals(current.getMetadata().getAnnotations(), next.getMetadata().getAnnotations());
+                && !Objects.equals(
+                        current.getMetadata().getAnnotations(),
+                        next.getMetadata().getAnnotations());
         if (specChanged || annotationsChanged) {
-            long generation = current.getMetadata().getGeneration() == null ? 0 : current.getMetadata().getGeneration();
+            long generation = current.getMetadata().getGeneration() == null
+                    ? 0
+                    : current.getMetadata().getGeneration();
             next.getMetadata().setGeneration(generation + 1);
         }
         JsonNode oldSelector = oldTree.path("spec").path("selector");
         if (!oldSelector.equals(newTree.path("spec").path("selector"))) {
-            return List.of(FieldError.invalidValue("spec.selector", goLabelSelector(newTree.path("spec").path("selector")), "field is immutable"));
+            return List.of(FieldError.invalidValue(
+                    "spec.selector", goLabelSelector(newTree.path("spec").path("selector")), "field is immutable"));
         }
         return List.of();
     }
 
     /**
-     * {@code deploymentStatusStrategy.PrepareForUpdate}: beside the spec, a Deployment's status write keeps its
-     * labels; a ReplicaSet's only its spec.
+     * {@code deploymentStatusStrategy.PrepareForUpdate}: beside the spec, a Deployment's status write keeps its labels;
+     * a ReplicaSet's only its spec.
      */
     static void prepareForStatusUpdate(HasMetadata current, HasMetadata next) {
         if (next instanceof Deployment) {
@@ -181,9 +194,9 @@ public final class WorkloadStrategy {
     }
 
     /**
-     * The autoscaling/v1 Scale of a workload ({@code scaleFromDeployment}, {@code scaleFromReplicaSet}): its
-     * identity, {@code spec.replicas} (omitted at 0, as its field is omitempty), the observed
-     * {@code status.replicas} and the selector as a string.
+     * The autoscaling/v1 Scale of a workload ({@code scaleFromDeployment}, {@code scaleFromReplicaSet}): its identity,
+     * {@code spec.replicas} (omitted at 0, as its field is omitempty), the observed {@code status.replicas} and the
+     * selector as a string.
      */
     public static ObjectNode scale(JsonNode object) {
         ObjectNode scale = Json.MAPPER.createObjectNode().put("kind", "Scale").put("apiVersion", SCALE_API_VERSION);
@@ -199,7 +212,8 @@ public final class WorkloadStrategy {
         if (replicas != 0) {
             spec.put("replicas", replicas);
         }
-        scale.putObject("status").put("replicas", object.path("status").path("replicas").asInt(0))
+        scale.putObject("status")
+                .put("replicas", object.path("status").path("replicas").asInt(0))
                 .put("selector", LabelSelectors.format(object.path("spec").path("selector")));
         return scale;
     }
@@ -233,17 +247,26 @@ public final class WorkloadStrategy {
         }
         String scaleName = scale.path("metadata").path("name").asText("");
         if (!scaleName.isEmpty() && !scaleName.equals(name)) {
-            throw StatusError.badRequest("the name of the object (" + scaleName + ") does not match the name on the URL (" + name + ")");
+            throw StatusError.badRequest(
+                    "the name of the object (" + scaleName + ") does not match the name on the URL (" + name + ")");
         }
         JsonNode replicasNode = scale.path("spec").path("replicas");
         // Go's decoder takes no fraction into an int32: 1.5 is refused, not truncated to 1.
-        if (!replicasNode.isMissingNode() && !replicasNode.isNull() && !(replicasNode.isIntegralNumber() && replicasNode.canConvertToInt())) {
-            throw StatusError.badRequest("Scale in version \"v1\" cannot be handled as a Scale: spec.replicas: not an integer");
+        if (!replicasNode.isMissingNode()
+                && !replicasNode.isNull()
+                && !(replicasNode.isIntegralNumber() && replicasNode.canConvertToInt())) {
+            throw StatusError.badRequest(
+                    "Scale in version \"v1\" cannot be handled as a Scale: spec.replicas: not an integer");
         }
         int replicas = replicasNode.asInt(0);
         if (replicas < 0) {
-            throw StatusError.invalid("Scale.autoscaling", "Scale", "autoscaling", name,
-                    List.of(FieldError.invalidValue("spec.replicas", Integer.toString(replicas), "must be greater than or equal to 0")));
+            throw StatusError.invalid(
+                    "Scale.autoscaling",
+                    "Scale",
+                    "autoscaling",
+                    name,
+                    List.of(FieldError.invalidValue(
+                            "spec.replicas", Integer.toString(replicas), "must be greater than or equal to 0")));
         }
         HasMetadata next = Storage.copy(current);
         if (next instanceof Deployment d) {
@@ -259,8 +282,10 @@ public final class WorkloadStrategy {
     /** Go's {@code %#v} of a label map, as field errors print it: {@code map[string]string{"app":"web"}}. */
     private static String goMap(JsonNode labels) {
         TreeMap<String, String> sorted = new TreeMap<>();
-        labels.fields().forEachRemaining(l -> sorted.put(l.getKey(), l.getValue().asText()));
-        return sorted.entrySet().stream().map(e -> StatusError.quote(e.getKey()) + ":" + StatusError.quote(e.getValue()))
+        labels.fields()
+                .forEachRemaining(l -> sorted.put(l.getKey(), l.getValue().asText()));
+        return sorted.entrySet().stream()
+                .map(e -> StatusError.quote(e.getKey()) + ":" + StatusError.quote(e.getValue()))
                 .collect(Collectors.joining(", ", "map[string]string{", "}"));
     }
 

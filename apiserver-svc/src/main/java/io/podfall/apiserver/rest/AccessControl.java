@@ -19,9 +19,6 @@ import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
-import org.jboss.logging.Logger;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -29,19 +26,22 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
 
 /**
  * Optional authentication and authorization of API calls, as kube-apiserver's filters do them before any handler
- * (staging/src/k8s.io/apiserver/pkg/endpoints/filters/authentication.go and authorization.go). Off unless
- * configured:
+ * (staging/src/k8s.io/apiserver/pkg/endpoints/filters/authentication.go and authorization.go). Off unless configured:
+ *
  * <ul>
- *   <li>{@code podfall.apiserver.token-auth-file}: bearer tokens ({@link TokenFile}); a call without a known token
- *       gets 401 (anonymous requests are off, as with {@code --anonymous-auth=false});</li>
+ *   <li>{@code podfall.apiserver.token-auth-file}: bearer tokens ({@link TokenFile}); a call without a known token gets
+ *       401 (anonymous requests are off, as with {@code --anonymous-auth=false});
  *   <li>{@code podfall.apiserver.authorization-policy-file}: ABAC policies ({@link AbacPolicy}); a call no policy
- *       allows gets 403. Without it every authenticated user may do anything.</li>
+ *       allows gets 403. Without it every authenticated user may do anything.
  * </ul>
- * A refused mutation is still recorded on the log as {@code apiserver.AccessDenied}, with who tried what; nothing
- * acts on it. Health and metrics ({@code /q/...}) are not API calls and stay open.
+ *
+ * A refused mutation is still recorded on the log as {@code apiserver.AccessDenied}, with who tried what; nothing acts
+ * on it. Health and metrics ({@code /q/...}) are not API calls and stay open.
  */
 @ApplicationScoped
 public class AccessControl {
@@ -50,10 +50,13 @@ public class AccessControl {
 
     @Inject
     LogWriter writer;
+
     @Inject
     SimulatedClock clock;
+
     @ConfigProperty(name = "podfall.apiserver.token-auth-file")
     Optional<Path> tokenFile;
+
     @ConfigProperty(name = "podfall.apiserver.authorization-policy-file")
     Optional<Path> policyFile;
 
@@ -67,24 +70,33 @@ public class AccessControl {
         }
         TokenFile tokens = TokenFile.parse(read(tokenFile.get()));
         Optional<AbacPolicy> policy = policyFile.map(p -> AbacPolicy.parse(read(p)));
-        LOG.infof("Authentication by the tokens of %s; authorization %s", tokenFile.get(),
+        LOG.infof(
+                "Authentication by the tokens of %s; authorization %s",
+                tokenFile.get(),
                 policy.isPresent() ? "by the ABAC policies of " + policyFile.get() : "of every authenticated user");
         // After the body limit (order -20), ahead of watches (-1) and the JAX-RS handlers.
-        router.routeWithRegex("/(api|apis|version|openapi)(/.*)?").order(-10)
+        router.routeWithRegex("/(api|apis|version|openapi)(/.*)?")
+                .order(-10)
                 .handler(ctx -> filter(ctx, tokens, policy));
     }
 
     private void filter(RoutingContext ctx, TokenFile tokens, Optional<AbacPolicy> policy) {
         HttpServerRequest request = ctx.request();
-        Optional<UserInfo> user = bearerToken(request.getHeader("Authorization")).flatMap(tokens::authenticate);
+        Optional<UserInfo> user =
+                bearerToken(request.getHeader("Authorization")).flatMap(tokens::authenticate);
         RequestAttributes attributes = attributes(user.orElse(null), request);
         if (user.isEmpty()) {
             refuse(ctx, attributes, StatusError.unauthorized());
         } else if (policy.isPresent() && !policy.get().authorizes(attributes)) {
-            refuse(ctx, attributes, attributes.resourceRequest()
-                    ? StatusError.forbidden(ResourceType.byPlural(attributes.resource()),
-                            attributes.name(), attributes.forbiddenMessage())
-                    : StatusError.forbidden(attributes.forbiddenMessage()));
+            refuse(
+                    ctx,
+                    attributes,
+                    attributes.resourceRequest()
+                            ? StatusError.forbidden(
+                                    ResourceType.byPlural(attributes.resource()),
+                                    attributes.name(),
+                                    attributes.forbiddenMessage())
+                            : StatusError.forbidden(attributes.forbiddenMessage()));
         } else {
             ctx.next();
         }
@@ -92,25 +104,50 @@ public class AccessControl {
 
     private void refuse(RoutingContext ctx, RequestAttributes a, StatusError error) {
         if (MUTATIONS.contains(a.verb())) {
-            String subject = !a.resourceRequest() ? a.path()
-                    : a.name() == null ? Subjects.ofCollection(a.namespace(), a.resource())
-                    : Subjects.of(a.namespace(), a.resource(), a.name());
-            AccessDenial denial = new AccessDenial(a.user() == null ? null : a.user().name(),
-                    a.user() == null ? List.of() : a.user().groups(), a.verb(), a.resource(), a.subresource(),
-                    a.namespace(), a.name(), a.path(), error.status());
-            writer.append(Event.request(UUID.randomUUID().toString(), Registry.SOURCE, EventTypes.ACCESS_DENIED,
-                    subject, clock.now(), ctx.request().getHeader("traceparent"), denial));
+            String subject = !a.resourceRequest()
+                    ? a.path()
+                    : a.name() == null
+                            ? Subjects.ofCollection(a.namespace(), a.resource())
+                            : Subjects.of(a.namespace(), a.resource(), a.name());
+            AccessDenial denial = new AccessDenial(
+                    a.user() == null ? null : a.user().name(),
+                    a.user() == null ? List.of() : a.user().groups(),
+                    a.verb(),
+                    a.resource(),
+                    a.subresource(),
+                    a.namespace(),
+                    a.name(),
+                    a.path(),
+                    error.status());
+            writer.append(Event.request(
+                    UUID.randomUUID().toString(),
+                    Registry.SOURCE,
+                    EventTypes.ACCESS_DENIED,
+                    subject,
+                    clock.now(),
+                    ctx.request().getHeader("traceparent"),
+                    denial));
         }
         Responses.end(ctx, error);
     }
 
-    /** The request as the authorizer sees it; a path that names no resource this server serves is a non-resource one. */
+    /**
+     * The request as the authorizer sees it; a path that names no resource this server serves is a non-resource one.
+     */
     private static RequestAttributes attributes(UserInfo user, HttpServerRequest request) {
         String method = request.method().name();
         try {
             if (ApiPaths.parse(request.path()) instanceof ApiPaths.Resource r) {
-                return RequestAttributes.resource(user, method, WatchRoute.isWatch(request), r.type().group(),
-                        r.type().plural(), r.subresource(), r.namespace(), r.name(), request.path());
+                return RequestAttributes.resource(
+                        user,
+                        method,
+                        WatchRoute.isWatch(request),
+                        r.type().group(),
+                        r.type().plural(),
+                        r.subresource(),
+                        r.namespace(),
+                        r.name(),
+                        request.path());
             }
         } catch (StatusError notServed) {
             // Not a resource path: decided by its path; the handlers answer 404 if it is allowed.

@@ -35,7 +35,6 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
-
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -43,12 +42,11 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 /**
- * The Kubernetes HTTP API, routed by resource rather than by method: every path under {@code /api} and
- * {@code /apis} is resolved by {@link ApiPaths} to a discovery document or to a resource (type, namespace, name,
- * subresource), and the verb decides what happens to it, for every kind alike. Writes become requests on the log
- * (see {@link RequestTracker}); reads copy from the registry's state under the processor's lock; both are refused
- * with 503 until the service has rebuilt its state from the log. Watches are served before this, by
- * {@link WatchRoute}.
+ * The Kubernetes HTTP API, routed by resource rather than by method: every path under {@code /api} and {@code /apis} is
+ * resolved by {@link ApiPaths} to a discovery document or to a resource (type, namespace, name, subresource), and the
+ * verb decides what happens to it, for every kind alike. Writes become requests on the log (see
+ * {@link RequestTracker}); reads copy from the registry's state under the processor's lock; both are refused with 503
+ * until the service has rebuilt its state from the log. Watches are served before this, by {@link WatchRoute}.
  */
 @Path("/")
 public class ApiResource {
@@ -61,17 +59,22 @@ public class ApiResource {
 
     @Inject
     LogProcessor processor;
+
     @Inject
     RequestTracker requests;
+
     @Inject
     SimulatedClock clock;
 
     /** Discovery, a LIST (a collection), a GET of an object or of its subresource. */
     @GET
     @Path(API_PATHS)
-    public Response get(@PathParam("path") String path, @HeaderParam(ACCEPT) String accept,
-                        @QueryParam("fieldSelector") String fieldSelector, @QueryParam("labelSelector") String labelSelector,
-                        @QueryParam("includeObject") String includeObject) {
+    public Response get(
+            @PathParam("path") String path,
+            @HeaderParam(ACCEPT) String accept,
+            @QueryParam("fieldSelector") String fieldSelector,
+            @QueryParam("labelSelector") String labelSelector,
+            @QueryParam("includeObject") String includeObject) {
         try {
             ApiPaths.Target target = ApiPaths.parse(path);
             if (target instanceof Document document) {
@@ -97,13 +100,19 @@ public class ApiResource {
      */
     @POST
     @Path(API_PATHS)
-    public CompletionStage<Response> create(@PathParam("path") String path, @HeaderParam(CONTENT_TYPE) String contentType,
-                                            @HeaderParam(TRACEPARENT) String traceparent, @Context HttpServerRequest http,
-                                            byte[] body) {
+    public CompletionStage<Response> create(
+            @PathParam("path") String path,
+            @HeaderParam(CONTENT_TYPE) String contentType,
+            @HeaderParam(TRACEPARENT) String traceparent,
+            @Context HttpServerRequest http,
+            byte[] body) {
         return submit(() -> {
             if (ApiPaths.parse(path) instanceof Resource e && Kinds.EVICTION.equals(e.subresource())) {
                 refuseDryRun(http);
-                return requests.submit(EventTypes.EVICTION_REQUESTED, subject(e), traceparent,
+                return requests.submit(
+                        EventTypes.EVICTION_REQUESTED,
+                        subject(e),
+                        traceparent,
                         new EvictionRequest(e.namespace(), e.name(), RequestBodies.eviction(contentType, body)));
             }
             Resource r = resource(path, true);
@@ -113,7 +122,10 @@ public class ApiResource {
             refuseDryRun(http);
             ObjectNode object = RequestBodies.object(r.type(), contentType, body);
             String name = object.path("metadata").path("name").asText("");
-            return requests.submit(EventTypes.CREATION_REQUESTED, Subjects.of(r.namespace(), r.type().plural(), name), traceparent,
+            return requests.submit(
+                    EventTypes.CREATION_REQUESTED,
+                    Subjects.of(r.namespace(), r.type().plural(), name),
+                    traceparent,
                     new CreationRequest(r.type().plural(), r.namespace(), object));
         });
     }
@@ -124,28 +136,40 @@ public class ApiResource {
      */
     @PUT
     @Path(API_PATHS)
-    public CompletionStage<Response> update(@PathParam("path") String path, @HeaderParam(CONTENT_TYPE) String contentType,
-                                            @HeaderParam(TRACEPARENT) String traceparent, @Context HttpServerRequest http,
-                                            byte[] body) {
+    public CompletionStage<Response> update(
+            @PathParam("path") String path,
+            @HeaderParam(CONTENT_TYPE) String contentType,
+            @HeaderParam(TRACEPARENT) String traceparent,
+            @Context HttpServerRequest http,
+            byte[] body) {
         return submit(() -> {
             Resource r = resource(path, false);
             if (!Kinds.updatable(r.subresource())) {
                 throw StatusError.methodNotAllowed();
             }
             refuseDryRun(http);
-            ObjectNode object = Kinds.SCALE.equals(r.subresource()) ? RequestBodies.scale(contentType, body)
+            ObjectNode object = Kinds.SCALE.equals(r.subresource())
+                    ? RequestBodies.scale(contentType, body)
                     : RequestBodies.object(r.type(), contentType, body);
-            return requests.submit(EventTypes.UPDATE_REQUESTED, subject(r), traceparent,
+            return requests.submit(
+                    EventTypes.UPDATE_REQUESTED,
+                    subject(r),
+                    traceparent,
                     new UpdateRequest(r.type().plural(), r.namespace(), r.name(), r.subresource(), object));
         });
     }
 
-    /** PATCH of an object or a subresource: {@code apiserver.PatchRequested}, applied by the registry to what it stores. */
+    /**
+     * PATCH of an object or a subresource: {@code apiserver.PatchRequested}, applied by the registry to what it stores.
+     */
     @PATCH
     @Path(API_PATHS)
-    public CompletionStage<Response> patch(@PathParam("path") String path, @HeaderParam(CONTENT_TYPE) String contentType,
-                                           @HeaderParam(TRACEPARENT) String traceparent, @Context HttpServerRequest http,
-                                           byte[] body) {
+    public CompletionStage<Response> patch(
+            @PathParam("path") String path,
+            @HeaderParam(CONTENT_TYPE) String contentType,
+            @HeaderParam(TRACEPARENT) String traceparent,
+            @Context HttpServerRequest http,
+            byte[] body) {
         return submit(() -> {
             Resource r = resource(path, false);
             if (!Kinds.readable(r.subresource())) {
@@ -153,39 +177,60 @@ public class ApiResource {
             }
             refuseDryRun(http);
             String patchType = RequestBodies.patchType(contentType);
-            return requests.submit(EventTypes.PATCH_REQUESTED, subject(r), traceparent,
-                    new PatchRequest(r.type().plural(), r.namespace(), r.name(), r.subresource(), patchType, RequestBodies.patch(body)));
+            return requests.submit(
+                    EventTypes.PATCH_REQUESTED,
+                    subject(r),
+                    traceparent,
+                    new PatchRequest(
+                            r.type().plural(),
+                            r.namespace(),
+                            r.name(),
+                            r.subresource(),
+                            patchType,
+                            RequestBodies.patch(body)));
         });
     }
 
     /**
-     * DELETE of an object ({@code apiserver.DeletionRequested}) or of a collection, the {@code deletecollection}
-     * verb ({@code apiserver.CollectionDeletionRequested}, with the LIST's label and field selectors): DeleteOptions
-     * from the body or the query. A collection is deleted within one namespace (or, cluster-scoped, everywhere);
-     * upstream serves no deletecollection across all namespaces, nor of namespaces.
+     * DELETE of an object ({@code apiserver.DeletionRequested}) or of a collection, the {@code deletecollection} verb
+     * ({@code apiserver.CollectionDeletionRequested}, with the LIST's label and field selectors): DeleteOptions from
+     * the body or the query. A collection is deleted within one namespace (or, cluster-scoped, everywhere); upstream
+     * serves no deletecollection across all namespaces, nor of namespaces.
      */
     @DELETE
     @Path(API_PATHS)
-    public CompletionStage<Response> delete(@PathParam("path") String path, @HeaderParam(CONTENT_TYPE) String contentType,
-                                            @HeaderParam(TRACEPARENT) String traceparent,
-                                            @QueryParam("gracePeriodSeconds") String gracePeriodSeconds,
-                                            @QueryParam("propagationPolicy") String propagationPolicy,
-                                            @Context HttpServerRequest http,
-                                            @QueryParam("fieldSelector") String fieldSelector, @QueryParam("labelSelector") String labelSelector,
-                                            byte[] body) {
+    public CompletionStage<Response> delete(
+            @PathParam("path") String path,
+            @HeaderParam(CONTENT_TYPE) String contentType,
+            @HeaderParam(TRACEPARENT) String traceparent,
+            @QueryParam("gracePeriodSeconds") String gracePeriodSeconds,
+            @QueryParam("propagationPolicy") String propagationPolicy,
+            @Context HttpServerRequest http,
+            @QueryParam("fieldSelector") String fieldSelector,
+            @QueryParam("labelSelector") String labelSelector,
+            byte[] body) {
         return submit(() -> {
-            if (!(ApiPaths.parse(path) instanceof Resource r) || r.subresource() != null
+            if (!(ApiPaths.parse(path) instanceof Resource r)
+                    || r.subresource() != null
                     || (r.collection() && (r.namespace() == null || !Kinds.collectionDeletable(r.type())))) {
                 throw StatusError.methodNotAllowed();
             }
-            DeleteOptions options = RequestBodies.deleteOptions(contentType, body, gracePeriodSeconds, propagationPolicy, dryRun(http));
+            DeleteOptions options =
+                    RequestBodies.deleteOptions(contentType, body, gracePeriodSeconds, propagationPolicy, dryRun(http));
             if (r.collection()) {
                 // Parsed here too, so a selector the LIST would refuse never reaches the log.
                 Selectors.parse(r.type(), fieldSelector, labelSelector);
-                return requests.submit(EventTypes.COLLECTION_DELETION_REQUESTED, Subjects.ofCollection(r.namespace(), r.type().plural()),
-                        traceparent, new CollectionDeletionRequest(r.type().plural(), r.namespace(), labelSelector, fieldSelector, options));
+                return requests.submit(
+                        EventTypes.COLLECTION_DELETION_REQUESTED,
+                        Subjects.ofCollection(r.namespace(), r.type().plural()),
+                        traceparent,
+                        new CollectionDeletionRequest(
+                                r.type().plural(), r.namespace(), labelSelector, fieldSelector, options));
             }
-            return requests.submit(EventTypes.DELETION_REQUESTED, subject(r), traceparent,
+            return requests.submit(
+                    EventTypes.DELETION_REQUESTED,
+                    subject(r),
+                    traceparent,
                     new DeletionRequest(r.type().plural(), r.namespace(), r.name(), options));
         });
     }
@@ -197,8 +242,8 @@ public class ApiResource {
     }
 
     /**
-     * kubectl decodes this as protobuf whatever its content type; zero bytes are a valid empty OpenAPI document,
-     * so client-side validation finds no schema and skips itself. A 404 would make {@code kubectl create} fail.
+     * kubectl decodes this as protobuf whatever its content type; zero bytes are a valid empty OpenAPI document, so
+     * client-side validation finds no schema and skips itself. A 404 would make {@code kubectl create} fail.
      * (/openapi/v3 is not served: its 404 makes kubectl 1.32 fall back to v2.)
      */
     @GET
@@ -244,23 +289,30 @@ public class ApiResource {
      * {@code /status} shows the whole object, as upstream; {@code /scale} the workload's Scale.
      */
     private Response get(Resource r, String accept, String includeObject) {
-        JsonNode object = processor.read(RegistryState.class, s -> s.tree(r.type(), r.namespace(), r.name()))
+        JsonNode object = processor
+                .read(RegistryState.class, s -> s.tree(r.type(), r.namespace(), r.name()))
                 .orElseThrow(() -> StatusError.notFound(r.type(), r.name()));
         if (Kinds.SCALE.equals(r.subresource())) {
             return Responses.json(200, WorkloadStrategy.scale(object));
         }
         Optional<Tables.Format> table = tableFormat(accept, includeObject);
         if (table.isPresent()) {
-            return Responses.json(200, Tables.table(r.type(), List.of(object),
-                    object.path("metadata").path("resourceVersion").asText(""), clock.now(), table.get()));
+            return Responses.json(
+                    200,
+                    Tables.table(
+                            r.type(),
+                            List.of(object),
+                            object.path("metadata").path("resourceVersion").asText(""),
+                            clock.now(),
+                            table.get()));
         }
         return Responses.json(200, object);
     }
 
     /**
      * LIST, as a {@code <Kind>List} or, with a Table Accept header, a Table. Its resourceVersion is the registry's
-     * current one, which a watch can always start from (see {@link WatchHistory}). {@code limit} is ignored:
-     * everything fits in one page, and no {@code continue} token is returned.
+     * current one, which a watch can always start from (see {@link WatchHistory}). {@code limit} is ignored: everything
+     * fits in one page, and no {@code continue} token is returned.
      */
     private Response list(Resource r, String fieldSelector, String labelSelector, String accept, String includeObject) {
         ResourceType type = r.type();
@@ -268,15 +320,19 @@ public class ApiResource {
         Optional<Tables.Format> table = tableFormat(accept, includeObject);
         ObjectNode list = processor.read(RegistryState.class, s -> {
             String resourceVersion = Long.toString(s.resourceVersion());
-            List<JsonNode> items = s.trees(type, r.namespace()).stream().filter(selectors::matches).toList();
-            return table.isPresent() ? Tables.table(type, items, resourceVersion, clock.now(), table.get())
+            List<JsonNode> items = s.trees(type, r.namespace()).stream()
+                    .filter(selectors::matches)
+                    .toList();
+            return table.isPresent()
+                    ? Tables.table(type, items, resourceVersion, clock.now(), table.get())
                     : Kinds.list(type, resourceVersion, items);
         });
         return Responses.json(200, list);
     }
 
     private static Optional<Tables.Format> tableFormat(String accept, String includeObject) {
-        return Tables.requestedVersion(accept).map(v -> new Tables.Format(v, Tables.IncludeObject.parse(includeObject)));
+        return Tables.requestedVersion(accept)
+                .map(v -> new Tables.Format(v, Tables.IncludeObject.parse(includeObject)));
     }
 
     private void requireLive() {
@@ -290,7 +346,8 @@ public class ApiResource {
      * {@code Retry-After}: a client that honours it (client-go, {@code podfall demo}) waits and tries again.
      */
     static StatusError rebuilding() {
-        return StatusError.serviceUnavailable("the API server is rebuilding its state from the log; try again shortly",
+        return StatusError.serviceUnavailable(
+                "the API server is rebuilding its state from the log; try again shortly",
                 REBUILDING_RETRY_AFTER_SECONDS);
     }
 }

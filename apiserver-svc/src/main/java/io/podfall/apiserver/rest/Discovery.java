@@ -5,26 +5,25 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podfall.apiserver.registry.Kinds;
 import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
-
 import java.util.List;
 
 /**
- * The discovery documents kubectl and client libraries read before anything else (see
- * docs/kubernetes-api-clients.md §2): the core group, apps and coordination.k8s.io, each resource with its subresources (an
- * autoscaling/v1 Scale for {@code /scale}). {@code singularName} is sent as "" because the Python client rejects a
- * null one; {@code shortNames} make {@code po}/{@code deploy}/{@code rs} work and {@code categories} make
- * {@code kubectl get all} work.
+ * The discovery documents kubectl and client libraries read before anything else (see docs/kubernetes-api-clients.md
+ * §2): the core group, apps and coordination.k8s.io, each resource with its subresources (an autoscaling/v1 Scale for
+ * {@code /scale}). {@code singularName} is sent as "" because the Python client rejects a null one; {@code shortNames}
+ * make {@code po}/{@code deploy}/{@code rs} work and {@code categories} make {@code kubectl get all} work.
  */
 final class Discovery {
     static final String GIT_VERSION = "v1.32.0";
     /** The named groups served, all in version v1. */
     static final List<String> GROUPS = List.of("apps", "coordination.k8s.io");
+
     private static final String VERSION = "v1";
     private static final String DELETECOLLECTION = "deletecollection";
-    private static final List<String> VERBS = List.of("create", "delete", DELETECOLLECTION, "get", "list", "patch", "update", "watch");
+    private static final List<String> VERBS =
+            List.of("create", "delete", DELETECOLLECTION, "get", "list", "patch", "update", "watch");
 
-    private Discovery() {
-    }
+    private Discovery() {}
 
     static ObjectNode apiVersions() {
         ObjectNode doc = Json.MAPPER.createObjectNode().put("kind", "APIVersions");
@@ -34,7 +33,8 @@ final class Discovery {
     }
 
     static ObjectNode apiGroupList() {
-        ObjectNode doc = Json.MAPPER.createObjectNode().put("kind", "APIGroupList").put("apiVersion", "v1");
+        ObjectNode doc =
+                Json.MAPPER.createObjectNode().put("kind", "APIGroupList").put("apiVersion", "v1");
         ArrayNode groups = doc.putArray("groups");
         GROUPS.forEach(g -> groups.add(group(g)));
         return doc;
@@ -47,7 +47,10 @@ final class Discovery {
 
     private static ObjectNode group(String name) {
         ObjectNode group = Json.MAPPER.createObjectNode().put("name", name);
-        ObjectNode version = Json.MAPPER.createObjectNode().put("groupVersion", name + "/" + VERSION).put("version", VERSION);
+        ObjectNode version = Json.MAPPER
+                .createObjectNode()
+                .put("groupVersion", name + "/" + VERSION)
+                .put("version", VERSION);
         group.putArray("versions").add(version);
         group.set("preferredVersion", version.deepCopy());
         return group;
@@ -55,7 +58,10 @@ final class Discovery {
 
     /** The APIResourceList of a group's version ("" is the core group, {@code /api/v1}). */
     static ObjectNode resources(String group) {
-        ObjectNode doc = Json.MAPPER.createObjectNode().put("kind", "APIResourceList").put("apiVersion", "v1")
+        ObjectNode doc = Json.MAPPER
+                .createObjectNode()
+                .put("kind", "APIResourceList")
+                .put("apiVersion", "v1")
                 .put("groupVersion", group.isEmpty() ? VERSION : group + "/" + VERSION);
         ArrayNode resources = doc.putArray("resources");
         for (ResourceType type : ResourceType.values()) {
@@ -63,7 +69,11 @@ final class Discovery {
                 continue;
             }
             ObjectNode r = resource(resources, type.plural(), type, type.kind());
-            (Kinds.collectionDeletable(type) ? VERBS : VERBS.stream().filter(v -> !v.equals(DELETECOLLECTION)).toList())
+            (Kinds.collectionDeletable(type)
+                            ? VERBS
+                            : VERBS.stream()
+                                    .filter(v -> !v.equals(DELETECOLLECTION))
+                                    .toList())
                     .forEach(r.putArray("verbs")::add);
             type.shortNames().forEach(r.putArray("shortNames")::add);
             List<String> categories = Kinds.categories(type);
@@ -95,12 +105,25 @@ final class Discovery {
     }
 
     private static ObjectNode resource(ArrayNode resources, String name, ResourceType type, String kind) {
-        return resources.addObject().put("name", name).put("singularName", "").put("namespaced", type.namespaced()).put("kind", kind);
+        return resources
+                .addObject()
+                .put("name", name)
+                .put("singularName", "")
+                .put("namespaced", type.namespaced())
+                .put("kind", kind);
     }
 
     static ObjectNode version() {
-        return Json.MAPPER.createObjectNode().put("major", "1").put("minor", "32").put("gitVersion", GIT_VERSION)
-                .put("gitCommit", "podfall").put("gitTreeState", "clean").put("buildDate", "2025-01-01T00:00:00Z")
-                .put("goVersion", "go1.23.4").put("compiler", "gc").put("platform", "linux/amd64");
+        return Json.MAPPER
+                .createObjectNode()
+                .put("major", "1")
+                .put("minor", "32")
+                .put("gitVersion", GIT_VERSION)
+                .put("gitCommit", "podfall")
+                .put("gitTreeState", "clean")
+                .put("buildDate", "2025-01-01T00:00:00Z")
+                .put("goVersion", "go1.23.4")
+                .put("compiler", "gc")
+                .put("platform", "linux/amd64");
     }
 }

@@ -50,8 +50,13 @@ public class ErrorResponses {
             return;
         }
         Throwable failure = ctx.failure();
-        Responses.end(ctx, forCode(code, failure == null || failure.getMessage() == null
-                ? "the request could not be read" : failure.getMessage()));
+        Responses.end(
+                ctx,
+                forCode(
+                        code,
+                        failure == null || failure.getMessage() == null
+                                ? "the request could not be read"
+                                : failure.getMessage()));
     }
 
     /** The Status of a refusal known only by its HTTP code; -1 (an exception, no code) is a 500. */

@@ -1,14 +1,12 @@
 package io.podfall.apiserver.rest;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.podfall.apiserver.registry.StatusError;
 import io.podfall.model.Json;
-
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
@@ -18,85 +16,197 @@ import java.util.Map;
 import java.util.function.BiFunction;
 
 /**
- * Request bodies in the Kubernetes protobuf encoding, decoded into the JSON the registry reads. kubectl 1.32's
- * typed clients send nothing else for {@code kubectl create namespace}, {@code create service ...} and
- * {@code create deployment} (Content-Type {@code application/vnd.kubernetes.protobuf}), and fall back to JSON
- * neither on a 415 nor by discovery; they accept a JSON answer ({@code Accept} lists {@code application/json}).
+ * Request bodies in the Kubernetes protobuf encoding, decoded into the JSON the registry reads. kubectl 1.32's typed
+ * clients send nothing else for {@code kubectl create namespace}, {@code create service ...} and {@code create
+ * deployment} (Content-Type {@code application/vnd.kubernetes.protobuf}), and fall back to JSON neither on a 415 nor by
+ * discovery; they accept a JSON answer ({@code Accept} lists {@code application/json}).
  *
- * <p>The envelope ({@code staging/src/k8s.io/apimachinery/pkg/runtime/serializer/protobuf/protobuf.go}): the
- * magic {@code "k8s\0"}, then a {@code runtime.Unknown} {typeMeta = 1 {apiVersion = 1, kind = 2}, raw = 2,
- * contentEncoding = 3, contentType = 4}; {@code raw} is the object's message. The messages and their field
- * numbers are those of {@code k8s.io/api/core/v1/generated.proto}, {@code apps/v1/generated.proto} and
- * {@code apimachinery/pkg/apis/meta/v1/generated.proto}, for the kinds and fields those commands use. The Go
- * structs behind them marshal every non-pointer field, zero or not, so a zero scalar is left out of the JSON
- * as Go's {@code omitempty} would, except where the JSON field is a pointer or has no {@code omitempty}
- * ({@code replicas}, {@code port}, ...), and a present message is an object even when empty ({@code "status":{}}).
- * A field this decoder does not know is ignored if it holds only zeros, and otherwise refused with 415, so
- * nothing a client sent is silently dropped: it can send the object as JSON instead.
+ * <p>The envelope ({@code staging/src/k8s.io/apimachinery/pkg/runtime/serializer/protobuf/protobuf.go}): the magic
+ * {@code "k8s\0"}, then a {@code runtime.Unknown} {typeMeta = 1 {apiVersion = 1, kind = 2}, raw = 2, contentEncoding =
+ * 3, contentType = 4}; {@code raw} is the object's message. The messages and their field numbers are those of
+ * {@code k8s.io/api/core/v1/generated.proto}, {@code apps/v1/generated.proto} and
+ * {@code apimachinery/pkg/apis/meta/v1/generated.proto}, for the kinds and fields those commands use. The Go structs
+ * behind them marshal every non-pointer field, zero or not, so a zero scalar is left out of the JSON as Go's
+ * {@code omitempty} would, except where the JSON field is a pointer or has no {@code omitempty} ({@code replicas},
+ * {@code port}, ...), and a present message is an object even when empty ({@code "status":{}}). A field this decoder
+ * does not know is ignored if it holds only zeros, and otherwise refused with 415, so nothing a client sent is silently
+ * dropped: it can send the object as JSON instead.
  */
 final class KubernetesProtobuf {
     static final String MEDIA_TYPE = "application/vnd.kubernetes.protobuf";
     private static final byte[] MAGIC = {'k', '8', 's', 0};
 
-    private KubernetesProtobuf() {
-    }
+    private KubernetesProtobuf() {}
 
     // --- the schema: leaves first ---
 
     private static final Message TYPE_META = new Message("TypeMeta", string(1, "apiVersion"), string(2, "kind"));
-    private static final Message OWNER_REFERENCE = new Message("OwnerReference", string(5, "apiVersion"), string(1, "kind"),
-            string(3, "name"), string(4, "uid"), pointer(new Field(6, "controller", Type.BOOL)), pointer(new Field(7, "blockOwnerDeletion", Type.BOOL)));
-    private static final Message OBJECT_META = new Message("ObjectMeta", string(1, "name"), string(2, "generateName"),
-            string(3, "namespace"), string(4, "selfLink"), string(5, "uid"), string(6, "resourceVersion"), integer(7, "generation"),
-            new Field(8, "creationTimestamp", Type.TIME), new Field(9, "deletionTimestamp", Type.TIME),
-            pointer(integer(10, "deletionGracePeriodSeconds")), new Field(11, "labels", Type.STRING_MAP),
-            new Field(12, "annotations", Type.STRING_MAP), repeated(message(13, "ownerReferences", OWNER_REFERENCE)),
+    private static final Message OWNER_REFERENCE = new Message(
+            "OwnerReference",
+            string(5, "apiVersion"),
+            string(1, "kind"),
+            string(3, "name"),
+            string(4, "uid"),
+            pointer(new Field(6, "controller", Type.BOOL)),
+            pointer(new Field(7, "blockOwnerDeletion", Type.BOOL)));
+    private static final Message OBJECT_META = new Message(
+            "ObjectMeta",
+            string(1, "name"),
+            string(2, "generateName"),
+            string(3, "namespace"),
+            string(4, "selfLink"),
+            string(5, "uid"),
+            string(6, "resourceVersion"),
+            integer(7, "generation"),
+            new Field(8, "creationTimestamp", Type.TIME),
+            new Field(9, "deletionTimestamp", Type.TIME),
+            pointer(integer(10, "deletionGracePeriodSeconds")),
+            new Field(11, "labels", Type.STRING_MAP),
+            new Field(12, "annotations", Type.STRING_MAP),
+            repeated(message(13, "ownerReferences", OWNER_REFERENCE)),
             repeated(string(14, "finalizers")));
 
-    private static final Message NAMESPACE = new Message("Namespace", message(1, "metadata", OBJECT_META),
+    private static final Message NAMESPACE = new Message(
+            "Namespace",
+            message(1, "metadata", OBJECT_META),
             message(2, "spec", new Message("NamespaceSpec", repeated(string(1, "finalizers")))),
             message(3, "status", new Message("NamespaceStatus", string(1, "phase"))));
 
-    private static final Message SERVICE_PORT = new Message("ServicePort", string(1, "name"), string(2, "protocol"),
-            string(6, "appProtocol"), pointer(integer(3, "port")), new Field(4, "targetPort", Type.INT_OR_STRING), integer(5, "nodePort"));
-    private static final Message SERVICE = new Message("Service", message(1, "metadata", OBJECT_META),
-            message(2, "spec", new Message("ServiceSpec", repeated(message(1, "ports", SERVICE_PORT)),
-                    new Field(2, "selector", Type.STRING_MAP), string(3, "clusterIP"), repeated(string(18, "clusterIPs")),
-                    string(4, "type"), repeated(string(5, "externalIPs")), string(7, "sessionAffinity"), string(8, "loadBalancerIP"),
-                    repeated(string(9, "loadBalancerSourceRanges")), string(10, "externalName"), string(11, "externalTrafficPolicy"),
-                    integer(12, "healthCheckNodePort"), bool(13, "publishNotReadyAddresses"), repeated(string(19, "ipFamilies")),
-                    string(17, "ipFamilyPolicy"), string(22, "internalTrafficPolicy"))),
-            message(3, "status", new Message("ServiceStatus", message(1, "loadBalancer", new Message("LoadBalancerStatus")))));
+    private static final Message SERVICE_PORT = new Message(
+            "ServicePort",
+            string(1, "name"),
+            string(2, "protocol"),
+            string(6, "appProtocol"),
+            pointer(integer(3, "port")),
+            new Field(4, "targetPort", Type.INT_OR_STRING),
+            integer(5, "nodePort"));
+    private static final Message SERVICE = new Message(
+            "Service",
+            message(1, "metadata", OBJECT_META),
+            message(
+                    2,
+                    "spec",
+                    new Message(
+                            "ServiceSpec",
+                            repeated(message(1, "ports", SERVICE_PORT)),
+                            new Field(2, "selector", Type.STRING_MAP),
+                            string(3, "clusterIP"),
+                            repeated(string(18, "clusterIPs")),
+                            string(4, "type"),
+                            repeated(string(5, "externalIPs")),
+                            string(7, "sessionAffinity"),
+                            string(8, "loadBalancerIP"),
+                            repeated(string(9, "loadBalancerSourceRanges")),
+                            string(10, "externalName"),
+                            string(11, "externalTrafficPolicy"),
+                            integer(12, "healthCheckNodePort"),
+                            bool(13, "publishNotReadyAddresses"),
+                            repeated(string(19, "ipFamilies")),
+                            string(17, "ipFamilyPolicy"),
+                            string(22, "internalTrafficPolicy"))),
+            message(
+                    3,
+                    "status",
+                    new Message("ServiceStatus", message(1, "loadBalancer", new Message("LoadBalancerStatus")))));
 
-    private static final Message CONTAINER = new Message("Container", string(1, "name"), string(2, "image"),
-            repeated(string(3, "command")), repeated(string(4, "args")), string(5, "workingDir"),
-            repeated(message(6, "ports", new Message("ContainerPort", string(1, "name"), integer(2, "hostPort"),
-                    pointer(integer(3, "containerPort")), string(4, "protocol"), string(5, "hostIP")))),
+    private static final Message CONTAINER = new Message(
+            "Container",
+            string(1, "name"),
+            string(2, "image"),
+            repeated(string(3, "command")),
+            repeated(string(4, "args")),
+            string(5, "workingDir"),
+            repeated(message(
+                    6,
+                    "ports",
+                    new Message(
+                            "ContainerPort",
+                            string(1, "name"),
+                            integer(2, "hostPort"),
+                            pointer(integer(3, "containerPort")),
+                            string(4, "protocol"),
+                            string(5, "hostIP")))),
             repeated(message(7, "env", new Message("EnvVar", string(1, "name"), string(2, "value")))),
-            message(8, "resources", new Message("ResourceRequirements", new Field(1, "limits", Type.QUANTITY_MAP),
-                    new Field(2, "requests", Type.QUANTITY_MAP))),
-            string(13, "terminationMessagePath"), string(20, "terminationMessagePolicy"), string(14, "imagePullPolicy"),
-            bool(16, "stdin"), bool(17, "stdinOnce"), bool(18, "tty"));
-    private static final Message POD_TEMPLATE_SPEC = new Message("PodTemplateSpec", message(1, "metadata", OBJECT_META),
-            message(2, "spec", new Message("PodSpec", repeated(message(2, "containers", CONTAINER)),
-                    repeated(message(20, "initContainers", CONTAINER)), string(3, "restartPolicy"),
-                    pointer(integer(4, "terminationGracePeriodSeconds")), pointer(integer(5, "activeDeadlineSeconds")),
-                    string(6, "dnsPolicy"), new Field(7, "nodeSelector", Type.STRING_MAP), string(8, "serviceAccountName"),
-                    string(9, "serviceAccount"), string(10, "nodeName"), bool(11, "hostNetwork"), bool(12, "hostPID"),
-                    bool(13, "hostIPC"), message(14, "securityContext", new Message("PodSecurityContext")),
-                    repeated(message(15, "imagePullSecrets", new Message("LocalObjectReference", string(1, "name")))),
-                    string(16, "hostname"), string(17, "subdomain"), string(19, "schedulerName"), string(24, "priorityClassName"))));
-    private static final Message LABEL_SELECTOR = new Message("LabelSelector", new Field(1, "matchLabels", Type.STRING_MAP),
-            repeated(message(2, "matchExpressions", new Message("LabelSelectorRequirement", string(1, "key"), string(2, "operator"),
-                    repeated(string(3, "values"))))));
-    private static final Message DEPLOYMENT = new Message("Deployment", message(1, "metadata", OBJECT_META),
-            message(2, "spec", new Message("DeploymentSpec", pointer(integer(1, "replicas")), message(2, "selector", LABEL_SELECTOR),
-                    message(3, "template", POD_TEMPLATE_SPEC),
-                    message(4, "strategy", new Message("DeploymentStrategy", string(1, "type"),
-                            message(2, "rollingUpdate", new Message("RollingUpdateDeployment",
-                                    new Field(1, "maxUnavailable", Type.INT_OR_STRING), new Field(2, "maxSurge", Type.INT_OR_STRING))))),
-                    integer(5, "minReadySeconds"), pointer(integer(6, "revisionHistoryLimit")), bool(7, "paused"),
-                    pointer(integer(9, "progressDeadlineSeconds")))),
+            message(
+                    8,
+                    "resources",
+                    new Message(
+                            "ResourceRequirements",
+                            new Field(1, "limits", Type.QUANTITY_MAP),
+                            new Field(2, "requests", Type.QUANTITY_MAP))),
+            string(13, "terminationMessagePath"),
+            string(20, "terminationMessagePolicy"),
+            string(14, "imagePullPolicy"),
+            bool(16, "stdin"),
+            bool(17, "stdinOnce"),
+            bool(18, "tty"));
+    private static final Message POD_TEMPLATE_SPEC = new Message(
+            "PodTemplateSpec",
+            message(1, "metadata", OBJECT_META),
+            message(
+                    2,
+                    "spec",
+                    new Message(
+                            "PodSpec",
+                            repeated(message(2, "containers", CONTAINER)),
+                            repeated(message(20, "initContainers", CONTAINER)),
+                            string(3, "restartPolicy"),
+                            pointer(integer(4, "terminationGracePeriodSeconds")),
+                            pointer(integer(5, "activeDeadlineSeconds")),
+                            string(6, "dnsPolicy"),
+                            new Field(7, "nodeSelector", Type.STRING_MAP),
+                            string(8, "serviceAccountName"),
+                            string(9, "serviceAccount"),
+                            string(10, "nodeName"),
+                            bool(11, "hostNetwork"),
+                            bool(12, "hostPID"),
+                            bool(13, "hostIPC"),
+                            message(14, "securityContext", new Message("PodSecurityContext")),
+                            repeated(message(
+                                    15, "imagePullSecrets", new Message("LocalObjectReference", string(1, "name")))),
+                            string(16, "hostname"),
+                            string(17, "subdomain"),
+                            string(19, "schedulerName"),
+                            string(24, "priorityClassName"))));
+    private static final Message LABEL_SELECTOR = new Message(
+            "LabelSelector",
+            new Field(1, "matchLabels", Type.STRING_MAP),
+            repeated(message(
+                    2,
+                    "matchExpressions",
+                    new Message(
+                            "LabelSelectorRequirement",
+                            string(1, "key"),
+                            string(2, "operator"),
+                            repeated(string(3, "values"))))));
+    private static final Message DEPLOYMENT = new Message(
+            "Deployment",
+            message(1, "metadata", OBJECT_META),
+            message(
+                    2,
+                    "spec",
+                    new Message(
+                            "DeploymentSpec",
+                            pointer(integer(1, "replicas")),
+                            message(2, "selector", LABEL_SELECTOR),
+                            message(3, "template", POD_TEMPLATE_SPEC),
+                            message(
+                                    4,
+                                    "strategy",
+                                    new Message(
+                                            "DeploymentStrategy",
+                                            string(1, "type"),
+                                            message(
+                                                    2,
+                                                    "rollingUpdate",
+                                                    new Message(
+                                                            "RollingUpdateDeployment",
+                                                            new Field(1, "maxUnavailable", Type.INT_OR_STRING),
+                                                            new Field(2, "maxSurge", Type.INT_OR_STRING))))),
+                            integer(5, "minReadySeconds"),
+                            pointer(integer(6, "revisionHistoryLimit")),
+                            bool(7, "paused"),
+                            pointer(integer(9, "progressDeadlineSeconds")))),
             // A client's status is dropped on create: only an all-zero one (what kubectl sends) is accepted.
             message(3, "status", new Message("DeploymentStatus")));
 
@@ -109,12 +219,15 @@ final class KubernetesProtobuf {
     /**
      * The object of a protobuf body as JSON, with its {@code apiVersion} and {@code kind}.
      *
-     * @throws StatusError 400 for a body that is no Kubernetes protobuf object, 415 for a kind or a field this
-     *                     decoder does not know
+     * @throws StatusError 400 for a body that is no Kubernetes protobuf object, 415 for a kind or a field this decoder
+     *     does not know
      */
     static ObjectNode decode(byte[] body) {
-        if (body == null || body.length < MAGIC.length || !Arrays.equals(body, 0, MAGIC.length, MAGIC, 0, MAGIC.length)) {
-            throw StatusError.badRequest("the body of the request is not a Kubernetes protobuf object: it does not start with \"k8s\\x00\"");
+        if (body == null
+                || body.length < MAGIC.length
+                || !Arrays.equals(body, 0, MAGIC.length, MAGIC, 0, MAGIC.length)) {
+            throw StatusError.badRequest(
+                    "the body of the request is not a Kubernetes protobuf object: it does not start with \"k8s\\x00\"");
         }
         Wire envelope = new Wire(body, MAGIC.length, body.length);
         ObjectNode typeMeta = Json.MAPPER.createObjectNode();
@@ -133,10 +246,12 @@ final class KubernetesProtobuf {
         String kind = typeMeta.path("kind").asText("");
         Message message = KINDS.get(List.of(apiVersion, kind));
         if (message == null || raw == null || !encoding.isEmpty()) {
-            throw unsupported("a protobuf " + (kind.isEmpty() ? "object" : kind + " of " + apiVersion) + (encoding.isEmpty() ? "" : " in " + encoding)
-                    + " is not decoded by this API server (it decodes " + KINDS.values().stream().map(m -> m.name).sorted().toList() + ")");
+            throw unsupported("a protobuf " + (kind.isEmpty() ? "object" : kind + " of " + apiVersion)
+                    + (encoding.isEmpty() ? "" : " in " + encoding) + " is not decoded by this API server (it decodes "
+                    + KINDS.values().stream().map(m -> m.name).sorted().toList() + ")");
         }
-        ObjectNode object = Json.MAPPER.createObjectNode().put("apiVersion", apiVersion).put("kind", kind);
+        ObjectNode object =
+                Json.MAPPER.createObjectNode().put("apiVersion", apiVersion).put("kind", kind);
         object.setAll(read(message, raw));
         return object;
     }
@@ -148,7 +263,8 @@ final class KubernetesProtobuf {
             Field field = message.fields.get(tag >>> 3);
             if (field == null) {
                 if (!wire.skipZero(tag)) {
-                    throw unsupported("field " + (tag >>> 3) + " of " + message.name + " is set, which this API server does not decode");
+                    throw unsupported("field " + (tag >>> 3) + " of " + message.name
+                            + " is set, which this API server does not decode");
                 }
                 continue;
             }
@@ -166,14 +282,25 @@ final class KubernetesProtobuf {
 
     /** Go's {@code omitempty}: "", 0 and false; a message (an object) is never empty. */
     private static boolean isZero(JsonNode value) {
-        return value.isTextual() ? value.asText().isEmpty() : value.isNumber() ? value.asLong() == 0 : value.isBoolean() && !value.asBoolean();
+        return value.isTextual()
+                ? value.asText().isEmpty()
+                : value.isNumber() ? value.asLong() == 0 : value.isBoolean() && !value.asBoolean();
     }
 
     private static StatusError unsupported(String why) {
         return StatusError.unsupportedMediaType(MEDIA_TYPE + ": " + why + "; send it as application/json");
     }
 
-    private enum Type { STRING, INTEGER, BOOL, MESSAGE, STRING_MAP, QUANTITY_MAP, TIME, INT_OR_STRING }
+    private enum Type {
+        STRING,
+        INTEGER,
+        BOOL,
+        MESSAGE,
+        STRING_MAP,
+        QUANTITY_MAP,
+        TIME,
+        INT_OR_STRING
+    }
 
     /** One field of a message: its number, its JSON name and type; {@code always}: kept when zero (a pointer in Go). */
     private record Field(int number, String name, Type type, Message message, boolean repeated, boolean always) {
@@ -207,7 +334,10 @@ final class KubernetesProtobuf {
                 int t = entry.tag();
                 switch (t >>> 3) {
                     case 1 -> key = entry.string(t);
-                    case 2 -> value = type == Type.QUANTITY_MAP ? firstField(entry.message(t), "", Wire::string) : entry.string(t);
+                    case 2 ->
+                        value = type == Type.QUANTITY_MAP
+                                ? firstField(entry.message(t), "", Wire::string)
+                                : entry.string(t);
                     default -> entry.skip(t);
                 }
             }
@@ -217,7 +347,9 @@ final class KubernetesProtobuf {
         /** metav1.Time {seconds = 1, nanos = 2}: RFC 3339 in whole seconds, as its JSON; the zero time is null. */
         private static JsonNode time(Wire time) {
             long seconds = firstField(time, 0L, Wire::varint);
-            return seconds == 0 ? null : new TextNode(Instant.ofEpochSecond(seconds).toString());
+            return seconds == 0
+                    ? null
+                    : new TextNode(Instant.ofEpochSecond(seconds).toString());
         }
 
         /** Field 1 of a message, the only one its JSON shows, read by {@code read}; {@code absent} without it. */
@@ -289,8 +421,8 @@ final class KubernetesProtobuf {
     }
 
     /**
-     * The protobuf wire format over a slice of bytes: tags, varints and length-delimited values (strings and
-     * messages), the only wire types Kubernetes objects use; fixed-width values are skipped.
+     * The protobuf wire format over a slice of bytes: tags, varints and length-delimited values (strings and messages),
+     * the only wire types Kubernetes objects use; fixed-width values are skipped.
      */
     private static final class Wire {
         private static final int VARINT = 0;

@@ -12,21 +12,20 @@ import io.podfall.apiserver.registry.StatusError;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.k8s.ResourceType;
-
 import java.io.IOException;
 import java.util.List;
 import java.util.Locale;
 
 /** Reading request bodies and query options the way the API server's handlers do, refusing with a Status. */
 final class RequestBodies {
-    private static final ObjectReader SINGLE_VALUE = Json.MAPPER.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private static final ObjectReader SINGLE_VALUE =
+            Json.MAPPER.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
-    private RequestBodies() {
-    }
+    private RequestBodies() {}
 
     /**
-     * JSON only. A missing Content-Type counts as JSON: clients send none on some calls (kubectl's
-     * {@code PUT .../scale}), and the Python client sends {@code application/json} even without a body.
+     * JSON only. A missing Content-Type counts as JSON: clients send none on some calls (kubectl's {@code PUT
+     * .../scale}), and the Python client sends {@code application/json} even without a body.
      */
     static void requireJson(String contentType) {
         if (!isJson(contentType)) {
@@ -35,7 +34,9 @@ final class RequestBodies {
     }
 
     private static boolean isJson(String contentType) {
-        return contentType == null || contentType.isBlank() || mediaType(contentType).equals("application/json");
+        return contentType == null
+                || contentType.isBlank()
+                || mediaType(contentType).equals("application/json");
     }
 
     private static String mediaType(String contentType) {
@@ -44,7 +45,8 @@ final class RequestBodies {
 
     /**
      * The object of a POST or PUT, with {@code kind} and {@code apiVersion} taken from the URL when the body lacks them
-     * (the Python client omits them). JSON, or the protobuf kubectl 1.32 sends for a few kinds ({@link KubernetesProtobuf}).
+     * (the Python client omits them). JSON, or the protobuf kubectl 1.32 sends for a few kinds
+     * ({@link KubernetesProtobuf}).
      */
     static ObjectNode object(ResourceType type, String contentType, byte[] body) {
         JsonNode tree;
@@ -89,7 +91,8 @@ final class RequestBodies {
 
     /** The patch type of a PATCH: its media type, one of {@link PatchRequest}'s; any other is 415. */
     static String patchType(String contentType) {
-        String mediaType = contentType == null ? "" : contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+        String mediaType =
+                contentType == null ? "" : contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
         if (!PatchRequest.TYPES.contains(mediaType)) {
             throw StatusError.unsupportedMediaType(PatchRequest.TYPES);
         }
@@ -105,8 +108,8 @@ final class RequestBodies {
      * DeleteOptions of a DELETE: from the body when there is one, else from the query
      * ({@code staging/src/k8s.io/apiserver/pkg/endpoints/handlers/delete.go} does the same).
      */
-    static DeleteOptions deleteOptions(String contentType, byte[] body, String gracePeriodSeconds, String propagationPolicy,
-                                       List<String> dryRun) {
+    static DeleteOptions deleteOptions(
+            String contentType, byte[] body, String gracePeriodSeconds, String propagationPolicy, List<String> dryRun) {
         // len(body) > 0, as delete.go: whitespace is a body, and no DeleteOptions.
         if (body != null && body.length > 0) {
             requireJson(contentType);
@@ -114,7 +117,8 @@ final class RequestBodies {
             if (!tree.isObject()) {
                 throw StatusError.badRequest("the body of the request must be a JSON object (DeleteOptions)");
             }
-            return DeleteOptionsReader.read(tree, "DeleteOptions in version \"v1\" cannot be handled as a DeleteOptions: ");
+            return DeleteOptionsReader.read(
+                    tree, "DeleteOptions in version \"v1\" cannot be handled as a DeleteOptions: ");
         }
         DeleteOptions options = new DeleteOptions();
         if (gracePeriodSeconds != null && !gracePeriodSeconds.isEmpty()) {
@@ -122,7 +126,8 @@ final class RequestBodies {
                 // strconv.ParseInt, as the query's conversion to DeleteOptions parses it: no spaces around the digits.
                 options.setGracePeriodSeconds(Long.parseLong(gracePeriodSeconds));
             } catch (NumberFormatException e) {
-                throw StatusError.badRequest("gracePeriodSeconds: invalid value " + gracePeriodSeconds + ": not an integer");
+                throw StatusError.badRequest(
+                        "gracePeriodSeconds: invalid value " + gracePeriodSeconds + ": not an integer");
             }
         }
         if (propagationPolicy != null && !propagationPolicy.isEmpty()) {
@@ -136,14 +141,17 @@ final class RequestBodies {
 
     /**
      * Every {@code dryRun} value in the query of {@code uri}, "" included ({@code ?dryRun=}), which upstream's
-     * ValidateDryRun refuses as not "All" ({@code staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/validation/validation.go});
-     * a JAX-RS list parameter did not carry it, so a request asking for a dry run that way was carried out.
+     * ValidateDryRun refuses as not "All"
+     * ({@code staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/validation/validation.go}); a JAX-RS list parameter did
+     * not carry it, so a request asking for a dry run that way was carried out.
      */
     static List<String> dryRun(String uri) {
         return new QueryStringDecoder(uri).parameters().getOrDefault("dryRun", List.of());
     }
 
-    /** One JSON value and nothing after it, as Go's decoder reads a body ("invalid character after top-level value"). */
+    /**
+     * One JSON value and nothing after it, as Go's decoder reads a body ("invalid character after top-level value").
+     */
     private static JsonNode parse(byte[] body) {
         if (body == null || body.length == 0) {
             throw StatusError.badRequest("the body of the request is empty");

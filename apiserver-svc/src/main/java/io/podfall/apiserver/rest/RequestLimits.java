@@ -6,15 +6,14 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.BodyHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-
 import java.util.Locale;
 
 /**
- * kube-apiserver's request body limit ({@code --max-request-bytes}, 3 MiB), answered as it answers it: a 413
- * Status, before the body is read. A chunked body, which declares no length, is read here up to the limit and
- * refused once past it, as upstream's {@code limitedReadBody} does (the failure becomes a Status in
- * {@link ErrorResponses}; Quarkus's own reader would end the call with an empty 413). Within the limit, a body too
- * large to be an event on the log still gets a 413 Status from {@link RequestTracker}.
+ * kube-apiserver's request body limit ({@code --max-request-bytes}, 3 MiB), answered as it answers it: a 413 Status,
+ * before the body is read. A chunked body, which declares no length, is read here up to the limit and refused once past
+ * it, as upstream's {@code limitedReadBody} does (the failure becomes a Status in {@link ErrorResponses}; Quarkus's own
+ * reader would end the call with an empty 413). Within the limit, a body too large to be an event on the log still gets
+ * a 413 Status from {@link RequestTracker}.
  */
 @ApplicationScoped
 public class RequestLimits {

@@ -7,19 +7,17 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.ws.rs.core.Response;
-
 import java.util.Optional;
 
 /**
- * Every answer is {@code application/json} written by {@link Json#MAPPER}, so fabric8 objects render as
- * Kubernetes JSON (no nulls, RFC 3339 times) whatever the framework's own mapper would do.
+ * Every answer is {@code application/json} written by {@link Json#MAPPER}, so fabric8 objects render as Kubernetes JSON
+ * (no nulls, RFC 3339 times) whatever the framework's own mapper would do.
  */
 final class Responses {
     static final String JSON = "application/json";
     static final String RETRY_AFTER = "Retry-After";
 
-    private Responses() {
-    }
+    private Responses() {}
 
     static Response json(int code, Object body) {
         return jsonBuilder(code, body).build();
@@ -45,12 +43,13 @@ final class Responses {
     }
 
     /**
-     * The {@code Retry-After} of a refusal, in seconds: whatever Status carries {@code details.retryAfterSeconds}
-     * (a 503 or 429) sends it as the header too, as {@code responsewriters.ErrorNegotiated}
+     * The {@code Retry-After} of a refusal, in seconds: whatever Status carries {@code details.retryAfterSeconds} (a
+     * 503 or 429) sends it as the header too, as {@code responsewriters.ErrorNegotiated}
      * ({@code staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/writers.go}) does.
      */
     static Optional<String> retryAfter(Status status) {
-        Integer seconds = status.getDetails() == null ? null : status.getDetails().getRetryAfterSeconds();
+        Integer seconds =
+                status.getDetails() == null ? null : status.getDetails().getRetryAfterSeconds();
         return seconds != null && seconds > 0 ? Optional.of(Integer.toString(seconds)) : Optional.empty();
     }
 }

@@ -7,7 +7,6 @@ import io.podfall.apiserver.registry.LabelSelectors;
 import io.podfall.apiserver.registry.StatusError;
 import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -17,33 +16,49 @@ import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * The server-side printing {@code kubectl get} asks for with
- * {@code Accept: application/json;as=Table;v=v1;g=meta.k8s.io}: a {@code meta.k8s.io} Table whose cells the
- * server formats, with the column sets and cell rules of {@code pkg/printers/internalversion/printers.go}
- * ({@code printPod}, {@code printNode}, {@code printDeployment}, {@code printReplicaSet}, {@code printService},
- * {@code printEndpoints}, {@code printEvent}, {@code printNamespace}, {@code printLease}). kubectl prints the cells verbatim and shows priority-1 columns only with
+ * The server-side printing {@code kubectl get} asks for with {@code Accept:
+ * application/json;as=Table;v=v1;g=meta.k8s.io}: a {@code meta.k8s.io} Table whose cells the server formats, with the
+ * column sets and cell rules of {@code pkg/printers/internalversion/printers.go} ({@code printPod}, {@code printNode},
+ * {@code printDeployment}, {@code printReplicaSet}, {@code printService}, {@code printEndpoints}, {@code printEvent},
+ * {@code printNamespace}, {@code printLease}). kubectl prints the cells verbatim and shows priority-1 columns only with
  * {@code -o wide}. Pure: the current (simulated) time is an input, for the Age column.
  */
 final class Tables {
     static final String GROUP = "meta.k8s.io";
     private static final String NONE = "<none>";
-    private static final String NAME_DOC = "Name must be unique within a namespace. Is required when creating resources, although some "
-            + "resources may allow a client to request the generation of an appropriate name automatically.";
-    private static final String AGE_DOC = "CreationTimestamp is a timestamp representing the server time when this object was created.";
+    private static final String NAME_DOC =
+            "Name must be unique within a namespace. Is required when creating resources, although some "
+                    + "resources may allow a client to request the generation of an appropriate name automatically.";
+    private static final String AGE_DOC =
+            "CreationTimestamp is a timestamp representing the server time when this object was created.";
 
-    private record Column(String name, String type, String format, String description, int priority) {
-    }
+    private record Column(String name, String type, String format, String description, int priority) {}
 
     private static final List<Column> POD_COLUMNS = List.of(
             new Column("Name", "string", "name", NAME_DOC, 0),
             new Column("Ready", "string", "", "The aggregate readiness state of this pod for accepting traffic.", 0),
             new Column("Status", "string", "", "The aggregate status of the containers in this pod.", 0),
-            new Column("Restarts", "integer", "", "The number of times the containers in this pod have been restarted.", 0),
+            new Column(
+                    "Restarts",
+                    "integer",
+                    "",
+                    "The number of times the containers in this pod have been restarted.",
+                    0),
             new Column("Age", "string", "", AGE_DOC, 0),
             new Column("IP", "string", "", "IP address allocated to the pod. Routable at least within the cluster.", 1),
             new Column("Node", "string", "", "NodeName is a request to schedule this pod onto a specific node.", 1),
-            new Column("Nominated Node", "string", "", "nominatedNodeName is set only when this pod preempts other pods on the node.", 1),
-            new Column("Readiness Gates", "string", "", "If specified, all readiness gates will be evaluated for pod readiness.", 1));
+            new Column(
+                    "Nominated Node",
+                    "string",
+                    "",
+                    "nominatedNodeName is set only when this pod preempts other pods on the node.",
+                    1),
+            new Column(
+                    "Readiness Gates",
+                    "string",
+                    "",
+                    "If specified, all readiness gates will be evaluated for pod readiness.",
+                    1));
 
     private static final List<Column> NODE_COLUMNS = List.of(
             new Column("Name", "string", "name", NAME_DOC, 0),
@@ -53,22 +68,56 @@ final class Tables {
             new Column("Version", "string", "", "Kubelet Version reported by the node.", 0),
             new Column("Internal-IP", "string", "", "List of addresses reachable to the node.", 1),
             new Column("External-IP", "string", "", "List of addresses reachable to the node.", 1),
-            new Column("OS-Image", "string", "", "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).", 1),
-            new Column("Kernel-Version", "string", "", "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).", 1),
-            new Column("Container-Runtime", "string", "", "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).", 1));
+            new Column(
+                    "OS-Image",
+                    "string",
+                    "",
+                    "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).",
+                    1),
+            new Column(
+                    "Kernel-Version",
+                    "string",
+                    "",
+                    "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).",
+                    1),
+            new Column(
+                    "Container-Runtime",
+                    "string",
+                    "",
+                    "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).",
+                    1));
 
-    private static final Column CONTAINERS = new Column("Containers", "string", "", "Names of each container in the template.", 1);
-    private static final Column IMAGES = new Column("Images", "string", "", "Images referenced by each container in the template.", 1);
-    private static final Column SELECTOR = new Column("Selector", "string", "", "Label selector for pods. Existing ReplicaSets whose "
-            + "pods are selected by this will be the ones affected by this deployment.", 1);
+    private static final Column CONTAINERS =
+            new Column("Containers", "string", "", "Names of each container in the template.", 1);
+    private static final Column IMAGES =
+            new Column("Images", "string", "", "Images referenced by each container in the template.", 1);
+    private static final Column SELECTOR = new Column(
+            "Selector",
+            "string",
+            "",
+            "Label selector for pods. Existing ReplicaSets whose "
+                    + "pods are selected by this will be the ones affected by this deployment.",
+            1);
 
     private static final List<Column> DEPLOYMENT_COLUMNS = List.of(
             new Column("Name", "string", "name", NAME_DOC, 0),
             new Column("Ready", "string", "", "Number of the pod with ready state", 0),
-            new Column("Up-to-date", "integer", "", "Total number of non-terminated pods targeted by this deployment that have the desired template spec.", 0),
-            new Column("Available", "integer", "", "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.", 0),
+            new Column(
+                    "Up-to-date",
+                    "integer",
+                    "",
+                    "Total number of non-terminated pods targeted by this deployment that have the desired template spec.",
+                    0),
+            new Column(
+                    "Available",
+                    "integer",
+                    "",
+                    "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.",
+                    0),
             new Column("Age", "string", "", AGE_DOC, 0),
-            CONTAINERS, IMAGES, SELECTOR);
+            CONTAINERS,
+            IMAGES,
+            SELECTOR);
 
     private static final List<Column> REPLICASET_COLUMNS = List.of(
             new Column("Name", "string", "name", NAME_DOC, 0),
@@ -76,16 +125,28 @@ final class Tables {
             new Column("Current", "integer", "", "Replicas is the most recently observed number of replicas.", 0),
             new Column("Ready", "integer", "", "The number of ready replicas for this replica set.", 0),
             new Column("Age", "string", "", AGE_DOC, 0),
-            CONTAINERS, IMAGES, SELECTOR);
+            CONTAINERS,
+            IMAGES,
+            SELECTOR);
 
     private static final List<Column> SERVICE_COLUMNS = List.of(
             new Column("Name", "string", "name", NAME_DOC, 0),
             new Column("Type", "string", "", "type determines how the Service is exposed.", 0),
             new Column("Cluster-IP", "string", "", "clusterIP is the IP address of the service.", 0),
-            new Column("External-IP", "string", "", "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.", 0),
+            new Column(
+                    "External-IP",
+                    "string",
+                    "",
+                    "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.",
+                    0),
             new Column("Port(s)", "string", "", "The list of ports that are exposed by this service.", 0),
             new Column("Age", "string", "", AGE_DOC, 0),
-            new Column("Selector", "string", "", "Route service traffic to pods with label keys and values matching this selector.", 1));
+            new Column(
+                    "Selector",
+                    "string",
+                    "",
+                    "Route service traffic to pods with label keys and values matching this selector.",
+                    1));
 
     private static final List<Column> ENDPOINTS_COLUMNS = List.of(
             new Column("Name", "string", "name", NAME_DOC, 0),
@@ -93,11 +154,31 @@ final class Tables {
             new Column("Age", "string", "", AGE_DOC, 0));
 
     private static final List<Column> EVENT_COLUMNS = List.of(
-            new Column("Last Seen", "string", "", "The time at which the most recent occurrence of this event was recorded.", 0),
-            new Column("Type", "string", "", "Type of this event (Normal, Warning), new types could be added in the future.", 0),
-            new Column("Reason", "string", "", "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.", 0),
+            new Column(
+                    "Last Seen",
+                    "string",
+                    "",
+                    "The time at which the most recent occurrence of this event was recorded.",
+                    0),
+            new Column(
+                    "Type",
+                    "string",
+                    "",
+                    "Type of this event (Normal, Warning), new types could be added in the future.",
+                    0),
+            new Column(
+                    "Reason",
+                    "string",
+                    "",
+                    "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+                    0),
             new Column("Object", "string", "", "The object that this event is about.", 0),
-            new Column("Subobject", "string", "", "The subobject (fieldPath) of the involved object this event is about.", 1),
+            new Column(
+                    "Subobject",
+                    "string",
+                    "",
+                    "The subobject (fieldPath) of the involved object this event is about.",
+                    1),
             new Column("Source", "string", "", "The component reporting this event.", 1),
             new Column("Message", "string", "", "A human-readable description of the status of this operation.", 0),
             new Column("First Seen", "string", "", "The time at which the event was first recorded.", 1),
@@ -106,8 +187,13 @@ final class Tables {
 
     private static final List<Column> LEASE_COLUMNS = List.of(
             new Column("Name", "string", "name", NAME_DOC, 0),
-            new Column("Holder", "string", "", "holderIdentity contains the identity of the holder of a current lease. If Coordinated "
-                    + "Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.", 0),
+            new Column(
+                    "Holder",
+                    "string",
+                    "",
+                    "holderIdentity contains the identity of the holder of a current lease. If Coordinated "
+                            + "Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.",
+                    0),
             new Column("Age", "string", "", AGE_DOC, 0));
 
     private static final List<Column> NAMESPACE_COLUMNS = List.of(
@@ -117,7 +203,9 @@ final class Tables {
 
     /** What each row carries besides its cells ({@code includeObject}): nothing, the metadata, or the whole object. */
     enum IncludeObject {
-        NONE, METADATA, OBJECT;
+        NONE,
+        METADATA,
+        OBJECT;
 
         /** @throws StatusError 400 for a value upstream does not know */
         static IncludeObject parse(String value) {
@@ -125,8 +213,9 @@ final class Tables {
                 case "None" -> NONE;
                 case "Metadata" -> METADATA;
                 case "Object" -> OBJECT;
-                default -> throw StatusError.badRequest("includeObject: Unsupported value: \"" + value
-                        + "\": supported values: \"Metadata\", \"None\", \"Object\"");
+                default ->
+                    throw StatusError.badRequest("includeObject: Unsupported value: \"" + value
+                            + "\": supported values: \"Metadata\", \"None\", \"Object\"");
             };
         }
     }
@@ -138,8 +227,7 @@ final class Tables {
         }
     }
 
-    private Tables() {
-    }
+    private Tables() {}
 
     /**
      * The Table version an Accept header asks for, if any: the first media range {@code application/json} with
@@ -152,7 +240,8 @@ final class Tables {
         }
         for (String range : accept.split(",")) {
             String[] parts = range.split(";");
-            if (!parts[0].trim().equalsIgnoreCase("application/json") && !parts[0].trim().equals("*/*")) {
+            if (!parts[0].trim().equalsIgnoreCase("application/json")
+                    && !parts[0].trim().equals("*/*")) {
                 continue;
             }
             String as = null;
@@ -165,8 +254,7 @@ final class Tables {
                     case "as" -> as = value;
                     case "v" -> v = value;
                     case "g" -> g = value;
-                    default -> {
-                    }
+                    default -> {}
                 }
             }
             if ("Table".equals(as) && GROUP.equals(g) && ("v1".equals(v) || "v1beta1".equals(v))) {
@@ -177,13 +265,18 @@ final class Tables {
     }
 
     /** A Table of {@code objects}, in their order, with the column definitions (a list, or one object). */
-    static ObjectNode table(ResourceType type, List<JsonNode> objects, String resourceVersion, Instant now, Format format) {
+    static ObjectNode table(
+            ResourceType type, List<JsonNode> objects, String resourceVersion, Instant now, Format format) {
         ObjectNode table = Json.MAPPER.createObjectNode().put("kind", "Table").put("apiVersion", format.apiVersion());
         table.putObject("metadata").put("resourceVersion", resourceVersion);
         ArrayNode columns = table.putArray("columnDefinitions");
         for (Column c : columns(type)) {
-            columns.addObject().put("name", c.name()).put("type", c.type()).put("format", c.format())
-                    .put("description", c.description()).put("priority", c.priority());
+            columns.addObject()
+                    .put("name", c.name())
+                    .put("type", c.type())
+                    .put("format", c.format())
+                    .put("description", c.description())
+                    .put("priority", c.priority());
         }
         ArrayNode rows = table.putArray("rows");
         objects.forEach(o -> rows.add(row(type, o, now, format)));
@@ -191,11 +284,16 @@ final class Tables {
     }
 
     /**
-     * The object of one watch event: a one-row Table. Only the first event of a stream carries the column
-     * definitions; kubectl keeps the header it printed (an empty list of definitions is not a new header).
+     * The object of one watch event: a one-row Table. Only the first event of a stream carries the column definitions;
+     * kubectl keeps the header it printed (an empty list of definitions is not a new header).
      */
     static ObjectNode watchTable(ResourceType type, JsonNode object, Instant now, Format format, boolean withColumns) {
-        ObjectNode table = table(type, List.of(object), object.path("metadata").path("resourceVersion").asText(""), now, format);
+        ObjectNode table = table(
+                type,
+                List.of(object),
+                object.path("metadata").path("resourceVersion").asText(""),
+                now,
+                format);
         if (!withColumns) {
             table.putArray("columnDefinitions");
         }
@@ -213,11 +311,13 @@ final class Tables {
             }
         });
         switch (format.include()) {
-            case METADATA -> row.putObject("object").put("kind", "PartialObjectMetadata").put("apiVersion", format.apiVersion())
-                    .set("metadata", object.path("metadata").deepCopy());
+            case METADATA ->
+                row.putObject("object")
+                        .put("kind", "PartialObjectMetadata")
+                        .put("apiVersion", format.apiVersion())
+                        .set("metadata", object.path("metadata").deepCopy());
             case OBJECT -> row.set("object", object.deepCopy());
-            case NONE -> {
-            }
+            case NONE -> {}
         }
         return row;
     }
@@ -241,13 +341,15 @@ final class Tables {
         return switch (type) {
             case PODS -> podCells(object, now);
             case NODES -> nodeCells(object, now);
-            case NAMESPACES -> List.of(name(object), object.path("status").path("phase").asText(""), age(object, now));
+            case NAMESPACES ->
+                List.of(name(object), object.path("status").path("phase").asText(""), age(object, now));
             case SERVICES -> serviceCells(object, now);
             case ENDPOINTS -> List.of(name(object), endpoints(object), age(object, now));
             case EVENTS -> eventCells(object, now);
             case DEPLOYMENTS -> deploymentCells(object, now);
             case REPLICASETS -> replicaSetCells(object, now);
-            case LEASES -> List.of(name(object), object.path("spec").path("holderIdentity").asText(""), age(object, now));
+            case LEASES ->
+                List.of(name(object), object.path("spec").path("holderIdentity").asText(""), age(object, now));
         };
     }
 
@@ -255,9 +357,13 @@ final class Tables {
     static List<Object> deploymentCells(JsonNode deployment, Instant now) {
         JsonNode spec = deployment.path("spec");
         JsonNode status = deployment.path("status");
-        List<Object> cells = new ArrayList<>(List.of(name(deployment),
-                status.path("readyReplicas").asInt(0) + "/" + spec.path("replicas").asInt(0),
-                status.path("updatedReplicas").asInt(0), status.path("availableReplicas").asInt(0), age(deployment, now)));
+        List<Object> cells = new ArrayList<>(List.of(
+                name(deployment),
+                status.path("readyReplicas").asInt(0) + "/"
+                        + spec.path("replicas").asInt(0),
+                status.path("updatedReplicas").asInt(0),
+                status.path("availableReplicas").asInt(0),
+                age(deployment, now)));
         cells.addAll(templateCells(spec));
         return cells;
     }
@@ -266,8 +372,12 @@ final class Tables {
     static List<Object> replicaSetCells(JsonNode replicaSet, Instant now) {
         JsonNode spec = replicaSet.path("spec");
         JsonNode status = replicaSet.path("status");
-        List<Object> cells = new ArrayList<>(List.of(name(replicaSet), spec.path("replicas").asInt(0), status.path("replicas").asInt(0),
-                status.path("readyReplicas").asInt(0), age(replicaSet, now)));
+        List<Object> cells = new ArrayList<>(List.of(
+                name(replicaSet),
+                spec.path("replicas").asInt(0),
+                status.path("replicas").asInt(0),
+                status.path("readyReplicas").asInt(0),
+                age(replicaSet, now)));
         cells.addAll(templateCells(spec));
         return cells;
     }
@@ -295,13 +405,24 @@ final class Tables {
         };
         List<String> ports = new ArrayList<>();
         for (JsonNode p : spec.path("ports")) {
-            String nodePort = p.path("nodePort").asInt(0) > 0 ? ":" + p.path("nodePort").asInt() : "";
-            ports.add(p.path("port").asInt() + nodePort + "/" + p.path("protocol").asText(""));
+            String nodePort =
+                    p.path("nodePort").asInt(0) > 0 ? ":" + p.path("nodePort").asInt() : "";
+            ports.add(
+                    p.path("port").asInt() + nodePort + "/" + p.path("protocol").asText(""));
         }
         TreeSet<String> selector = new TreeSet<>();
-        spec.path("selector").fields().forEachRemaining(l -> selector.add(l.getKey() + "=" + l.getValue().asText()));
-        return List.of(name(service), type, orNone(spec.path("clusterIP").asText("")), externalIp,
-                ports.isEmpty() ? NONE : String.join(",", ports), age(service, now), selector.isEmpty() ? NONE : String.join(",", selector));
+        spec.path("selector")
+                .fields()
+                .forEachRemaining(
+                        l -> selector.add(l.getKey() + "=" + l.getValue().asText()));
+        return List.of(
+                name(service),
+                type,
+                orNone(spec.path("clusterIP").asText("")),
+                externalIp,
+                ports.isEmpty() ? NONE : String.join(",", ports),
+                age(service, now),
+                selector.isEmpty() ? NONE : String.join(",", selector));
     }
 
     /**
@@ -324,7 +445,10 @@ final class Tables {
                         String ip = address.path("ip").asText("");
                         // net.JoinHostPort: an IPv6 address in brackets.
                         String host = ip.contains(":") ? "[" + ip + "]" : ip;
-                        list.add(ports.size() == 0 ? ip : host + ":" + ports.get(p).path("port").asInt());
+                        list.add(
+                                ports.size() == 0
+                                        ? ip
+                                        : host + ":" + ports.get(p).path("port").asInt());
                     }
                     count++;
                 }
@@ -335,13 +459,16 @@ final class Tables {
     }
 
     /**
-     * {@code printEvent}: Last Seen falls back to First Seen, which falls back to {@code eventTime}; a series
-     * counts its own; the object is {@code <kind>/<name>} in lower case; the source is component and host.
+     * {@code printEvent}: Last Seen falls back to First Seen, which falls back to {@code eventTime}; a series counts
+     * its own; the object is {@code <kind>/<name>} in lower case; the source is component and host.
      */
     static List<Object> eventCells(JsonNode event, Instant now) {
-        String first = event.hasNonNull("firstTimestamp") ? since(event.path("firstTimestamp").asText(), now)
+        String first = event.hasNonNull("firstTimestamp")
+                ? since(event.path("firstTimestamp").asText(), now)
                 : since(event.path("eventTime").asText(""), now);
-        String last = event.hasNonNull("lastTimestamp") ? since(event.path("lastTimestamp").asText(), now) : first;
+        String last = event.hasNonNull("lastTimestamp")
+                ? since(event.path("lastTimestamp").asText(), now)
+                : first;
         int count = event.path("count").asInt(0);
         JsonNode series = event.path("series");
         if (series.isObject()) {
@@ -352,12 +479,26 @@ final class Tables {
         }
         JsonNode involved = event.path("involvedObject");
         String kind = involved.path("kind").asText("").toLowerCase(java.util.Locale.ROOT);
-        String target = involved.path("name").asText("").isEmpty() ? kind : kind + "/" + involved.path("name").asText();
-        String component = firstNonEmpty(event.path("source").path("component").asText(""), event.path("reportingComponent").asText(""));
-        String instance = firstNonEmpty(event.path("source").path("host").asText(""), event.path("reportingInstance").asText(""));
-        return List.of(last, event.path("type").asText(""), event.path("reason").asText(""), target,
-                involved.path("fieldPath").asText(""), instance.isEmpty() ? component : component + ", " + instance,
-                event.path("message").asText("").strip(), first, count, name(event));
+        String target = involved.path("name").asText("").isEmpty()
+                ? kind
+                : kind + "/" + involved.path("name").asText();
+        String component = firstNonEmpty(
+                event.path("source").path("component").asText(""),
+                event.path("reportingComponent").asText(""));
+        String instance = firstNonEmpty(
+                event.path("source").path("host").asText(""),
+                event.path("reportingInstance").asText(""));
+        return List.of(
+                last,
+                event.path("type").asText(""),
+                event.path("reason").asText(""),
+                target,
+                involved.path("fieldPath").asText(""),
+                instance.isEmpty() ? component : component + ", " + instance,
+                event.path("message").asText("").strip(),
+                first,
+                count,
+                name(event));
     }
 
     private static String firstNonEmpty(String a, String b) {
@@ -374,7 +515,9 @@ final class Tables {
     static List<Object> podCells(JsonNode pod, Instant now) {
         JsonNode status = pod.path("status");
         String phase = status.path("phase").asText("");
-        String reason = status.path("reason").asText("").isEmpty() ? phase : status.path("reason").asText();
+        String reason = status.path("reason").asText("").isEmpty()
+                ? phase
+                : status.path("reason").asText();
         int restarts = 0;
         int ready = 0;
         boolean hasRunning = false;
@@ -391,7 +534,11 @@ final class Tables {
             } else if (!terminated.isMissingNode() && !terminated.isNull()) {
                 String r = terminated.path("reason").asText("");
                 int signal = terminated.path("signal").asInt(0);
-                reason = !r.isEmpty() ? r : signal != 0 ? "Signal:" + signal : "ExitCode:" + terminated.path("exitCode").asInt(0);
+                reason = !r.isEmpty()
+                        ? r
+                        : signal != 0
+                                ? "Signal:" + signal
+                                : "ExitCode:" + terminated.path("exitCode").asInt(0);
             } else if (c.path("ready").asBoolean(false) && state.has("running")) {
                 hasRunning = true;
                 ready++;
@@ -407,10 +554,12 @@ final class Tables {
             // A pod whose containers have all finished shows how they ended, not Terminating (IsPodPhaseTerminal).
             reason = "Terminating";
         }
-        List<Object> cells = new ArrayList<>(List.of(name(pod), ready + "/" + pod.path("spec").path("containers").size(),
-                reason, restarts, age(pod, now)));
+        List<Object> cells = new ArrayList<>(List.of(
+                name(pod), ready + "/" + pod.path("spec").path("containers").size(), reason, restarts, age(pod, now)));
         JsonNode podIPs = status.path("podIPs");
-        String ip = podIPs.size() > 0 ? podIPs.get(0).path("ip").asText("") : status.path("podIP").asText("");
+        String ip = podIPs.size() > 0
+                ? podIPs.get(0).path("ip").asText("")
+                : status.path("podIP").asText("");
         cells.add(orNone(ip));
         cells.add(orNone(pod.path("spec").path("nodeName").asText("")));
         cells.add(orNone(status.path("nominatedNodeName").asText("")));
@@ -446,20 +595,32 @@ final class Tables {
         }
         TreeSet<String> roles = new TreeSet<>();
         node.path("metadata").path("labels").fields().forEachRemaining(label -> {
-            if (label.getKey().startsWith("node-role.kubernetes.io/") && label.getKey().length() > "node-role.kubernetes.io/".length()) {
+            if (label.getKey().startsWith("node-role.kubernetes.io/")
+                    && label.getKey().length() > "node-role.kubernetes.io/".length()) {
                 roles.add(label.getKey().substring("node-role.kubernetes.io/".length()));
-            } else if (label.getKey().equals("kubernetes.io/role") && !label.getValue().asText("").isEmpty()) {
+            } else if (label.getKey().equals("kubernetes.io/role")
+                    && !label.getValue().asText("").isEmpty()) {
                 roles.add(label.getValue().asText());
             }
         });
         JsonNode info = status.path("nodeInfo");
-        return List.of(name(node), String.join(",", conditions), roles.isEmpty() ? NONE : String.join(",", roles), age(node, now),
-                info.path("kubeletVersion").asText(""), address(status, "InternalIP"), address(status, "ExternalIP"),
-                orUnknown(info.path("osImage").asText("")), orUnknown(info.path("kernelVersion").asText("")),
+        return List.of(
+                name(node),
+                String.join(",", conditions),
+                roles.isEmpty() ? NONE : String.join(",", roles),
+                age(node, now),
+                info.path("kubeletVersion").asText(""),
+                address(status, "InternalIP"),
+                address(status, "ExternalIP"),
+                orUnknown(info.path("osImage").asText("")),
+                orUnknown(info.path("kernelVersion").asText("")),
                 orUnknown(info.path("containerRuntimeVersion").asText("")));
     }
 
-    /** {@code translateTimestampSince}: the object's age at {@code now}, or {@code <unknown>} without a creationTimestamp. */
+    /**
+     * {@code translateTimestampSince}: the object's age at {@code now}, or {@code <unknown>} without a
+     * creationTimestamp.
+     */
     static String age(JsonNode object, Instant now) {
         return since(object.path("metadata").path("creationTimestamp").asText(""), now);
     }
@@ -477,9 +638,9 @@ final class Tables {
     }
 
     /**
-     * {@code duration.HumanDuration} ({@code staging/src/k8s.io/apimachinery/pkg/util/duration/duration.go}):
-     * about two significant figures, {@code 90s}, {@code 5m3s}, {@code 47m}, {@code 3h5m}, {@code 2d3h},
-     * {@code 1y20d}. Up to 2 s in the future counts as now (clock skew); more is {@code <invalid>}.
+     * {@code duration.HumanDuration} ({@code staging/src/k8s.io/apimachinery/pkg/util/duration/duration.go}): about two
+     * significant figures, {@code 90s}, {@code 5m3s}, {@code 47m}, {@code 3h5m}, {@code 2d3h}, {@code 1y20d}. Up to 2 s
+     * in the future counts as now (clock skew); more is {@code <invalid>}.
      */
     static String humanDuration(Duration d) {
         long seconds = d.getSeconds() + (d.isNegative() && d.getNano() > 0 ? 1 : 0); // Go truncates toward zero

@@ -5,8 +5,8 @@ import io.podfall.apiserver.registry.Selectors;
 import io.podfall.model.k8s.ResourceType;
 
 /**
- * What one watch is about: a resource type, a namespace (null or empty: all namespaces, or a cluster-scoped
- * type) and the field and label selectors of the request.
+ * What one watch is about: a resource type, a namespace (null or empty: all namespaces, or a cluster-scoped type) and
+ * the field and label selectors of the request.
  */
 record WatchFilter(ResourceType resource, String namespace, Selectors selectors) {
 

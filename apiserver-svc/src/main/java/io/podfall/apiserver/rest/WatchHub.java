@@ -7,17 +7,15 @@ import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The watch side of the registry: told every fact the registry writes (also while the service rebuilds from the
- * log on start), it keeps the {@link WatchHistory} and hands each change to the open watches. It is called
- * under the log processor's lock, so a watcher only enqueues there: a slow or vanished client never holds up
- * the log.
+ * The watch side of the registry: told every fact the registry writes (also while the service rebuilds from the log on
+ * start), it keeps the {@link WatchHistory} and hands each change to the open watches. It is called under the log
+ * processor's lock, so a watcher only enqueues there: a slow or vanished client never holds up the log.
  */
 @ApplicationScoped
 public class WatchHub implements LogObserver {

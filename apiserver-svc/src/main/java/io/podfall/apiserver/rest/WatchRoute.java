@@ -16,7 +16,6 @@ import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -27,35 +26,39 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * WATCH on the collection URLs of every kind ({@code /api/v1/pods}, {@code /api/v1/namespaces/<ns>/pods},
- * {@code /apis/apps/v1/namespaces/<ns>/deployments}, ... with {@code watch=true}, resolved by {@link ApiPaths}).
- * Served on the Vert.x router ahead of the JAX-RS resources, because a watch is a response that stays open and is
- * written line by line as the registry changes; every other request on these paths goes on to
- * {@link ApiResource}.
+ * {@code /apis/apps/v1/namespaces/<ns>/deployments}, ... with {@code watch=true}, resolved by {@link ApiPaths}). Served
+ * on the Vert.x router ahead of the JAX-RS resources, because a watch is a response that stays open and is written line
+ * by line as the registry changes; every other request on these paths goes on to {@link ApiResource}.
  *
  * <p>As the API server serves a watch ({@code staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go}
  * {@code ListResource}, {@code watch.go}):
+ *
  * <ul>
- *   <li>with a {@code resourceVersion}, every change after it, from the retained history, then live; one too old
- *       for the history gets a single ERROR event with a 410 Expired Status;</li>
- *   <li>without one (or "0"), first an ADDED event for every object in the selection, oldest resourceVersion
- *       first, then every change after that state;</li>
- *   <li>the field and label selectors filter; an object that leaves the selection is sent as DELETED;</li>
+ *   <li>with a {@code resourceVersion}, every change after it, from the retained history, then live; one too old for
+ *       the history gets a single ERROR event with a 410 Expired Status;
+ *   <li>without one (or "0"), first an ADDED event for every object in the selection, oldest resourceVersion first,
+ *       then every change after that state;
+ *   <li>the field and label selectors filter; an object that leaves the selection is sent as DELETED;
  *   <li>the stream ends after {@code timeoutSeconds}, else after a random 30 to 60 minutes (the
- *       {@code minRequestTimeout} rule), so that clients spread their re-lists;</li>
- *   <li>with a Table Accept header, each event's object is a one-row Table.</li>
+ *       {@code minRequestTimeout} rule), so that clients spread their re-lists;
+ *   <li>with a Table Accept header, each event's object is a one-row Table.
  * </ul>
  */
 @ApplicationScoped
 public class WatchRoute {
     /** {@code --min-request-timeout}'s default: watches without a timeout last between one and two of these. */
     static final Duration MIN_REQUEST_TIMEOUT = Duration.ofMinutes(30);
-    /** strconv.ParseBool's true, which is how the query parameter is decoded upstream (the Python client sends True). */
+    /**
+     * strconv.ParseBool's true, which is how the query parameter is decoded upstream (the Python client sends True).
+     */
     private static final Set<String> TRUE = Set.of("1", "t", "T", "TRUE", "true", "True");
 
     @Inject
     LogProcessor processor;
+
     @Inject
     WatchHub hub;
+
     @Inject
     SimulatedClock clock;
 
@@ -86,13 +89,16 @@ public class WatchRoute {
             }
             ResourceType type = r.type();
             String namespace = r.namespace();
-            WatchFilter filter = new WatchFilter(type, namespace,
+            WatchFilter filter = new WatchFilter(
+                    type,
+                    namespace,
                     Selectors.parse(type, request.getParam("fieldSelector"), request.getParam("labelSelector")));
             Optional<Tables.Format> table = Tables.requestedVersion(request.getHeader("Accept"))
                     .map(v -> new Tables.Format(v, Tables.IncludeObject.parse(request.getParam("includeObject"))));
             long resourceVersion = resourceVersion(request.getParam("resourceVersion"));
             Duration timeout = timeout(request.getParam("timeoutSeconds"));
-            WatchStream stream = new WatchStream(Vertx.currentContext(), ctx.response(), filter, table, clock::now, hub);
+            WatchStream stream =
+                    new WatchStream(Vertx.currentContext(), ctx.response(), filter, table, clock::now, hub);
             Start start = processor.read(RegistryState.class, s -> begin(s, resourceVersion, filter, hub, stream));
             if (start.expired() != null) {
                 stream.fail(start.expired());
@@ -105,24 +111,26 @@ public class WatchRoute {
     }
 
     /** The events a watch starts with, or the Status of its refusal; {@code expired} null when it starts. */
-    record Start(List<WatchEvent> events, Status expired) {
-    }
+    record Start(List<WatchEvent> events, Status expired) {}
 
     /**
-     * Under the processor's lock, so the state read and the subscription see the same point of the log: the
-     * watch misses no change and gets none twice.
+     * Under the processor's lock, so the state read and the subscription see the same point of the log: the watch
+     * misses no change and gets none twice.
      */
-    static Start begin(RegistryState state, long resourceVersion, WatchFilter filter, WatchHub hub, WatchHub.Watcher watcher) {
+    static Start begin(
+            RegistryState state, long resourceVersion, WatchFilter filter, WatchHub hub, WatchHub.Watcher watcher) {
         List<WatchEvent> events = new ArrayList<>();
         if (resourceVersion == 0) {
-            state.trees(filter.resource(), filter.namespace()).stream().filter(filter::matches)
+            state.trees(filter.resource(), filter.namespace()).stream()
+                    .filter(filter::matches)
                     .sorted(Comparator.comparingLong(WatchRoute::resourceVersionOf))
                     .forEach(o -> events.add(added(filter.resource(), o)));
             hub.subscribe(state.resourceVersion(), watcher);
             return new Start(events, null);
         }
         try {
-            hub.subscribe(resourceVersion, watcher).forEach(e -> e.seenThrough(filter).ifPresent(events::add));
+            hub.subscribe(resourceVersion, watcher)
+                    .forEach(e -> e.seenThrough(filter).ifPresent(events::add));
             return new Start(events, null);
         } catch (StatusError expired) {
             return new Start(List.of(), expired.status());
@@ -131,8 +139,14 @@ public class WatchRoute {
 
     private static WatchEvent added(ResourceType type, JsonNode object) {
         JsonNode meta = object.path("metadata");
-        return new WatchEvent(WatchEvent.ADDED, type, meta.path("namespace").asText(""), meta.path("name").asText(),
-                resourceVersionOf(object), object, null);
+        return new WatchEvent(
+                WatchEvent.ADDED,
+                type,
+                meta.path("namespace").asText(""),
+                meta.path("name").asText(),
+                resourceVersionOf(object),
+                object,
+                null);
     }
 
     private static long resourceVersionOf(JsonNode object) {

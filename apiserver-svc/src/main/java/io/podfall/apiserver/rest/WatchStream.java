@@ -7,7 +7,6 @@ import io.podfall.model.Json;
 import io.vertx.core.Context;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -16,14 +15,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * One open watch on one HTTP response: a chunked {@code application/json} body of watch events, one JSON object
- * per line ({@code {"type":"MODIFIED","object":{...}}}), as clients split the stream on newlines.
+ * One open watch on one HTTP response: a chunked {@code application/json} body of watch events, one JSON object per
+ * line ({@code {"type":"MODIFIED","object":{...}}}), as clients split the stream on newlines.
  *
- * <p>Changes are offered under the log processor's lock and only queued onto the connection's event loop, which
- * encodes and writes them. A client that does not keep up (too many changes queued, or the connection's write
- * buffer full) has its watch closed, as the watch cache closes a watcher whose buffer overflows
- * ({@code cacheWatcher.add} in {@code staging/src/k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go}): it
- * then lists or watches again from the last resourceVersion it saw.
+ * <p>Changes are offered under the log processor's lock and only queued onto the connection's event loop, which encodes
+ * and writes them. A client that does not keep up (too many changes queued, or the connection's write buffer full) has
+ * its watch closed, as the watch cache closes a watcher whose buffer overflows ({@code cacheWatcher.add} in
+ * {@code staging/src/k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go}): it then lists or watches again from the
+ * last resourceVersion it saw.
  */
 final class WatchStream implements WatchHub.Watcher {
     /** Changes queued for the event loop beyond which the client counts as too slow. */
@@ -41,10 +40,16 @@ final class WatchStream implements WatchHub.Watcher {
     private volatile boolean ended;
     /** Event loop only: whether the column definitions went out (with the first Table event). */
     private boolean columnsSent;
+
     private long timer = -1;
 
-    WatchStream(Context context, HttpServerResponse response, WatchFilter filter, Optional<Tables.Format> table,
-                Supplier<Instant> now, WatchHub hub) {
+    WatchStream(
+            Context context,
+            HttpServerResponse response,
+            WatchFilter filter,
+            Optional<Tables.Format> table,
+            Supplier<Instant> now,
+            WatchHub hub) {
         this.context = context;
         this.response = response;
         this.filter = filter;
@@ -54,8 +59,8 @@ final class WatchStream implements WatchHub.Watcher {
     }
 
     /**
-     * On the event loop: sends the headers at once (a client waits for them before it reads), then the events the
-     * watch starts with, and closes the stream after {@code timeout}.
+     * On the event loop: sends the headers at once (a client waits for them before it reads), then the events the watch
+     * starts with, and closes the stream after {@code timeout}.
      */
     void start(List<WatchEvent> first, Duration timeout) {
         response.setChunked(true).setWriteQueueMaxSize(MAX_BUFFERED_BYTES).putHeader("Content-Type", Responses.JSON);
@@ -118,7 +123,8 @@ final class WatchStream implements WatchHub.Watcher {
 
     /** One event as the line a client reads: the object, or in Table mode a one-row Table of it. */
     static String line(WatchEvent event, Optional<Tables.Format> table, Instant now, boolean withColumns) {
-        JsonNode object = table.<JsonNode>map(f -> Tables.watchTable(event.resource(), event.object(), now, f, withColumns))
+        JsonNode object = table.<JsonNode>map(
+                        f -> Tables.watchTable(event.resource(), event.object(), now, f, withColumns))
                 .orElse(event.object());
         ObjectNode line = Json.MAPPER.createObjectNode().put("type", event.type());
         line.set("object", object);

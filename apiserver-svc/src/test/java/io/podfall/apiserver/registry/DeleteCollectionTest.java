@@ -1,5 +1,9 @@
 package io.podfall.apiserver.registry;
 
+import static io.podfall.model.testing.Pods.aPod;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
@@ -13,14 +17,9 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
-import org.junit.jupiter.api.Test;
-
 import java.util.List;
 import java.util.Map;
-
-import static io.podfall.model.testing.Pods.aPod;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /** deletecollection: one request on the log, every matching object deleted as a single delete would delete it. */
 class DeleteCollectionTest extends RegistryFixture {
@@ -34,21 +33,47 @@ class DeleteCollectionTest extends RegistryFixture {
         // The same pods in two registries: one deleted as a collection, one pod by pod in key order.
         SinglesFixture singles = new SinglesFixture();
         for (RegistryFixture f : List.of(this, singles)) {
-            f.create("pods", "default", labelled(aPod("a-scheduled").onNode("node-1").withGrace(20).build(), "web"));
+            f.create(
+                    "pods",
+                    "default",
+                    labelled(aPod("a-scheduled").onNode("node-1").withGrace(20).build(), "web"));
             f.create("pods", "default", labelled(aPod("b-unscheduled").build(), "web"));
-            f.create("pods", "default", labelled(aPod("c-finished").onNode("node-1").inPhase("Succeeded").build(), "web"));
-            f.create("pods", "default", labelled(aPod("d-finalized").onNode("node-1").withFinalizer("example.com/hold").build(), "web"));
+            f.create(
+                    "pods",
+                    "default",
+                    labelled(
+                            aPod("c-finished")
+                                    .onNode("node-1")
+                                    .inPhase("Succeeded")
+                                    .build(),
+                            "web"));
+            f.create(
+                    "pods",
+                    "default",
+                    labelled(
+                            aPod("d-finalized")
+                                    .onNode("node-1")
+                                    .withFinalizer("example.com/hold")
+                                    .build(),
+                            "web"));
         }
-        DeleteOptions options = new DeleteOptionsBuilder().withGracePeriodSeconds(5L).build();
+        DeleteOptions options =
+                new DeleteOptionsBuilder().withGracePeriodSeconds(5L).build();
 
         Effects collection = deleteCollection("pods", "default", "app=web", null, options);
         List<JsonNode> one = List.of("a-scheduled", "b-unscheduled", "c-finished", "d-finalized").stream()
                 .flatMap(name -> singles.delete("pods", "default", name, options).events().stream())
-                .map(e -> Json.tree(Map.of("type", e.type(), "subject", e.subject(), "data", e.data()))).toList();
+                .map(e -> Json.tree(Map.of("type", e.type(), "subject", e.subject(), "data", e.data())))
+                .toList();
 
-        assertEquals(one, collection.events().stream()
-                .map(e -> Json.tree(Map.of("type", e.type(), "subject", e.subject(), "data", e.data()))).toList());
-        assertEquals(Json.tree(singles.state.list(ResourceType.PODS, "default")), Json.tree(state.list(ResourceType.PODS, "default")));
+        assertEquals(
+                one,
+                collection.events().stream()
+                        .map(e -> Json.tree(Map.of("type", e.type(), "subject", e.subject(), "data", e.data())))
+                        .toList());
+        assertEquals(
+                Json.tree(singles.state.list(ResourceType.PODS, "default")),
+                Json.tree(state.list(ResourceType.PODS, "default")));
     }
 
     @Test
@@ -58,8 +83,10 @@ class DeleteCollectionTest extends RegistryFixture {
 
         Effects effects = deleteCollection("pods", "default", "app=web", null, new DeleteOptions());
 
-        assertEquals(List.of(EventTypes.OBJECT_MARKED_TERMINATING, EventTypes.OBJECT_MARKED_TERMINATING), types(effects));
-        assertEquals(List.of("namespaces/default/pods/web-1", "namespaces/default/pods/web-2"),
+        assertEquals(
+                List.of(EventTypes.OBJECT_MARKED_TERMINATING, EventTypes.OBJECT_MARKED_TERMINATING), types(effects));
+        assertEquals(
+                List.of("namespaces/default/pods/web-1", "namespaces/default/pods/web-2"),
                 effects.events().stream().map(Event::subject).toList());
         for (Event fact : effects.events()) {
             assertEquals(lastRequest.id(), fact.causationId());
@@ -73,11 +100,16 @@ class DeleteCollectionTest extends RegistryFixture {
         create("pods", "default", labelled(aPod("web-1").onNode("node-1").build(), "web"));
         create("pods", "default", labelled(aPod("web-2").onNode("node-2").build(), "web"));
         create("pods", "default", labelled(aPod("db-1").onNode("node-1").build(), "db"));
-        create("pods", "other", labelled(aPod("web-1").inNamespace("other").onNode("node-1").build(), "web"));
+        create(
+                "pods",
+                "other",
+                labelled(aPod("web-1").inNamespace("other").onNode("node-1").build(), "web"));
 
         Effects effects = deleteCollection("pods", "default", "app=web", "spec.nodeName=node-1", new DeleteOptions());
 
-        assertEquals(List.of("namespaces/default/pods/web-1"), effects.events().stream().map(Event::subject).toList());
+        assertEquals(
+                List.of("namespaces/default/pods/web-1"),
+                effects.events().stream().map(Event::subject).toList());
     }
 
     @Test
@@ -85,7 +117,11 @@ class DeleteCollectionTest extends RegistryFixture {
         create("pods", "default", labelled(aPod("a").onNode("node-1").build(), "web"));
         create("pods", "default", labelled(aPod("b").build(), "web"));
         create("pods", "default", labelled(aPod("c").onNode("node-1").build(), "web"));
-        delete("pods", "default", "c", new DeleteOptionsBuilder().withGracePeriodSeconds(1L).build());
+        delete(
+                "pods",
+                "default",
+                "c",
+                new DeleteOptionsBuilder().withGracePeriodSeconds(1L).build());
 
         Effects effects = deleteCollection("pods", "default", "app=web", null, new DeleteOptions());
         Outcome outcome = Outcome.of(state, lastRequest, effects).orElseThrow();
@@ -93,13 +129,24 @@ class DeleteCollectionTest extends RegistryFixture {
         assertEquals(200, outcome.code());
         assertEquals("PodList", outcome.body().path("kind").asText());
         assertEquals("v1", outcome.body().path("apiVersion").asText());
-        assertEquals(Long.toString(state.resourceVersion()), outcome.body().path("metadata").path("resourceVersion").asText());
+        assertEquals(
+                Long.toString(state.resourceVersion()),
+                outcome.body().path("metadata").path("resourceVersion").asText());
         JsonNode items = outcome.body().path("items");
         assertEquals(3, items.size());
         assertEquals(List.of("a", "b", "c"), List.of(name(items.get(0)), name(items.get(1)), name(items.get(2))));
-        assertEquals(30, items.get(0).path("metadata").path("deletionGracePeriodSeconds").asInt(), "terminating");
-        assertEquals(0, items.get(1).path("metadata").path("deletionGracePeriodSeconds").asInt(), "removed: its last state");
-        assertEquals(1, items.get(2).path("metadata").path("deletionGracePeriodSeconds").asInt(), "already terminating sooner");
+        assertEquals(
+                30,
+                items.get(0).path("metadata").path("deletionGracePeriodSeconds").asInt(),
+                "terminating");
+        assertEquals(
+                0,
+                items.get(1).path("metadata").path("deletionGracePeriodSeconds").asInt(),
+                "removed: its last state");
+        assertEquals(
+                1,
+                items.get(2).path("metadata").path("deletionGracePeriodSeconds").asInt(),
+                "already terminating sooner");
     }
 
     @Test
@@ -107,15 +154,30 @@ class DeleteCollectionTest extends RegistryFixture {
         create("deployments", "default", json(DEPLOYMENT.formatted("web")));
         create("deployments", "default", json(DEPLOYMENT.formatted("api")));
 
-        Effects effects = deleteCollection("deployments", "default", null, null,
+        Effects effects = deleteCollection(
+                "deployments",
+                "default",
+                null,
+                null,
                 new DeleteOptionsBuilder().withPropagationPolicy("Foreground").build());
 
-        assertEquals(List.of(EventTypes.OBJECT_MARKED_TERMINATING, EventTypes.OBJECT_MARKED_TERMINATING), types(effects));
+        assertEquals(
+                List.of(EventTypes.OBJECT_MARKED_TERMINATING, EventTypes.OBJECT_MARKED_TERMINATING), types(effects));
         for (Event fact : effects.events()) {
-            assertEquals(List.of(Registry.FINALIZER_FOREGROUND), fact.data(ObjectChange.class).object(ResourceType.DEPLOYMENTS.javaType())
-                    .getMetadata().getFinalizers());
+            assertEquals(
+                    List.of(Registry.FINALIZER_FOREGROUND),
+                    fact.data(ObjectChange.class)
+                            .object(ResourceType.DEPLOYMENTS.javaType())
+                            .getMetadata()
+                            .getFinalizers());
         }
-        assertEquals("DeploymentList", Outcome.of(state, lastRequest, effects).orElseThrow().body().path("kind").asText());
+        assertEquals(
+                "DeploymentList",
+                Outcome.of(state, lastRequest, effects)
+                        .orElseThrow()
+                        .body()
+                        .path("kind")
+                        .asText());
     }
 
     @Test
@@ -125,19 +187,35 @@ class DeleteCollectionTest extends RegistryFixture {
         Effects effects = deleteCollection("pods", "default", "app=db", null, new DeleteOptions());
 
         assertEquals(List.of(), types(effects));
-        assertEquals(0, Outcome.of(state, lastRequest, effects).orElseThrow().body().path("items").size());
+        assertEquals(
+                0,
+                Outcome.of(state, lastRequest, effects)
+                        .orElseThrow()
+                        .body()
+                        .path("items")
+                        .size());
         assertEquals(1, objects());
     }
 
     @Test
     void aRefusalEndsItTheDeletionsBeforeItStayAndTheRefusalIsTheAnswer() {
-        String uidA = pod(create("pods", "default", aPod("a").onNode("node-1").build())).getMetadata().getUid();
+        String uidA = pod(create("pods", "default", aPod("a").onNode("node-1").build()))
+                .getMetadata()
+                .getUid();
         create("pods", "default", aPod("b").onNode("node-1").build());
         create("pods", "default", aPod("c").onNode("node-1").build());
 
         // A uid precondition holds for one object at most: "b" is refused, "c" is never reached.
-        Effects effects = deleteCollection("pods", "default", null, null,
-                new DeleteOptionsBuilder().withNewPreconditions().withUid(uidA).endPreconditions().build());
+        Effects effects = deleteCollection(
+                "pods",
+                "default",
+                null,
+                null,
+                new DeleteOptionsBuilder()
+                        .withNewPreconditions()
+                        .withUid(uidA)
+                        .endPreconditions()
+                        .build());
 
         assertEquals(List.of(EventTypes.OBJECT_MARKED_TERMINATING, EventTypes.REQUEST_REJECTED), types(effects));
         assertEquals(409, Outcome.of(state, lastRequest, effects).orElseThrow().code());
@@ -149,10 +227,19 @@ class DeleteCollectionTest extends RegistryFixture {
     void badOptionsOrSelectorsAreRefusedBeforeAnythingIsDeleted() {
         create("pods", "default", aPod("web-1").build());
 
-        Status policy = rejection(deleteCollection("pods", "default", null, null,
+        Status policy = rejection(deleteCollection(
+                "pods",
+                "default",
+                null,
+                null,
                 new DeleteOptionsBuilder().withPropagationPolicy("Sideways").build()));
         Status selector = rejection(deleteCollection("pods", "default", null, "spec.image=nginx", new DeleteOptions()));
-        Status dryRun = rejection(deleteCollection("pods", "default", null, null, new DeleteOptionsBuilder().withDryRun("All").build()));
+        Status dryRun = rejection(deleteCollection(
+                "pods",
+                "default",
+                null,
+                null,
+                new DeleteOptionsBuilder().withDryRun("All").build()));
 
         assertEquals(422, policy.getCode());
         assertEquals(400, selector.getCode());
@@ -165,8 +252,14 @@ class DeleteCollectionTest extends RegistryFixture {
     void namespacesAndCollectionsAcrossAllNamespacesAreNotServed() {
         createNamespace("team-a");
 
-        assertEquals(405, rejection(deleteCollection("namespaces", "", null, null, new DeleteOptions())).getCode());
-        assertEquals(405, rejection(deleteCollection("pods", "", null, null, new DeleteOptions())).getCode());
+        assertEquals(
+                405,
+                rejection(deleteCollection("namespaces", "", null, null, new DeleteOptions()))
+                        .getCode());
+        assertEquals(
+                405,
+                rejection(deleteCollection("pods", "", null, null, new DeleteOptions()))
+                        .getCode());
         assertTrue(state.get(ResourceType.NAMESPACES, "", "team-a").isPresent());
     }
 
@@ -182,11 +275,14 @@ class DeleteCollectionTest extends RegistryFixture {
     // --- helpers ---
 
     /** A second registry for the same requests as single deletes. */
-    private static final class SinglesFixture extends RegistryFixture {
-    }
+    private static final class SinglesFixture extends RegistryFixture {}
 
-    private Effects deleteCollection(String resource, String namespace, String labelSelector, String fieldSelector, DeleteOptions options) {
-        return handle(request(Registry.SOURCE, EventTypes.COLLECTION_DELETION_REQUESTED, Subjects.ofCollection(namespace, resource),
+    private Effects deleteCollection(
+            String resource, String namespace, String labelSelector, String fieldSelector, DeleteOptions options) {
+        return handle(request(
+                Registry.SOURCE,
+                EventTypes.COLLECTION_DELETION_REQUESTED,
+                Subjects.ofCollection(namespace, resource),
                 new CollectionDeletionRequest(resource, namespace, labelSelector, fieldSelector, options)));
     }
 

@@ -1,5 +1,8 @@
 package io.podfall.apiserver.registry;
 
+import static io.podfall.model.testing.Pods.aPod;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -11,19 +14,16 @@ import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.apiserver.StatusUpdateRequest;
 import io.podfall.model.core.Effects;
 import io.podfall.model.event.EventTypes;
-import org.junit.jupiter.api.Test;
-
 import java.util.List;
-
-import static io.podfall.model.testing.Pods.aPod;
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /** The pods/eviction subresource: pkg/registry/core/pod/storage/eviction.go, with no PodDisruptionBudgets. */
 class EvictionTest extends RegistryFixture {
 
     @Test
     void aRunningPodGetsTheDisruptionTargetConditionThenIsMarkedTerminatingWithTheSpecsGrace() {
-        String uid = uid(create("pods", "default", aPod("web-1").onNode("node-1").withGrace(45).build()));
+        String uid = uid(create(
+                "pods", "default", aPod("web-1").onNode("node-1").withGrace(45).build()));
         running("web-1", uid);
 
         Effects effects = evict("web-1", eviction("policy/v1", "web-1"));
@@ -41,7 +41,8 @@ class EvictionTest extends RegistryFixture {
 
     @Test
     void theEvictionsDeleteOptionsGiveTheGracePeriod() {
-        String uid = uid(create("pods", "default", aPod("web-1").onNode("node-1").build()));
+        String uid =
+                uid(create("pods", "default", aPod("web-1").onNode("node-1").build()));
         running("web-1", uid);
         ObjectNode body = eviction("policy/v1beta1", "web-1");
         body.putObject("deleteOptions").put("gracePeriodSeconds", 5);
@@ -57,19 +58,30 @@ class EvictionTest extends RegistryFixture {
 
         Effects effects = evict("web-1", eviction("policy/v1", "web-1"));
 
-        assertEquals(List.of(EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_MARKED_TERMINATING, EventTypes.OBJECT_REMOVED), types(effects));
+        assertEquals(
+                List.of(EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_MARKED_TERMINATING, EventTypes.OBJECT_REMOVED),
+                types(effects));
         assertEquals(0, objects());
     }
 
     @Test
     void aFinishedPodIsRemovedAtOnceWithoutAGraceWait() {
-        String uid = uid(create("pods", "default", aPod("job-1").onNode("node-1").build()));
-        handle(request("/kubelet/node-1", EventTypes.STATUS_UPDATE_REQUESTED, "namespaces/default/pods/job-1",
-                new StatusUpdateRequest("default", "job-1", uid, new PodStatusBuilder().withPhase("Failed").build())));
+        String uid =
+                uid(create("pods", "default", aPod("job-1").onNode("node-1").build()));
+        handle(request(
+                "/kubelet/node-1",
+                EventTypes.STATUS_UPDATE_REQUESTED,
+                "namespaces/default/pods/job-1",
+                new StatusUpdateRequest(
+                        "default",
+                        "job-1",
+                        uid,
+                        new PodStatusBuilder().withPhase("Failed").build())));
 
         Effects effects = evict("job-1", eviction("policy/v1", "job-1"));
 
-        assertEquals(EventTypes.OBJECT_REMOVED, types(effects).get(types(effects).size() - 1));
+        assertEquals(
+                EventTypes.OBJECT_REMOVED, types(effects).get(types(effects).size() - 1));
         assertEquals(0L, pod(effects, types(effects).size() - 1).getMetadata().getDeletionGracePeriodSeconds());
         assertEquals(0, objects());
     }
@@ -94,8 +106,13 @@ class EvictionTest extends RegistryFixture {
         evict("web-1", eviction("policy/v1", "web-1"));
         long writes = writes();
 
-        Effects again = handle(request(Registry.SOURCE, EventTypes.EVICTION_REQUESTED, "namespaces/default/pods/web-1",
-                new EvictionRequest("default", "web-1", eviction("policy/v1", "web-1"))), T0.plusSeconds(5));
+        Effects again = handle(
+                request(
+                        Registry.SOURCE,
+                        EventTypes.EVICTION_REQUESTED,
+                        "namespaces/default/pods/web-1",
+                        new EvictionRequest("default", "web-1", eviction("policy/v1", "web-1"))),
+                T0.plusSeconds(5));
 
         assertEquals(List.of(), types(again));
         assertEquals(writes, writes());
@@ -108,12 +125,15 @@ class EvictionTest extends RegistryFixture {
         ObjectNode body = Json.MAPPER.createObjectNode();
         body.putObject("metadata").put("name", "web-1");
 
-        assertEquals(EventTypes.OBJECT_MARKED_TERMINATING, types(evict("web-1", body)).get(1));
+        assertEquals(
+                EventTypes.OBJECT_MARKED_TERMINATING,
+                types(evict("web-1", body)).get(1));
     }
 
     @Test
     void aMissingPodIsNotFound() {
-        assertEquals(404, rejection(evict("ghost", eviction("policy/v1", "ghost"))).getCode());
+        assertEquals(
+                404, rejection(evict("ghost", eviction("policy/v1", "ghost"))).getCode());
     }
 
     @Test
@@ -124,11 +144,15 @@ class EvictionTest extends RegistryFixture {
         badOptions.putObject("deleteOptions").put("gracePeriodSeconds", "soon");
 
         assertEquals(400, rejection(evict("web-1", otherKind)).getCode());
-        assertEquals("name in URL does not match name in Eviction object",
+        assertEquals(
+                "name in URL does not match name in Eviction object",
                 rejection(evict("web-1", eviction("policy/v1", "web-2"))).getMessage());
         assertEquals(400, rejection(evict("web-1", badOptions)).getCode());
-        assertEquals(400, rejection(evict("web-1", Json.MAPPER.createArrayNode())).getCode());
-        for (JsonNode grace : List.<JsonNode>of(Json.MAPPER.getNodeFactory().textNode("30"), Json.MAPPER.getNodeFactory().numberNode(1.5))) {
+        assertEquals(
+                400, rejection(evict("web-1", Json.MAPPER.createArrayNode())).getCode());
+        for (JsonNode grace : List.<JsonNode>of(
+                Json.MAPPER.getNodeFactory().textNode("30"),
+                Json.MAPPER.getNodeFactory().numberNode(1.5))) {
             ObjectNode typed = eviction("policy/v1", "web-1");
             typed.putObject("deleteOptions").set("gracePeriodSeconds", grace);
             assertEquals(400, rejection(evict("web-1", typed)).getCode(), "as Go decodes it, not coerced: " + grace);
@@ -152,23 +176,36 @@ class EvictionTest extends RegistryFixture {
         ObjectNode body = eviction("policy/v1", "web-1");
         body.putObject("deleteOptions").putObject("preconditions").put("resourceVersion", rv(1));
 
-        assertEquals(EventTypes.OBJECT_MARKED_TERMINATING, types(evict("web-1", body)).get(1));
+        assertEquals(
+                EventTypes.OBJECT_MARKED_TERMINATING,
+                types(evict("web-1", body)).get(1));
     }
 
     // --- helpers ---
 
     private Effects evict(String name, JsonNode body) {
-        return handle(request(Registry.SOURCE, EventTypes.EVICTION_REQUESTED, "namespaces/default/pods/" + name,
+        return handle(request(
+                Registry.SOURCE,
+                EventTypes.EVICTION_REQUESTED,
+                "namespaces/default/pods/" + name,
                 new EvictionRequest("default", name, body)));
     }
 
     private void running(String name, String uid) {
-        handle(request("/kubelet/node-1", EventTypes.STATUS_UPDATE_REQUESTED, "namespaces/default/pods/" + name,
-                new StatusUpdateRequest("default", name, uid, new PodStatusBuilder().withPhase("Running").build())));
+        handle(request(
+                "/kubelet/node-1",
+                EventTypes.STATUS_UPDATE_REQUESTED,
+                "namespaces/default/pods/" + name,
+                new StatusUpdateRequest(
+                        "default",
+                        name,
+                        uid,
+                        new PodStatusBuilder().withPhase("Running").build())));
     }
 
     private static ObjectNode eviction(String apiVersion, String name) {
-        ObjectNode body = Json.MAPPER.createObjectNode().put("apiVersion", apiVersion).put("kind", "Eviction");
+        ObjectNode body =
+                Json.MAPPER.createObjectNode().put("apiVersion", apiVersion).put("kind", "Eviction");
         body.putObject("metadata").put("name", name).put("namespace", "default");
         return body;
     }
@@ -182,6 +219,9 @@ class EvictionTest extends RegistryFixture {
     }
 
     private static PodCondition disruptionTarget(Pod pod) {
-        return pod.getStatus().getConditions().stream().filter(c -> c.getType().equals("DisruptionTarget")).findFirst().orElseThrow();
+        return pod.getStatus().getConditions().stream()
+                .filter(c -> c.getType().equals("DisruptionTarget"))
+                .findFirst()
+                .orElseThrow();
     }
 }

@@ -1,5 +1,11 @@
 package io.podfall.apiserver.registry;
 
+import static io.podfall.model.testing.Pods.aPod;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
@@ -15,17 +21,10 @@ import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.k8s.ResourceType;
-import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Test;
-
 import java.util.List;
 import java.util.function.Consumer;
-
-import static io.podfall.model.testing.Pods.aPod;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
 
 /** Namespaces as objects: the system ones, NamespaceLifecycle admission, and a namespace's termination. */
 class NamespaceTest extends RegistryFixture {
@@ -53,7 +52,9 @@ class NamespaceTest extends RegistryFixture {
             List<Event> first = SystemNamespaces.missing(fresh, T0);
             List<Event> second = SystemNamespaces.missing(fresh, T0.plusSeconds(5));
 
-            assertEquals(first.stream().map(Event::id).toList(), second.stream().map(Event::id).toList());
+            assertEquals(
+                    first.stream().map(Event::id).toList(),
+                    second.stream().map(Event::id).toList());
             first.forEach(e -> registry.handle(fresh, e, T0));
             second.forEach(e -> assertTrue(registry.handle(fresh, e, T0).isEmpty(), "a duplicate on the log"));
             assertEquals(4, fresh.resourceVersion());
@@ -64,7 +65,9 @@ class NamespaceTest extends RegistryFixture {
             RegistryState fresh = registry.newState();
             String before = SystemNamespaces.missing(fresh, T0).get(3).id();
             SystemNamespaces.missing(fresh, T0).forEach(e -> registry.handle(fresh, e, T0));
-            fresh.remove(ResourceType.NAMESPACES, fresh.get(ResourceType.NAMESPACES, "", "kube-node-lease").orElseThrow());
+            fresh.remove(
+                    ResourceType.NAMESPACES,
+                    fresh.get(ResourceType.NAMESPACES, "", "kube-node-lease").orElseThrow());
 
             List<Event> again = SystemNamespaces.missing(fresh, T0);
 
@@ -88,7 +91,8 @@ class NamespaceTest extends RegistryFixture {
     class Lifecycle {
         @Test
         void nothingIsCreatedInANamespaceThatDoesNotExist() {
-            Status status = rejection(create("pods", "nope", aPod("web-1").inNamespace("nope").build()));
+            Status status = rejection(
+                    create("pods", "nope", aPod("web-1").inNamespace("nope").build()));
 
             assertEquals(404, status.getCode());
             assertEquals("NotFound", status.getReason());
@@ -99,14 +103,22 @@ class NamespaceTest extends RegistryFixture {
 
         @Test
         void aMissingNamespaceIsFoundBeforeTheObjectIsValidated() {
-            Status status = rejection(create("pods", "nope", aPod("Not_Valid").inNamespace("nope").build()));
+            Status status = rejection(
+                    create("pods", "nope", aPod("Not_Valid").inNamespace("nope").build()));
 
             assertEquals(404, status.getCode());
         }
 
         @Test
         void clusterScopedObjectsNeedNoNamespace() {
-            Effects node = create("nodes", "", new NodeBuilder().withNewMetadata().withName("node-1").endMetadata().build());
+            Effects node = create(
+                    "nodes",
+                    "",
+                    new NodeBuilder()
+                            .withNewMetadata()
+                            .withName("node-1")
+                            .endMetadata()
+                            .build());
 
             assertEquals(List.of(EventTypes.OBJECT_CREATED), types(node));
         }
@@ -116,33 +128,63 @@ class NamespaceTest extends RegistryFixture {
             createNamespace("team-a");
             delete("namespaces", "", "team-a", new DeleteOptions());
 
-            Status status = rejection(create("pods", "team-a", aPod("web-1").inNamespace("team-a").build()));
+            Status status = rejection(
+                    create("pods", "team-a", aPod("web-1").inNamespace("team-a").build()));
 
             assertEquals(403, status.getCode());
             assertEquals("Forbidden", status.getReason());
-            assertEquals("pods \"web-1\" is forbidden: unable to create new content in namespace team-a because it is being terminated",
+            assertEquals(
+                    "pods \"web-1\" is forbidden: unable to create new content in namespace team-a because it is being terminated",
                     status.getMessage());
-            assertEquals("NamespaceTerminating", status.getDetails().getCauses().get(0).getReason());
-            assertEquals("metadata.namespace", status.getDetails().getCauses().get(0).getField());
-            assertEquals("namespace team-a is being terminated", status.getDetails().getCauses().get(0).getMessage());
+            assertEquals(
+                    "NamespaceTerminating",
+                    status.getDetails().getCauses().get(0).getReason());
+            assertEquals(
+                    "metadata.namespace", status.getDetails().getCauses().get(0).getField());
+            assertEquals(
+                    "namespace team-a is being terminated",
+                    status.getDetails().getCauses().get(0).getMessage());
         }
 
         @Test
         void noPodIsBoundInATerminatingNamespaceButItsPodsCanStillBeUpdatedAndDeleted() {
             createNamespace("team-a");
-            String uid = create("pods", "team-a", aPod("web-1").inNamespace("team-a").build()).events().get(0)
-                    .data(ObjectChange.class).object().path("metadata").path("uid").asText();
+            String uid = create(
+                            "pods",
+                            "team-a",
+                            aPod("web-1").inNamespace("team-a").build())
+                    .events()
+                    .get(0)
+                    .data(ObjectChange.class)
+                    .object()
+                    .path("metadata")
+                    .path("uid")
+                    .asText();
             delete("namespaces", "", "team-a", new DeleteOptions());
 
-            Status binding = rejection(handle(request("/controller/scheduler", EventTypes.BINDING_REQUESTED,
-                    "namespaces/team-a/pods/web-1", new BindingRequest("team-a", "web-1", uid, "node-1"))));
-            Effects labelled = handle(request(Registry.SOURCE, EventTypes.PATCH_REQUESTED, "namespaces/team-a/pods/web-1",
-                    new PatchRequest("pods", "team-a", "web-1", null, PatchRequest.MERGE, json("{\"metadata\":{\"labels\":{\"a\":\"b\"}}}"))));
+            Status binding = rejection(handle(request(
+                    "/controller/scheduler",
+                    EventTypes.BINDING_REQUESTED,
+                    "namespaces/team-a/pods/web-1",
+                    new BindingRequest("team-a", "web-1", uid, "node-1"))));
+            Effects labelled = handle(request(
+                    Registry.SOURCE,
+                    EventTypes.PATCH_REQUESTED,
+                    "namespaces/team-a/pods/web-1",
+                    new PatchRequest(
+                            "pods",
+                            "team-a",
+                            "web-1",
+                            null,
+                            PatchRequest.MERGE,
+                            json("{\"metadata\":{\"labels\":{\"a\":\"b\"}}}"))));
             Effects deleted = delete("pods", "team-a", "web-1", new DeleteOptions());
 
             assertEquals(403, binding.getCode());
             assertEquals(List.of(EventTypes.OBJECT_UPDATED), types(labelled));
-            assertEquals(EventTypes.OBJECT_REMOVED, deleted.events().get(deleted.events().size() - 1).type());
+            assertEquals(
+                    EventTypes.OBJECT_REMOVED,
+                    deleted.events().get(deleted.events().size() - 1).type());
         }
 
         @Test
@@ -150,33 +192,53 @@ class NamespaceTest extends RegistryFixture {
             for (String name : NamespaceLifecycle.IMMORTAL) {
                 Status status = rejection(delete("namespaces", "", name, new DeleteOptions()));
                 assertEquals(403, status.getCode());
-                assertEquals("namespaces \"" + name + "\" is forbidden: this namespace may not be deleted", status.getMessage());
+                assertEquals(
+                        "namespaces \"" + name + "\" is forbidden: this namespace may not be deleted",
+                        status.getMessage());
                 assertEquals(name, status.getDetails().getName());
             }
-            assertEquals(List.of(EventTypes.OBJECT_MARKED_TERMINATING), types(delete("namespaces", "", "kube-node-lease", new DeleteOptions())));
+            assertEquals(
+                    List.of(EventTypes.OBJECT_MARKED_TERMINATING),
+                    types(delete("namespaces", "", "kube-node-lease", new DeleteOptions())));
         }
 
-        /** generateName is a prefix of the same rule (a trailing '-' masked): validated, not only the name made of it. */
+        /**
+         * generateName is a prefix of the same rule (a trailing '-' masked): validated, not only the name made of it.
+         */
         @Test
         void aGenerateNameIsValidatedAsAPrefixOfTheNameRule() {
-            Status status = rejection(create("namespaces", "", json("{\"metadata\":{\"generateName\":\"" + "a".repeat(300) + "\"}}")));
+            Status status = rejection(
+                    create("namespaces", "", json("{\"metadata\":{\"generateName\":\"" + "a".repeat(300) + "\"}}")));
 
             assertEquals(422, status.getCode());
-            assertEquals("metadata.generateName", status.getDetails().getCauses().get(0).getField());
+            assertEquals(
+                    "metadata.generateName",
+                    status.getDetails().getCauses().get(0).getField());
             assertTrue(status.getMessage().contains("must be no more than 63 characters"), status.getMessage());
-            assertEquals(List.of(EventTypes.OBJECT_CREATED), types(create("namespaces", "", json("{\"metadata\":{\"generateName\":\"team-\"}}"))));
+            assertEquals(
+                    List.of(EventTypes.OBJECT_CREATED),
+                    types(create("namespaces", "", json("{\"metadata\":{\"generateName\":\"team-\"}}"))));
         }
 
-        /** The spec and status of an update are the stored ones, but the body is decoded whole first: a string is no spec. */
+        /**
+         * The spec and status of an update are the stored ones, but the body is decoded whole first: a string is no
+         * spec.
+         */
         @Test
         void aPatchWhoseSpecIsNoObjectIsABadRequestThoughTheSpecWouldBeReplaced() {
             createNamespace("team-a");
 
-            Status status = rejection(handle(request(Registry.SOURCE, EventTypes.PATCH_REQUESTED, "namespaces/team-a",
-                    new PatchRequest("namespaces", "", "team-a", null, PatchRequest.MERGE, json("{\"spec\":\"str\"}")))));
+            Status status = rejection(handle(request(
+                    Registry.SOURCE,
+                    EventTypes.PATCH_REQUESTED,
+                    "namespaces/team-a",
+                    new PatchRequest(
+                            "namespaces", "", "team-a", null, PatchRequest.MERGE, json("{\"spec\":\"str\"}")))));
 
             assertEquals(400, status.getCode());
-            assertTrue(status.getMessage().contains("cannot unmarshal string into Go struct field Namespace.spec"), status.getMessage());
+            assertTrue(
+                    status.getMessage().contains("cannot unmarshal string into Go struct field Namespace.spec"),
+                    status.getMessage());
         }
 
         @Test
@@ -195,7 +257,13 @@ class NamespaceTest extends RegistryFixture {
         void theFirstDeleteMarksTheNamespaceTerminatingNowWithoutGraceAndKeepsItsFinalizer() {
             createNamespace("team-a");
 
-            Effects effects = delete("namespaces", "", "team-a", new DeleteOptionsBuilder().withPropagationPolicy("Background").build());
+            Effects effects = delete(
+                    "namespaces",
+                    "",
+                    "team-a",
+                    new DeleteOptionsBuilder()
+                            .withPropagationPolicy("Background")
+                            .build());
 
             assertEquals(List.of(EventTypes.OBJECT_MARKED_TERMINATING), types(effects));
             Namespace ns = effects.events().get(0).data(ObjectChange.class).object(Namespace.class);
@@ -227,7 +295,8 @@ class NamespaceTest extends RegistryFixture {
 
             assertEquals(List.of(EventTypes.OBJECT_REMOVED), types(effects));
             assertTrue(state.get(ResourceType.NAMESPACES, "", "team-a").isEmpty());
-            assertEquals(200, Outcome.of(state, lastRequest, effects).orElseThrow().code());
+            assertEquals(
+                    200, Outcome.of(state, lastRequest, effects).orElseThrow().code());
         }
 
         @Test
@@ -248,7 +317,8 @@ class NamespaceTest extends RegistryFixture {
         void anUpdateOfTheNamespaceItselfNeverChangesItsFinalizers() {
             createNamespace("team-a");
 
-            updateNamespace("team-a", null, body -> body.withObjectProperty("spec").putArray("finalizers"));
+            updateNamespace(
+                    "team-a", null, body -> body.withObjectProperty("spec").putArray("finalizers"));
 
             assertEquals(List.of("kubernetes"), namespace("team-a").getSpec().getFinalizers());
         }
@@ -260,17 +330,31 @@ class NamespaceTest extends RegistryFixture {
             Status status = rejection(finalizeNamespace("team-a", List.of("kubernetes", "mine")));
 
             assertEquals(422, status.getCode());
-            assertEquals("spec.finalizers[1]", status.getDetails().getCauses().get(0).getField());
-            assertTrue(status.getMessage().endsWith("name is neither a standard finalizer name nor is it fully qualified"), status.getMessage());
-            assertEquals(List.of(EventTypes.OBJECT_UPDATED), types(finalizeNamespace("team-a", List.of("kubernetes", "example.com/mine"))));
+            assertEquals(
+                    "spec.finalizers[1]", status.getDetails().getCauses().get(0).getField());
+            assertTrue(
+                    status.getMessage().endsWith("name is neither a standard finalizer name nor is it fully qualified"),
+                    status.getMessage());
+            assertEquals(
+                    List.of(EventTypes.OBJECT_UPDATED),
+                    types(finalizeNamespace("team-a", List.of("kubernetes", "example.com/mine"))));
         }
 
         @Test
         void theFinalizeSubresourceCannotBePatched() {
             createNamespace("team-a");
 
-            Status status = rejection(handle(request(Registry.SOURCE, EventTypes.PATCH_REQUESTED, "namespaces/team-a",
-                    new PatchRequest("namespaces", "", "team-a", Kinds.FINALIZE, PatchRequest.MERGE, json("{\"spec\":{\"finalizers\":[]}}")))));
+            Status status = rejection(handle(request(
+                    Registry.SOURCE,
+                    EventTypes.PATCH_REQUESTED,
+                    "namespaces/team-a",
+                    new PatchRequest(
+                            "namespaces",
+                            "",
+                            "team-a",
+                            Kinds.FINALIZE,
+                            PatchRequest.MERGE,
+                            json("{\"spec\":{\"finalizers\":[]}}")))));
 
             assertEquals(405, status.getCode());
         }
@@ -278,13 +362,32 @@ class NamespaceTest extends RegistryFixture {
         @Test
         void anOrphanFinalizerHoldsAFinalizedNamespaceUntilTheGarbageCollectorRemovesIt() {
             createNamespace("team-a");
-            Effects marked = delete("namespaces", "", "team-a", new DeleteOptionsBuilder().withPropagationPolicy("Orphan").build());
-            assertEquals(List.of(Registry.FINALIZER_ORPHAN), marked.events().get(0).data(ObjectChange.class).object(Namespace.class)
-                    .getMetadata().getFinalizers());
+            Effects marked = delete(
+                    "namespaces",
+                    "",
+                    "team-a",
+                    new DeleteOptionsBuilder().withPropagationPolicy("Orphan").build());
+            assertEquals(
+                    List.of(Registry.FINALIZER_ORPHAN),
+                    marked.events()
+                            .get(0)
+                            .data(ObjectChange.class)
+                            .object(Namespace.class)
+                            .getMetadata()
+                            .getFinalizers());
 
             assertEquals(List.of(EventTypes.OBJECT_UPDATED), types(finalizeNamespace("team-a", List.of())));
-            Effects released = handle(request("/controller/garbagecollector", EventTypes.PATCH_REQUESTED, "namespaces/team-a",
-                    new PatchRequest("namespaces", "", "team-a", null, PatchRequest.MERGE, json("{\"metadata\":{\"finalizers\":null}}"))));
+            Effects released = handle(request(
+                    "/controller/garbagecollector",
+                    EventTypes.PATCH_REQUESTED,
+                    "namespaces/team-a",
+                    new PatchRequest(
+                            "namespaces",
+                            "",
+                            "team-a",
+                            null,
+                            PatchRequest.MERGE,
+                            json("{\"metadata\":{\"finalizers\":null}}"))));
 
             assertEquals(List.of(EventTypes.OBJECT_REMOVED), types(released));
         }
@@ -293,22 +396,42 @@ class NamespaceTest extends RegistryFixture {
         void orphanDependentsFalseAsksForForegroundDeletionOfTheNamespace() {
             createNamespace("team-a");
 
-            Effects marked = delete("namespaces", "", "team-a", new DeleteOptionsBuilder().withOrphanDependents(false).build());
+            Effects marked = delete(
+                    "namespaces",
+                    "",
+                    "team-a",
+                    new DeleteOptionsBuilder().withOrphanDependents(false).build());
 
-            assertEquals(List.of(Registry.FINALIZER_FOREGROUND), marked.events().get(0).data(ObjectChange.class).object(Namespace.class)
-                    .getMetadata().getFinalizers());
+            assertEquals(
+                    List.of(Registry.FINALIZER_FOREGROUND),
+                    marked.events()
+                            .get(0)
+                            .data(ObjectChange.class)
+                            .object(Namespace.class)
+                            .getMetadata()
+                            .getFinalizers());
         }
 
         @Test
         void aUidPreconditionThatDoesNotMatchIsAConflictAsTheNamespaceStorageWordsIt() {
             createNamespace("team-a");
 
-            Status status = rejection(delete("namespaces", "", "team-a",
-                    new DeleteOptionsBuilder().withNewPreconditions().withUid("other").endPreconditions().build()));
+            Status status = rejection(delete(
+                    "namespaces",
+                    "",
+                    "team-a",
+                    new DeleteOptionsBuilder()
+                            .withNewPreconditions()
+                            .withUid("other")
+                            .endPreconditions()
+                            .build()));
 
             assertEquals(409, status.getCode());
-            assertEquals("Operation cannot be fulfilled on namespaces \"team-a\": Precondition failed: UID in precondition: other, "
-                    + "UID in object meta: " + namespace("team-a").getMetadata().getUid(), status.getMessage());
+            assertEquals(
+                    "Operation cannot be fulfilled on namespaces \"team-a\": Precondition failed: UID in precondition: other, "
+                            + "UID in object meta: "
+                            + namespace("team-a").getMetadata().getUid(),
+                    status.getMessage());
         }
 
         @Test
@@ -320,7 +443,13 @@ class NamespaceTest extends RegistryFixture {
             Effects effects = delete("namespaces", "", "team-a", new DeleteOptions());
 
             assertEquals(List.of(EventTypes.OBJECT_REMOVED), types(effects));
-            assertEquals("Namespace", Outcome.of(state, lastRequest, effects).orElseThrow().body().path("kind").asText(),
+            assertEquals(
+                    "Namespace",
+                    Outcome.of(state, lastRequest, effects)
+                            .orElseThrow()
+                            .body()
+                            .path("kind")
+                            .asText(),
                     "a namespace's delete answers with the object");
         }
     }
@@ -330,14 +459,18 @@ class NamespaceTest extends RegistryFixture {
     }
 
     private Effects finalizeNamespace(String name, List<String> finalizers) {
-        return updateNamespace(name, Kinds.FINALIZE, body -> body.withObjectProperty("spec").set("finalizers", Json.tree(finalizers)));
+        return updateNamespace(
+                name, Kinds.FINALIZE, body -> body.withObjectProperty("spec").set("finalizers", Json.tree(finalizers)));
     }
 
     /** A PUT of the namespace as stored, changed by {@code change}, to the namespace or its {@code subresource}. */
     private Effects updateNamespace(String name, String subresource, Consumer<ObjectNode> change) {
         ObjectNode body = (ObjectNode) Json.tree(namespace(name));
         change.accept(body);
-        return handle(request(Registry.SOURCE, EventTypes.UPDATE_REQUESTED, "namespaces/" + name,
+        return handle(request(
+                Registry.SOURCE,
+                EventTypes.UPDATE_REQUESTED,
+                "namespaces/" + name,
                 new UpdateRequest("namespaces", "", name, subresource, body)));
     }
 

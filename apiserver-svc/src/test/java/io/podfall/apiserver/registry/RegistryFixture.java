@@ -1,5 +1,7 @@
 package io.podfall.apiserver.registry;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
@@ -15,17 +17,14 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
-
 import java.time.Instant;
 import java.util.List;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 /**
- * A registry and its state, fed requests the way the log carries them: what every registry test class shares.
- * The state starts as a cluster's does, with its system namespaces ({@link SystemNamespaces}), so a test counts
- * its own writes and objects from there ({@link #rv}, {@link #writes}, {@link #objects}). Each request gets the
- * next id ({@code request-1}, {@code request-2}, …); the last one is kept for assertions on what it caused.
+ * A registry and its state, fed requests the way the log carries them: what every registry test class shares. The state
+ * starts as a cluster's does, with its system namespaces ({@link SystemNamespaces}), so a test counts its own writes
+ * and objects from there ({@link #rv}, {@link #writes}, {@link #objects}). Each request gets the next id
+ * ({@code request-1}, {@code request-2}, …); the last one is kept for assertions on what it caused.
  */
 abstract class RegistryFixture {
     static final Instant T0 = Instant.parse("2025-03-01T10:00:00Z");
@@ -34,6 +33,7 @@ abstract class RegistryFixture {
     final RegistryState state = registry.newState();
     /** The resourceVersion after the system namespaces were created, before anything of the test. */
     final long base;
+
     Event lastRequest;
     private int requests;
 
@@ -59,7 +59,14 @@ abstract class RegistryFixture {
 
     /** Creates a namespace (one write), for a test that stores objects outside {@code default}. */
     void createNamespace(String name) {
-        Effects created = create("namespaces", "", new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build());
+        Effects created = create(
+                "namespaces",
+                "",
+                new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .endMetadata()
+                        .build());
         assertEquals(List.of(EventTypes.OBJECT_CREATED), types(created));
     }
 
@@ -70,8 +77,16 @@ abstract class RegistryFixture {
 
     /** The request as the API server received it at {@code now} (its time on the log), read back at once. */
     Effects handle(Event event, Instant now) {
-        Event received = new Event(event.id(), event.source(), event.type(), event.subject(), now,
-                event.correlationId(), event.causationId(), event.traceparent(), event.data());
+        Event received = new Event(
+                event.id(),
+                event.source(),
+                event.type(),
+                event.subject(),
+                now,
+                event.correlationId(),
+                event.causationId(),
+                event.traceparent(),
+                event.data());
         return registry.handle(state, received, now);
     }
 
@@ -79,15 +94,25 @@ abstract class RegistryFixture {
         return handle(event, T0);
     }
 
-    /** Creates {@code object} (a fabric8 object or a JSON tree) as a {@code resource} in {@code namespace} ("" if cluster-scoped). */
+    /**
+     * Creates {@code object} (a fabric8 object or a JSON tree) as a {@code resource} in {@code namespace} ("" if
+     * cluster-scoped).
+     */
     Effects create(String resource, String namespace, Object object) {
         JsonNode tree = Json.tree(object);
-        return handle(request(Registry.SOURCE, EventTypes.CREATION_REQUESTED,
-                Subjects.of(namespace, resource, tree.path("metadata").path("name").asText()), new CreationRequest(resource, namespace, tree)));
+        return handle(request(
+                Registry.SOURCE,
+                EventTypes.CREATION_REQUESTED,
+                Subjects.of(
+                        namespace, resource, tree.path("metadata").path("name").asText()),
+                new CreationRequest(resource, namespace, tree)));
     }
 
     Effects delete(String resource, String namespace, String name, DeleteOptions options) {
-        return handle(request(Registry.SOURCE, EventTypes.DELETION_REQUESTED, Subjects.of(namespace, resource, name),
+        return handle(request(
+                Registry.SOURCE,
+                EventTypes.DELETION_REQUESTED,
+                Subjects.of(namespace, resource, name),
                 new DeletionRequest(resource, namespace, name, options)));
     }
 

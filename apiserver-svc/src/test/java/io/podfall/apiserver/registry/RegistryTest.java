@@ -1,5 +1,12 @@
 package io.podfall.apiserver.registry;
 
+import static io.podfall.model.testing.Pods.aPod;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
@@ -24,18 +31,10 @@ import io.podfall.model.event.Ids;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.MetaTimes;
 import io.podfall.model.k8s.ResourceType;
-import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Test;
-
 import java.time.Instant;
 import java.util.List;
-
-import static io.podfall.model.testing.Pods.aPod;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
 
 class RegistryTest extends RegistryFixture {
 
@@ -83,15 +82,21 @@ class RegistryTest extends RegistryFixture {
         Pod written = stored("web-1");
         int namespaces = SystemNamespaces.NAMES.size();
 
-        handle(creation(aPod("web-2").build(), "default"), T0.plus(RegistryState.AT_REST).minusSeconds(1));
+        handle(
+                creation(aPod("web-2").build(), "default"),
+                T0.plus(RegistryState.AT_REST).minusSeconds(1));
         assertEquals(0, state.compressed(), "nothing rested half a minute yet");
 
         handle(creation(aPod("web-3").build(), "default"), T0.plus(RegistryState.AT_REST));
         assertEquals(namespaces + 1, state.compressed(), "the namespaces and web-1, written at T0");
         assertEquals(Json.tree(written), Json.tree(stored("web-1")), "read back as it was written");
 
-        Effects marked = delete("web-1", grace(30), T0.plus(RegistryState.AT_REST).plusSeconds(1));
-        assertEquals(List.of(EventTypes.OBJECT_MARKED_TERMINATING), types(marked), "its change read from the compressed JSON");
+        Effects marked =
+                delete("web-1", grace(30), T0.plus(RegistryState.AT_REST).plusSeconds(1));
+        assertEquals(
+                List.of(EventTypes.OBJECT_MARKED_TERMINATING),
+                types(marked),
+                "its change read from the compressed JSON");
         assertEquals(namespaces, state.compressed(), "written again, web-1 is held plain until it rests");
         assertEquals(pod(marked, 0), stored("web-1"));
     }
@@ -101,8 +106,12 @@ class RegistryTest extends RegistryFixture {
         ObjectNode body = (ObjectNode) Json.tree(aPod("py").build());
         body.remove("kind");
         body.remove("apiVersion");
-        Effects effects = handle(request(EventTypes.CREATION_REQUESTED, "namespaces/default/pods/py",
-                new CreationRequest("pods", "default", body)), T0);
+        Effects effects = handle(
+                request(
+                        EventTypes.CREATION_REQUESTED,
+                        "namespaces/default/pods/py",
+                        new CreationRequest("pods", "default", body)),
+                T0);
 
         JsonNode object = effects.events().get(0).data(ObjectChange.class).object();
         assertEquals("Pod", object.path("kind").asText());
@@ -116,7 +125,15 @@ class RegistryTest extends RegistryFixture {
         create(aPod("b").inNamespace("other").build());
         Effects node = createNode("node-1");
 
-        assertEquals(rv(4), node.events().get(0).data(ObjectChange.class).object().path("metadata").path("resourceVersion").asText());
+        assertEquals(
+                rv(4),
+                node.events()
+                        .get(0)
+                        .data(ObjectChange.class)
+                        .object()
+                        .path("metadata")
+                        .path("resourceVersion")
+                        .asText());
         assertEquals(4, writes());
     }
 
@@ -126,10 +143,12 @@ class RegistryTest extends RegistryFixture {
 
         assertEquals(422, status.getCode());
         assertEquals("Invalid", status.getReason());
-        assertEquals("Pod \"Web_1\" is invalid: metadata.name: Invalid value: \"Web_1\": a lowercase RFC 1123 subdomain must "
-                + "consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
-                + "character (e.g. 'example.com', regex used for validation is "
-                + "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')", status.getMessage());
+        assertEquals(
+                "Pod \"Web_1\" is invalid: metadata.name: Invalid value: \"Web_1\": a lowercase RFC 1123 subdomain must "
+                        + "consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
+                        + "character (e.g. 'example.com', regex used for validation is "
+                        + "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+                status.getMessage());
         assertEquals("metadata.name", status.getDetails().getCauses().get(0).getField());
         assertEquals("FieldValueInvalid", status.getDetails().getCauses().get(0).getReason());
         assertEquals("Pod", status.getDetails().getKind());
@@ -151,7 +170,9 @@ class RegistryTest extends RegistryFixture {
         Status status = rejection(create(pod));
 
         assertEquals(422, status.getCode());
-        assertEquals("Pod \"\" is invalid: metadata.name: Required value: name or generateName is required", status.getMessage());
+        assertEquals(
+                "Pod \"\" is invalid: metadata.name: Required value: name or generateName is required",
+                status.getMessage());
     }
 
     @Test
@@ -179,7 +200,9 @@ class RegistryTest extends RegistryFixture {
 
         assertEquals("request-3", lastRequest.id());
         assertEquals(List.of(EventTypes.OBJECT_CREATED), types(created));
-        assertEquals(Names.generate("web-", "request-3", 2), pod(created, 0).getMetadata().getName());
+        assertEquals(
+                Names.generate("web-", "request-3", 2),
+                pod(created, 0).getMetadata().getName());
     }
 
     @Test
@@ -216,7 +239,8 @@ class RegistryTest extends RegistryFixture {
         pod.getSpec().getContainers().get(0).setImage(null);
         pod.getSpec().getContainers().get(0).setName(null);
 
-        assertEquals("Pod \"web-1\" is invalid: [spec.containers[0].name: Required value, spec.containers[0].image: Required value]",
+        assertEquals(
+                "Pod \"web-1\" is invalid: [spec.containers[0].name: Required value, spec.containers[0].image: Required value]",
                 rejection(create(pod)).getMessage());
     }
 
@@ -227,13 +251,26 @@ class RegistryTest extends RegistryFixture {
         Status status = rejection(effects);
         assertEquals(400, status.getCode());
         assertEquals("BadRequest", status.getReason());
-        assertEquals("the namespace of the provided object does not match the namespace sent on the request", status.getMessage());
+        assertEquals(
+                "the namespace of the provided object does not match the namespace sent on the request",
+                status.getMessage());
     }
 
     @Test
     void anObjectOfAnotherKindIsABadRequest() {
-        Effects effects = handle(request(EventTypes.CREATION_REQUESTED, "namespaces/default/pods/n",
-                new CreationRequest("pods", "default", Json.tree(new NodeBuilder().withNewMetadata().withName("n").endMetadata().build()))), T0);
+        Effects effects = handle(
+                request(
+                        EventTypes.CREATION_REQUESTED,
+                        "namespaces/default/pods/n",
+                        new CreationRequest(
+                                "pods",
+                                "default",
+                                Json.tree(new NodeBuilder()
+                                        .withNewMetadata()
+                                        .withName("n")
+                                        .endMetadata()
+                                        .build()))),
+                T0);
 
         assertEquals(400, rejection(effects).getCode());
     }
@@ -293,8 +330,14 @@ class RegistryTest extends RegistryFixture {
     @Test
     void eventsThatAreNoRequestsAreIgnored() {
         create(aPod("web-1").build());
-        Event fact = Event.request("x", Registry.SOURCE, EventTypes.OBJECT_CREATED, "namespaces/default/pods/web-2",
-                T0, null, ObjectChange.of(ResourceType.PODS, aPod("web-2").build()));
+        Event fact = Event.request(
+                "x",
+                Registry.SOURCE,
+                EventTypes.OBJECT_CREATED,
+                "namespaces/default/pods/web-2",
+                T0,
+                null,
+                ObjectChange.of(ResourceType.PODS, aPod("web-2").build()));
 
         assertSame(Effects.NONE, handle(fact, T0));
         assertEquals(1, objects());
@@ -314,8 +357,13 @@ class RegistryTest extends RegistryFixture {
             Pod pod = pod(effects, 0);
             assertEquals("node-1", pod.getSpec().getNodeName());
             assertEquals(rv(2), pod.getMetadata().getResourceVersion());
-            assertEquals("True", pod.getStatus().getConditions().stream().filter(c -> c.getType().equals("PodScheduled"))
-                    .findFirst().orElseThrow().getStatus());
+            assertEquals(
+                    "True",
+                    pod.getStatus().getConditions().stream()
+                            .filter(c -> c.getType().equals("PodScheduled"))
+                            .findFirst()
+                            .orElseThrow()
+                            .getStatus());
             assertEquals("node-1", stored("web-1").getSpec().getNodeName());
         }
 
@@ -335,7 +383,10 @@ class RegistryTest extends RegistryFixture {
 
             assertEquals(409, status.getCode());
             assertEquals("Conflict", status.getReason());
-            assertTrue(status.getMessage().startsWith("Operation cannot be fulfilled on pods \"web-1\": Precondition failed: UID in precondition: other-uid"),
+            assertTrue(
+                    status.getMessage()
+                            .startsWith(
+                                    "Operation cannot be fulfilled on pods \"web-1\": Precondition failed: UID in precondition: other-uid"),
                     status.getMessage());
         }
 
@@ -347,20 +398,23 @@ class RegistryTest extends RegistryFixture {
             Status status = rejection(bind("web-1", uid, "node-2"));
 
             assertEquals(409, status.getCode());
-            assertEquals("Operation cannot be fulfilled on pods/binding \"web-1\": pod web-1 is already assigned to node \"node-1\"",
+            assertEquals(
+                    "Operation cannot be fulfilled on pods/binding \"web-1\": pod web-1 is already assigned to node \"node-1\"",
                     status.getMessage());
             assertEquals("node-1", stored("web-1").getSpec().getNodeName());
         }
 
         @Test
         void bindingAPodBeingDeletedIsAConflict() {
-            String uid = uidOf(create(aPod("web-1").withFinalizer("example.com/hold").build()));
+            String uid =
+                    uidOf(create(aPod("web-1").withFinalizer("example.com/hold").build()));
             delete("web-1", new DeleteOptions(), T0);
 
             Status status = rejection(bind("web-1", uid, "node-1"));
 
             assertEquals(409, status.getCode());
-            assertEquals("Operation cannot be fulfilled on pods/binding \"web-1\": pod web-1 is being deleted, cannot be assigned to a host",
+            assertEquals(
+                    "Operation cannot be fulfilled on pods/binding \"web-1\": pod web-1 is being deleted, cannot be assigned to a host",
                     status.getMessage());
         }
     }
@@ -373,7 +427,13 @@ class RegistryTest extends RegistryFixture {
         void aStatusUpdateReplacesTheStatus() {
             String uid = uidOf(create(aPod("web-1").onNode("node-1").build()));
 
-            Effects effects = updateStatus("web-1", uid, new PodStatusBuilder().withPhase("Running").withPodIP("10.244.1.2").build());
+            Effects effects = updateStatus(
+                    "web-1",
+                    uid,
+                    new PodStatusBuilder()
+                            .withPhase("Running")
+                            .withPodIP("10.244.1.2")
+                            .build());
 
             assertEquals(List.of(EventTypes.POD_STATUS_UPDATED), types(effects));
             assertEquals("Running", stored("web-1").getStatus().getPhase());
@@ -385,20 +445,32 @@ class RegistryTest extends RegistryFixture {
         void aStatusUpdateForAnotherUidIsAConflict() {
             create(aPod("web-1").build());
 
-            assertEquals(409, rejection(updateStatus("web-1", "old-uid", new PodStatusBuilder().withPhase("Running").build())).getCode());
+            assertEquals(
+                    409,
+                    rejection(updateStatus(
+                                    "web-1",
+                                    "old-uid",
+                                    new PodStatusBuilder().withPhase("Running").build()))
+                            .getCode());
             assertEquals("Pending", stored("web-1").getStatus().getPhase());
         }
 
         @Test
         void aStatusUpdateForAMissingPodIsNotFound() {
-            assertEquals(404, rejection(updateStatus("ghost", null, new PodStatus())).getCode());
+            assertEquals(
+                    404, rejection(updateStatus("ghost", null, new PodStatus())).getCode());
         }
 
         @Test
         void aStatusUpdateThatChangesNothingWritesNothing() {
             String uid = uidOf(create(aPod("web-1").build()));
 
-            assertSame(Effects.NONE, updateStatus("web-1", uid, new PodStatusBuilder().withPhase("Pending").build()));
+            assertSame(
+                    Effects.NONE,
+                    updateStatus(
+                            "web-1",
+                            uid,
+                            new PodStatusBuilder().withPhase("Pending").build()));
             assertEquals(1, writes());
         }
     }
@@ -411,7 +483,12 @@ class RegistryTest extends RegistryFixture {
         void aScheduledPodIsMarkedTerminatingWithTheSpecsGracePeriod() {
             create(aPod("web-1").onNode("node-1").build());
 
-            Effects effects = delete("web-1", new DeleteOptionsBuilder().withPropagationPolicy("Background").build(), T0.plusSeconds(10));
+            Effects effects = delete(
+                    "web-1",
+                    new DeleteOptionsBuilder()
+                            .withPropagationPolicy("Background")
+                            .build(),
+                    T0.plusSeconds(10));
 
             assertEquals(List.of(EventTypes.OBJECT_MARKED_TERMINATING), types(effects));
             Pod pod = pod(effects, 0);
@@ -442,8 +519,8 @@ class RegistryTest extends RegistryFixture {
         }
 
         /**
-         * An absurd grace period is accepted as upstream accepts it: the deadline is now plus an int64 of
-         * nanoseconds that wraps (Long.MAX_VALUE seconds is one second before now), not an overflow that fails.
+         * An absurd grace period is accepted as upstream accepts it: the deadline is now plus an int64 of nanoseconds
+         * that wraps (Long.MAX_VALUE seconds is one second before now), not an overflow that fails.
          */
         @Test
         void anAbsurdGracePeriodGivesTheDeadlineGosWrappingArithmeticGives() {
@@ -453,7 +530,9 @@ class RegistryTest extends RegistryFixture {
 
             assertEquals(Long.MAX_VALUE, pod.getMetadata().getDeletionGracePeriodSeconds());
             assertEquals(MetaTimes.format(T0.minusSeconds(1)), pod.getMetadata().getDeletionTimestamp());
-            assertEquals(EventTypes.OBJECT_MARKED_TERMINATING, types(delete("web-1", grace(Long.MIN_VALUE + 1), T0)).get(0),
+            assertEquals(
+                    EventTypes.OBJECT_MARKED_TERMINATING,
+                    types(delete("web-1", grace(Long.MIN_VALUE + 1), T0)).get(0),
                     "and a shorter one moves the deadline by the same arithmetic");
         }
 
@@ -473,7 +552,8 @@ class RegistryTest extends RegistryFixture {
         @Test
         void aFinishedPodIsRemovedAtOnce() {
             String uid = uidOf(create(aPod("job-1").onNode("node-1").build()));
-            updateStatus("job-1", uid, new PodStatusBuilder().withPhase("Succeeded").build());
+            updateStatus(
+                    "job-1", uid, new PodStatusBuilder().withPhase("Succeeded").build());
 
             Effects effects = delete("job-1", grace(30), T0);
 
@@ -525,7 +605,14 @@ class RegistryTest extends RegistryFixture {
             create(aPod("web-1").onNode("node-1").build());
             delete("web-1", grace(30), T0);
 
-            assertSame(Effects.NONE, delete("web-1", new DeleteOptionsBuilder().withPropagationPolicy("Orphan").build(), T0));
+            assertSame(
+                    Effects.NONE,
+                    delete(
+                            "web-1",
+                            new DeleteOptionsBuilder()
+                                    .withPropagationPolicy("Orphan")
+                                    .build(),
+                            T0));
             assertTrue(stored("web-1").getMetadata().getFinalizers().isEmpty());
         }
 
@@ -534,14 +621,29 @@ class RegistryTest extends RegistryFixture {
             String uid = uidOf(create(aPod("web-1").onNode("node-1").build()));
             delete("web-1", grace(30), T0);
 
-            Effects effects = handle(request("/kubelet/node-1", EventTypes.DELETION_REQUESTED, "namespaces/default/pods/web-1",
-                    new DeletionRequest("pods", "default", "web-1",
-                            new DeleteOptionsBuilder().withGracePeriodSeconds(0L).withNewPreconditions().withUid(uid).endPreconditions().build())),
+            Effects effects = handle(
+                    request(
+                            "/kubelet/node-1",
+                            EventTypes.DELETION_REQUESTED,
+                            "namespaces/default/pods/web-1",
+                            new DeletionRequest(
+                                    "pods",
+                                    "default",
+                                    "web-1",
+                                    new DeleteOptionsBuilder()
+                                            .withGracePeriodSeconds(0L)
+                                            .withNewPreconditions()
+                                            .withUid(uid)
+                                            .endPreconditions()
+                                            .build())),
                     T0.plusSeconds(12));
 
             assertEquals(List.of(EventTypes.OBJECT_REMOVED), types(effects));
             Pod last = pod(effects, 0);
-            assertEquals("2025-03-01T10:00:00Z", last.getMetadata().getDeletionTimestamp(), "the last shortening is in the last state");
+            assertEquals(
+                    "2025-03-01T10:00:00Z",
+                    last.getMetadata().getDeletionTimestamp(),
+                    "the last shortening is in the last state");
             assertEquals(0L, last.getMetadata().getDeletionGracePeriodSeconds());
             assertEquals(Registry.SOURCE, effects.events().get(0).source());
             assertFalse(state.get(ResourceType.PODS, "default", "web-1").isPresent());
@@ -551,13 +653,22 @@ class RegistryTest extends RegistryFixture {
         void aUidPreconditionThatDoesNotMatchIsAConflict() {
             create(aPod("web-1").onNode("node-1").build());
 
-            Status status = rejection(delete("web-1", new DeleteOptionsBuilder().withGracePeriodSeconds(0L)
-                    .withNewPreconditions().withUid("old").endPreconditions().build(), T0));
+            Status status = rejection(delete(
+                    "web-1",
+                    new DeleteOptionsBuilder()
+                            .withGracePeriodSeconds(0L)
+                            .withNewPreconditions()
+                            .withUid("old")
+                            .endPreconditions()
+                            .build(),
+                    T0));
 
             assertEquals(409, status.getCode());
             assertEquals("Conflict", status.getReason());
-            assertEquals("Operation cannot be fulfilled on Pod \"web-1\": the UID in the precondition (old) does not match the UID in "
-                    + "record (" + stored("web-1").getMetadata().getUid() + "). The object might have been deleted and then recreated",
+            assertEquals(
+                    "Operation cannot be fulfilled on Pod \"web-1\": the UID in the precondition (old) does not match the UID in "
+                            + "record (" + stored("web-1").getMetadata().getUid()
+                            + "). The object might have been deleted and then recreated",
                     status.getMessage());
             assertTrue(state.get(ResourceType.PODS, "default", "web-1").isPresent());
         }
@@ -566,19 +677,35 @@ class RegistryTest extends RegistryFixture {
         void aResourceVersionPreconditionThatDoesNotMatchIsAConflict() {
             create(aPod("web-1").onNode("node-1").build());
 
-            Status status = rejection(delete("web-1", new DeleteOptionsBuilder()
-                    .withNewPreconditions().withResourceVersion("99").endPreconditions().build(), T0));
+            Status status = rejection(delete(
+                    "web-1",
+                    new DeleteOptionsBuilder()
+                            .withNewPreconditions()
+                            .withResourceVersion("99")
+                            .endPreconditions()
+                            .build(),
+                    T0));
 
             assertEquals(409, status.getCode());
-            assertTrue(status.getMessage().contains("the ResourceVersion in the precondition (99) does not match the ResourceVersion in record (" + rv(1) + ")"));
+            assertTrue(status.getMessage()
+                    .contains(
+                            "the ResourceVersion in the precondition (99) does not match the ResourceVersion in record ("
+                                    + rv(1) + ")"));
         }
 
         @Test
         void matchingPreconditionsAllowTheDelete() {
             String uid = uidOf(create(aPod("web-1").onNode("node-1").build()));
 
-            Effects effects = delete("web-1", new DeleteOptionsBuilder()
-                    .withNewPreconditions().withUid(uid).withResourceVersion(rv(1)).endPreconditions().build(), T0);
+            Effects effects = delete(
+                    "web-1",
+                    new DeleteOptionsBuilder()
+                            .withNewPreconditions()
+                            .withUid(uid)
+                            .withResourceVersion(rv(1))
+                            .endPreconditions()
+                            .build(),
+                    T0);
 
             assertEquals(List.of(EventTypes.OBJECT_MARKED_TERMINATING), types(effects));
         }
@@ -610,7 +737,10 @@ class RegistryTest extends RegistryFixture {
 
         @Test
         void aFinalizerHoldsATerminatingPodAfterItsGracePeriodIsShortenedToZero() {
-            create(aPod("web-1").onNode("node-1").withFinalizer("example.com/hold").build());
+            create(aPod("web-1")
+                    .onNode("node-1")
+                    .withFinalizer("example.com/hold")
+                    .build());
             delete("web-1", grace(30), T0);
 
             Effects effects = delete("web-1", grace(0), T0.plusSeconds(5));
@@ -625,20 +755,33 @@ class RegistryTest extends RegistryFixture {
             create(aPod("orphan").onNode("node-1").build());
             create(aPod("fg").onNode("node-1").build());
 
-            delete("orphan", new DeleteOptionsBuilder().withPropagationPolicy("Orphan").build(), T0);
-            delete("fg", new DeleteOptionsBuilder().withPropagationPolicy("Foreground").build(), T0);
+            delete(
+                    "orphan",
+                    new DeleteOptionsBuilder().withPropagationPolicy("Orphan").build(),
+                    T0);
+            delete(
+                    "fg",
+                    new DeleteOptionsBuilder()
+                            .withPropagationPolicy("Foreground")
+                            .build(),
+                    T0);
 
             assertEquals(List.of("orphan"), stored("orphan").getMetadata().getFinalizers());
-            assertEquals(List.of("foregroundDeletion"), stored("fg").getMetadata().getFinalizers());
+            assertEquals(
+                    List.of("foregroundDeletion"), stored("fg").getMetadata().getFinalizers());
         }
 
         @Test
         void backgroundRemovesTheGarbageCollectorsFinalizersAndKeepsOthers() {
-            DeleteOptions background = new DeleteOptionsBuilder().withPropagationPolicy("Background").build();
+            DeleteOptions background = new DeleteOptionsBuilder()
+                    .withPropagationPolicy("Background")
+                    .build();
 
-            assertEquals(List.of("example.com/hold"),
+            assertEquals(
+                    List.of("example.com/hold"),
                     Store.deletionFinalizers(List.of("orphan", "example.com/hold"), background));
-            assertEquals(List.of("example.com/hold", "orphan"),
+            assertEquals(
+                    List.of("example.com/hold", "orphan"),
                     Store.deletionFinalizers(List.of("example.com/hold", "orphan"), new DeleteOptions()),
                     "without a policy the finalizers already there stay");
         }
@@ -647,18 +790,24 @@ class RegistryTest extends RegistryFixture {
         void anUnsupportedPropagationPolicyIsInvalid() {
             create(aPod("web-1").onNode("node-1").build());
 
-            Status status = rejection(delete("web-1", new DeleteOptionsBuilder().withPropagationPolicy("Sideways").build(), T0));
+            Status status = rejection(delete(
+                    "web-1",
+                    new DeleteOptionsBuilder().withPropagationPolicy("Sideways").build(),
+                    T0));
 
             assertEquals(422, status.getCode());
-            assertEquals("DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: \"Sideways\": supported values: "
-                    + "\"Foreground\", \"Background\", \"Orphan\", \"nil\"", status.getMessage());
+            assertEquals(
+                    "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: \"Sideways\": supported values: "
+                            + "\"Foreground\", \"Background\", \"Orphan\", \"nil\"",
+                    status.getMessage());
         }
 
         @Test
         void aDryRunIsRefusedAndChangesNothing() {
             create(aPod("web-1").onNode("node-1").build());
 
-            Status status = rejection(delete("web-1", new DeleteOptionsBuilder().withDryRun("All").build(), T0));
+            Status status = rejection(
+                    delete("web-1", new DeleteOptionsBuilder().withDryRun("All").build(), T0));
 
             assertEquals(400, status.getCode());
             assertNull(stored("web-1").getMetadata().getDeletionTimestamp());
@@ -667,10 +816,17 @@ class RegistryTest extends RegistryFixture {
         @Test
         void aNodeIsRemovedAtOnceAndAnsweredWithAStatusSuccess() {
             createNode("node-1");
-            String uid = state.get(ResourceType.NODES, "", "node-1").orElseThrow().getMetadata().getUid();
+            String uid = state.get(ResourceType.NODES, "", "node-1")
+                    .orElseThrow()
+                    .getMetadata()
+                    .getUid();
 
-            Effects effects = handle(request(EventTypes.DELETION_REQUESTED, "nodes/node-1",
-                    new DeletionRequest("nodes", "", "node-1", grace(30))), T0);
+            Effects effects = handle(
+                    request(
+                            EventTypes.DELETION_REQUESTED,
+                            "nodes/node-1",
+                            new DeletionRequest("nodes", "", "node-1", grace(30))),
+                    T0);
 
             assertEquals(List.of(EventTypes.OBJECT_REMOVED), types(effects));
             assertFalse(state.get(ResourceType.NODES, "", "node-1").isPresent());
@@ -714,13 +870,25 @@ class RegistryTest extends RegistryFixture {
         Outcome outcome = Outcome.of(state, lastRequest, effects).orElseThrow();
 
         assertEquals(200, outcome.code());
-        assertEquals(rv(3), outcome.body().path("metadata").path("resourceVersion").asText());
-        assertEquals("0", outcome.body().path("metadata").path("deletionGracePeriodSeconds").asText());
+        assertEquals(
+                rv(3), outcome.body().path("metadata").path("resourceVersion").asText());
+        assertEquals(
+                "0",
+                outcome.body()
+                        .path("metadata")
+                        .path("deletionGracePeriodSeconds")
+                        .asText());
     }
 
     @Test
     void eventsThatAreNoRequestsHaveNoOutcome() {
-        Event fact = Event.request("x", Registry.SOURCE, EventTypes.POD_BOUND, "namespaces/default/pods/web-1", T0, null,
+        Event fact = Event.request(
+                "x",
+                Registry.SOURCE,
+                EventTypes.POD_BOUND,
+                "namespaces/default/pods/web-1",
+                T0,
+                null,
                 ObjectChange.of(ResourceType.PODS, aPod("web-1").build()));
 
         assertTrue(Outcome.of(state, fact, Effects.NONE).isEmpty());
@@ -733,7 +901,9 @@ class RegistryTest extends RegistryFixture {
     }
 
     private Event creation(Pod pod, String namespace) {
-        return request(EventTypes.CREATION_REQUESTED, Subjects.of(namespace, "pods", String.valueOf(pod.getMetadata().getName())),
+        return request(
+                EventTypes.CREATION_REQUESTED,
+                Subjects.of(namespace, "pods", String.valueOf(pod.getMetadata().getName())),
                 new CreationRequest("pods", namespace, Json.tree(pod)));
     }
 
@@ -742,24 +912,44 @@ class RegistryTest extends RegistryFixture {
     }
 
     private Effects createNode(String name) {
-        Node node = new NodeBuilder().withNewMetadata().withName(name).endMetadata().build();
-        return handle(request("/kubelet/" + name, EventTypes.CREATION_REQUESTED, "nodes/" + name,
-                new CreationRequest("nodes", "", Json.tree(node))), T0);
+        Node node =
+                new NodeBuilder().withNewMetadata().withName(name).endMetadata().build();
+        return handle(
+                request(
+                        "/kubelet/" + name,
+                        EventTypes.CREATION_REQUESTED,
+                        "nodes/" + name,
+                        new CreationRequest("nodes", "", Json.tree(node))),
+                T0);
     }
 
     private Effects bind(String name, String uid, String node) {
-        return handle(request("/controller/scheduler", EventTypes.BINDING_REQUESTED, "namespaces/default/pods/" + name,
-                new BindingRequest("default", name, uid, node)), T0);
+        return handle(
+                request(
+                        "/controller/scheduler",
+                        EventTypes.BINDING_REQUESTED,
+                        "namespaces/default/pods/" + name,
+                        new BindingRequest("default", name, uid, node)),
+                T0);
     }
 
     private Effects updateStatus(String name, String uid, PodStatus status) {
-        return handle(request("/kubelet/node-1", EventTypes.STATUS_UPDATE_REQUESTED, "namespaces/default/pods/" + name,
-                new StatusUpdateRequest("default", name, uid, status)), T0);
+        return handle(
+                request(
+                        "/kubelet/node-1",
+                        EventTypes.STATUS_UPDATE_REQUESTED,
+                        "namespaces/default/pods/" + name,
+                        new StatusUpdateRequest("default", name, uid, status)),
+                T0);
     }
 
     private Effects delete(String name, DeleteOptions options, Instant now) {
-        return handle(request(EventTypes.DELETION_REQUESTED, "namespaces/default/pods/" + name,
-                new DeletionRequest("pods", "default", name, options)), now);
+        return handle(
+                request(
+                        EventTypes.DELETION_REQUESTED,
+                        "namespaces/default/pods/" + name,
+                        new DeletionRequest("pods", "default", name, options)),
+                now);
     }
 
     private static DeleteOptions grace(long seconds) {
@@ -773,5 +963,4 @@ class RegistryTest extends RegistryFixture {
     private static String uidOf(Effects creation) {
         return pod(creation, 0).getMetadata().getUid();
     }
-
 }

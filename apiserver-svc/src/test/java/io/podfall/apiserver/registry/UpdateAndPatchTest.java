@@ -1,5 +1,10 @@
 package io.podfall.apiserver.registry;
 
+import static io.podfall.model.testing.Pods.aPod;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
@@ -15,17 +20,13 @@ import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.k8s.ResourceType;
-import org.junit.jupiter.api.Test;
-
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 
-import static io.podfall.model.testing.Pods.aPod;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-/** PUT and PATCH through the registry: the update rules, finalizer removal, and the patch applied to the stored object. */
+/**
+ * PUT and PATCH through the registry: the update rules, finalizer removal, and the patch applied to the stored object.
+ */
 class UpdateAndPatchTest extends RegistryFixture {
 
     @Test
@@ -43,7 +44,9 @@ class UpdateAndPatchTest extends RegistryFixture {
         assertEquals(Json.tree(pod), Json.tree(stored("web-1")));
         Outcome outcome = Outcome.of(state, lastRequest, effects).orElseThrow();
         assertEquals(200, outcome.code());
-        assertEquals("web", outcome.body().path("metadata").path("labels").path("app").asText());
+        assertEquals(
+                "web",
+                outcome.body().path("metadata").path("labels").path("app").asText());
     }
 
     @Test
@@ -57,8 +60,10 @@ class UpdateAndPatchTest extends RegistryFixture {
 
         assertEquals(409, status.getCode());
         assertEquals("Conflict", status.getReason());
-        assertEquals("Operation cannot be fulfilled on pods \"web-1\": the object has been modified; please apply your changes "
-                + "to the latest version and try again", status.getMessage());
+        assertEquals(
+                "Operation cannot be fulfilled on pods \"web-1\": the object has been modified; please apply your changes "
+                        + "to the latest version and try again",
+                status.getMessage());
         assertEquals(Map.of("a", "b"), stored("web-1").getMetadata().getLabels());
     }
 
@@ -80,13 +85,17 @@ class UpdateAndPatchTest extends RegistryFixture {
         meta.put("creationTimestamp", "2030-01-01T00:00:00Z");
         meta.remove("uid");
         meta.putObject("labels").put("a", "b");
-        assertEquals("2025-03-01T10:00:00Z", pod(update("web-1", null, body)).getMetadata().getCreationTimestamp());
+        assertEquals(
+                "2025-03-01T10:00:00Z",
+                pod(update("web-1", null, body)).getMetadata().getCreationTimestamp());
 
         ObjectNode other = storedJson("web-1");
         ((ObjectNode) other.path("metadata")).put("uid", "someone-else");
         Status status = rejection(update("web-1", null, other));
         assertEquals(422, status.getCode());
-        assertEquals("Pod \"web-1\" is invalid: metadata.uid: Invalid value: \"someone-else\": field is immutable", status.getMessage());
+        assertEquals(
+                "Pod \"web-1\" is invalid: metadata.uid: Invalid value: \"someone-else\": field is immutable",
+                status.getMessage());
     }
 
     @Test
@@ -109,25 +118,34 @@ class UpdateAndPatchTest extends RegistryFixture {
         create(aPod("web-1").onNode("node-1").withFinalizer("example.com/block").build());
         delete("web-1", 30L);
 
-        Status status = rejection(patch("web-1", PatchRequest.STRATEGIC, "{\"metadata\":{\"finalizers\":[\"example.com/late\"]}}"));
+        Status status = rejection(
+                patch("web-1", PatchRequest.STRATEGIC, "{\"metadata\":{\"finalizers\":[\"example.com/late\"]}}"));
 
         assertEquals(422, status.getCode());
-        assertEquals("Pod \"web-1\" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object "
-                + "is being deleted, found new finalizers []string{\"example.com/late\"}", status.getMessage());
+        assertEquals(
+                "Pod \"web-1\" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object "
+                        + "is being deleted, found new finalizers []string{\"example.com/late\"}",
+                status.getMessage());
     }
 
     @Test
     void aSpecChangeIsForbidden() {
         create(aPod("web-1").build());
 
-        Status status = rejection(patch("web-1", PatchRequest.STRATEGIC,
+        Status status = rejection(patch(
+                "web-1",
+                PatchRequest.STRATEGIC,
                 "{\"spec\":{\"containers\":[{\"name\":\"app\",\"image\":\"nginx:2\"}]}}"));
 
         assertEquals(422, status.getCode());
         assertEquals("Invalid", status.getReason());
-        assertTrue(status.getMessage().startsWith("Pod \"web-1\" is invalid: spec: Forbidden: pod updates may not change fields "
-                + "other than `metadata.labels`"), status.getMessage());
-        assertEquals("nginx:1.27", stored("web-1").getSpec().getContainers().get(0).getImage());
+        assertTrue(
+                status.getMessage()
+                        .startsWith("Pod \"web-1\" is invalid: spec: Forbidden: pod updates may not change fields "
+                                + "other than `metadata.labels`"),
+                status.getMessage());
+        assertEquals(
+                "nginx:1.27", stored("web-1").getSpec().getContainers().get(0).getImage());
     }
 
     @Test
@@ -143,11 +161,21 @@ class UpdateAndPatchTest extends RegistryFixture {
     void theMainResourceKeepsTheStatusAndTheStatusSubresourceKeepsTheSpec() {
         create(aPod("web-1").build());
 
-        Effects main = patch("web-1", PatchRequest.MERGE, "{\"status\":{\"phase\":\"Running\"},\"metadata\":{\"labels\":{\"a\":\"b\"}}}");
+        Effects main = patch(
+                "web-1",
+                PatchRequest.MERGE,
+                "{\"status\":{\"phase\":\"Running\"},\"metadata\":{\"labels\":{\"a\":\"b\"}}}");
         assertEquals("Pending", pod(main).getStatus().getPhase());
 
-        Effects status = handle(request(EventTypes.PATCH_REQUESTED, new PatchRequest("pods", "default", "web-1", "status",
-                PatchRequest.MERGE, json("{\"status\":{\"phase\":\"Running\"}}"))));
+        Effects status = handle(request(
+                EventTypes.PATCH_REQUESTED,
+                new PatchRequest(
+                        "pods",
+                        "default",
+                        "web-1",
+                        "status",
+                        PatchRequest.MERGE,
+                        json("{\"status\":{\"phase\":\"Running\"}}"))));
         assertEquals(List.of(EventTypes.OBJECT_UPDATED), types(status));
         assertEquals("Running", stored("web-1").getStatus().getPhase());
     }
@@ -161,7 +189,8 @@ class UpdateAndPatchTest extends RegistryFixture {
         assertTrue(effects.events().isEmpty());
         Outcome outcome = Outcome.of(state, lastRequest, effects).orElseThrow();
         assertEquals(200, outcome.code());
-        assertEquals(rv(1), outcome.body().path("metadata").path("resourceVersion").asText());
+        assertEquals(
+                rv(1), outcome.body().path("metadata").path("resourceVersion").asText());
     }
 
     @Test
@@ -216,8 +245,8 @@ class UpdateAndPatchTest extends RegistryFixture {
         create(aPod("x").withFinalizer("a.io/one").withFinalizer("b.io/two").build());
         delete("x", 0L);
 
-        Effects effects = patch("x", PatchRequest.STRATEGIC, 
-                "{\"metadata\":{\"$deleteFromPrimitiveList/finalizers\":[\"a.io/one\"]}}");
+        Effects effects = patch(
+                "x", PatchRequest.STRATEGIC, "{\"metadata\":{\"$deleteFromPrimitiveList/finalizers\":[\"a.io/one\"]}}");
 
         assertEquals(List.of(EventTypes.OBJECT_UPDATED), types(effects));
         assertEquals(List.of("b.io/two"), stored("x").getMetadata().getFinalizers());
@@ -238,17 +267,33 @@ class UpdateAndPatchTest extends RegistryFixture {
     @Test
     void theGarbageCollectorsPatchRemovesOneOwnerReferenceOfAPodAndNamesItsUid() {
         create(aPod("z").build());
-        patch("z", PatchRequest.MERGE, "{\"metadata\":{\"ownerReferences\":[" + ownerReference("rs-a") + "," + ownerReference("rs-b") + "]}}");
+        patch(
+                "z",
+                PatchRequest.MERGE,
+                "{\"metadata\":{\"ownerReferences\":[" + ownerReference("rs-a") + "," + ownerReference("rs-b") + "]}}");
         String uid = stored("z").getMetadata().getUid();
 
-        Effects effects = patch("z", PatchRequest.STRATEGIC,
-                "{\"metadata\":{\"ownerReferences\":[{\"$patch\":\"delete\",\"uid\":\"uid-rs-a\"}],\"uid\":\"" + uid + "\"}}");
+        Effects effects = patch(
+                "z",
+                PatchRequest.STRATEGIC,
+                "{\"metadata\":{\"ownerReferences\":[{\"$patch\":\"delete\",\"uid\":\"uid-rs-a\"}],\"uid\":\"" + uid
+                        + "\"}}");
 
         assertEquals(List.of(EventTypes.OBJECT_UPDATED), types(effects));
-        assertEquals(List.of("uid-rs-b"), stored("z").getMetadata().getOwnerReferences().stream().map(r -> r.getUid()).toList());
-        Status status = rejection(patch("z", PatchRequest.STRATEGIC,
-                "{\"metadata\":{\"ownerReferences\":[{\"$patch\":\"delete\",\"uid\":\"uid-rs-b\"}],\"uid\":\"another\"}}"));
-        assertEquals(422, status.getCode(), "the uid in the patch is a precondition: another object of that name is left alone");
+        assertEquals(
+                List.of("uid-rs-b"),
+                stored("z").getMetadata().getOwnerReferences().stream()
+                        .map(r -> r.getUid())
+                        .toList());
+        Status status = rejection(
+                patch(
+                        "z",
+                        PatchRequest.STRATEGIC,
+                        "{\"metadata\":{\"ownerReferences\":[{\"$patch\":\"delete\",\"uid\":\"uid-rs-b\"}],\"uid\":\"another\"}}"));
+        assertEquals(
+                422,
+                status.getCode(),
+                "the uid in the patch is a precondition: another object of that name is left alone");
     }
 
     @Test
@@ -258,10 +303,20 @@ class UpdateAndPatchTest extends RegistryFixture {
         String seen = stored("z").getMetadata().getResourceVersion();
         patch("z", PatchRequest.MERGE, "{\"metadata\":{\"labels\":{\"a\":\"b\"}}}");
 
-        assertEquals(409, rejection(patch("z", PatchRequest.MERGE,
-                "{\"metadata\":{\"resourceVersion\":\"" + seen + "\",\"finalizers\":[]}}")).getCode());
-        assertEquals(List.of(EventTypes.OBJECT_REMOVED), types(patch("z", PatchRequest.MERGE,
-                "{\"metadata\":{\"resourceVersion\":\"" + stored("z").getMetadata().getResourceVersion() + "\",\"finalizers\":[]}}")));
+        assertEquals(
+                409,
+                rejection(patch(
+                                "z",
+                                PatchRequest.MERGE,
+                                "{\"metadata\":{\"resourceVersion\":\"" + seen + "\",\"finalizers\":[]}}"))
+                        .getCode());
+        assertEquals(
+                List.of(EventTypes.OBJECT_REMOVED),
+                types(patch(
+                        "z",
+                        PatchRequest.MERGE,
+                        "{\"metadata\":{\"resourceVersion\":\""
+                                + stored("z").getMetadata().getResourceVersion() + "\",\"finalizers\":[]}}")));
     }
 
     // --- patch types ---
@@ -282,8 +337,11 @@ class UpdateAndPatchTest extends RegistryFixture {
     void aJsonPatchThatFailsIs422AndStoresNothing() {
         create(aPod("y").build());
 
-        Status status = rejection(patch("y", PatchRequest.JSON,
-                "[{\"op\":\"test\",\"path\":\"/metadata/name\",\"value\":\"z\"},{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{}}]"));
+        Status status = rejection(
+                patch(
+                        "y",
+                        PatchRequest.JSON,
+                        "[{\"op\":\"test\",\"path\":\"/metadata/name\",\"value\":\"z\"},{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{}}]"));
 
         assertEquals(422, status.getCode());
         assertEquals("Invalid", status.getReason());
@@ -293,10 +351,24 @@ class UpdateAndPatchTest extends RegistryFixture {
     @Test
     void aPatchIsAppliedToTheObjectAsStoredWhenTheRequestIsRead() {
         create(aPod("y").build());
-        Event first = request(EventTypes.PATCH_REQUESTED, new PatchRequest("pods", "default", "y", null, PatchRequest.JSON,
-                json("[{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{\"a\":\"1\"}}]")));
-        Event second = request(EventTypes.PATCH_REQUESTED, new PatchRequest("pods", "default", "y", null, PatchRequest.JSON,
-                json("[{\"op\":\"add\",\"path\":\"/metadata/labels/b\",\"value\":\"2\"}]")));
+        Event first = request(
+                EventTypes.PATCH_REQUESTED,
+                new PatchRequest(
+                        "pods",
+                        "default",
+                        "y",
+                        null,
+                        PatchRequest.JSON,
+                        json("[{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{\"a\":\"1\"}}]")));
+        Event second = request(
+                EventTypes.PATCH_REQUESTED,
+                new PatchRequest(
+                        "pods",
+                        "default",
+                        "y",
+                        null,
+                        PatchRequest.JSON,
+                        json("[{\"op\":\"add\",\"path\":\"/metadata/labels/b\",\"value\":\"2\"}]")));
 
         handle(first);
         handle(second);
@@ -309,7 +381,10 @@ class UpdateAndPatchTest extends RegistryFixture {
         create(aPod("y").build());
         patch("y", PatchRequest.MERGE, "{\"metadata\":{\"labels\":{\"a\":\"b\"}}}");
 
-        assertEquals(409, rejection(patch("y", PatchRequest.MERGE, "{\"metadata\":{\"resourceVersion\":\"1\",\"labels\":null}}")).getCode());
+        assertEquals(
+                409,
+                rejection(patch("y", PatchRequest.MERGE, "{\"metadata\":{\"resourceVersion\":\"1\",\"labels\":null}}"))
+                        .getCode());
     }
 
     @Test
@@ -320,17 +395,31 @@ class UpdateAndPatchTest extends RegistryFixture {
 
         assertEquals(415, status.getCode());
         assertEquals("UnsupportedMediaType", status.getReason());
-        assertEquals("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, "
-                + "application/merge-patch+json, application/strategic-merge-patch+json", status.getMessage());
+        assertEquals(
+                "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, "
+                        + "application/merge-patch+json, application/strategic-merge-patch+json",
+                status.getMessage());
     }
 
     @Test
     void aNodeCanBePatchedAndItsStatusUpdated() {
-        handle(request("/kubelet/node-1", EventTypes.CREATION_REQUESTED,
-                new CreationRequest("nodes", "", json("{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"node-1\"}}"))));
+        handle(request(
+                "/kubelet/node-1",
+                EventTypes.CREATION_REQUESTED,
+                new CreationRequest(
+                        "nodes",
+                        "",
+                        json("{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"node-1\"}}"))));
 
-        Effects labelled = handle(request(EventTypes.PATCH_REQUESTED, new PatchRequest("nodes", "", "node-1", null, PatchRequest.STRATEGIC,
-                json("{\"metadata\":{\"labels\":{\"zone\":\"a\"}},\"spec\":{\"unschedulable\":true}}"))));
+        Effects labelled = handle(request(
+                EventTypes.PATCH_REQUESTED,
+                new PatchRequest(
+                        "nodes",
+                        "",
+                        "node-1",
+                        null,
+                        PatchRequest.STRATEGIC,
+                        json("{\"metadata\":{\"labels\":{\"zone\":\"a\"}},\"spec\":{\"unschedulable\":true}}"))));
 
         assertEquals(List.of(EventTypes.OBJECT_UPDATED), types(labelled));
         JsonNode node = labelled.events().get(0).data(ObjectChange.class).object();
@@ -354,21 +443,28 @@ class UpdateAndPatchTest extends RegistryFixture {
     }
 
     private Effects update(String name, String subresource, JsonNode object) {
-        return handle(request(EventTypes.UPDATE_REQUESTED, new UpdateRequest("pods", "default", name, subresource, object)));
+        return handle(
+                request(EventTypes.UPDATE_REQUESTED, new UpdateRequest("pods", "default", name, subresource, object)));
     }
 
     private Effects patch(String name, String patchType, String patch) {
-        return handle(request(EventTypes.PATCH_REQUESTED, new PatchRequest("pods", "default", name, null, patchType, json(patch))));
+        return handle(request(
+                EventTypes.PATCH_REQUESTED, new PatchRequest("pods", "default", name, null, patchType, json(patch))));
     }
 
     private Effects delete(String name, long grace) {
-        return handle(request(EventTypes.DELETION_REQUESTED, new DeletionRequest("pods", "default", name,
-                new DeleteOptionsBuilder().withGracePeriodSeconds(grace).build())));
+        return handle(request(
+                EventTypes.DELETION_REQUESTED,
+                new DeletionRequest(
+                        "pods",
+                        "default",
+                        name,
+                        new DeleteOptionsBuilder().withGracePeriodSeconds(grace).build())));
     }
 
     private static String ownerReference(String replicaSet) {
-        return "{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"" + replicaSet + "\",\"uid\":\"uid-" + replicaSet
-                + "\",\"controller\":true,\"blockOwnerDeletion\":true}";
+        return "{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"" + replicaSet + "\",\"uid\":\"uid-"
+                + replicaSet + "\",\"controller\":true,\"blockOwnerDeletion\":true}";
     }
 
     private ObjectNode storedJson(String name) {
@@ -378,5 +474,4 @@ class UpdateAndPatchTest extends RegistryFixture {
     private static Pod pod(Effects effects) {
         return effects.events().get(0).data(ObjectChange.class).object(Pod.class);
     }
-
 }

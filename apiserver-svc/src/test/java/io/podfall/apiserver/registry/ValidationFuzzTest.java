@@ -1,5 +1,10 @@
 package io.podfall.apiserver.registry;
 
+import static io.podfall.model.testing.Pods.aPod;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -11,22 +16,16 @@ import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.apiserver.RequestRejection;
 import io.podfall.model.core.Effects;
 import io.podfall.model.event.EventTypes;
-import org.junit.jupiter.api.Test;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-
-import static io.podfall.model.testing.Pods.aPod;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /**
- * Many malformed or invalid objects, from a seeded generator (the same cases on every run): each is refused
- * with the Status upstream gives it (400 BadRequest for what cannot be read as the kind, 422 Invalid with one
- * cause per field error for what breaks a rule), a refusal writes nothing, and the registry goes on as before.
+ * Many malformed or invalid objects, from a seeded generator (the same cases on every run): each is refused with the
+ * Status upstream gives it (400 BadRequest for what cannot be read as the kind, 422 Invalid with one cause per field
+ * error for what breaks a rule), a refusal writes nothing, and the registry goes on as before.
  */
 class ValidationFuzzTest extends RegistryFixture {
     private static final long SEED = 20250301L;
@@ -67,10 +66,16 @@ class ValidationFuzzTest extends RegistryFixture {
             Status status = refused("pods", "default", without(json(POD), path), 422, "Invalid");
             assertTrue(causes(status).contains(field + " FieldValueRequired"), path + ": " + causes(status));
         });
-        Status selector = refused("deployments", "default", without(json(DEPLOYMENT), "/spec/selector"), 422, "Invalid");
-        assertTrue(causes(selector).contains("spec.selector FieldValueRequired"), causes(selector).toString());
-        Status template = refused("deployments", "default", without(json(DEPLOYMENT), "/spec/template/spec"), 422, "Invalid");
-        assertTrue(causes(template).contains("spec.template FieldValueRequired") || causes(template).contains("spec.template.spec.containers FieldValueRequired"),
+        Status selector =
+                refused("deployments", "default", without(json(DEPLOYMENT), "/spec/selector"), 422, "Invalid");
+        assertTrue(
+                causes(selector).contains("spec.selector FieldValueRequired"),
+                causes(selector).toString());
+        Status template =
+                refused("deployments", "default", without(json(DEPLOYMENT), "/spec/template/spec"), 422, "Invalid");
+        assertTrue(
+                causes(template).contains("spec.template FieldValueRequired")
+                        || causes(template).contains("spec.template.spec.containers FieldValueRequired"),
                 causes(template).toString());
         for (int i = 0; i < CASES / 10; i++) {
             ObjectNode d = (ObjectNode) json(DEPLOYMENT);
@@ -85,7 +90,8 @@ class ValidationFuzzTest extends RegistryFixture {
     @Test
     void whatCannotBeReadAsTheKindIsABadRequest() {
         JsonNodeFactory f = Json.MAPPER.getNodeFactory();
-        List<JsonNode> notObjects = List.of(f.arrayNode().add(json(POD)), f.textNode("pod"), f.numberNode(42), f.booleanNode(true), f.nullNode());
+        List<JsonNode> notObjects = List.of(
+                f.arrayNode().add(json(POD)), f.textNode("pod"), f.numberNode(42), f.booleanNode(true), f.nullNode());
         for (JsonNode body : notObjects) {
             refused("pods", "default", body, 400, "BadRequest");
         }
@@ -118,8 +124,11 @@ class ValidationFuzzTest extends RegistryFixture {
                 continue;
             }
             Status status = rejection(effects);
-            assertTrue(status.getCode() == 400 && status.getReason().equals("BadRequest")
-                    || status.getCode() == 422 && status.getReason().equals("Invalid") && !status.getDetails().getCauses().isEmpty(),
+            assertTrue(
+                    status.getCode() == 400 && status.getReason().equals("BadRequest")
+                            || status.getCode() == 422
+                                    && status.getReason().equals("Invalid")
+                                    && !status.getDetails().getCauses().isEmpty(),
                     status.getCode() + " " + status.getReason() + ": " + status.getMessage());
             assertEquals(writesBefore, writes(), "a refusal writes nothing");
         }
@@ -133,10 +142,22 @@ class ValidationFuzzTest extends RegistryFixture {
             create("pods", "default", aPod(name).onNode("node-1").build());
             long grace = -1 - random.nextInt(1_000_000);
 
-            Effects effects = delete("pods", "default", name, new DeleteOptionsBuilder().withGracePeriodSeconds(grace).build());
+            Effects effects = delete(
+                    "pods",
+                    "default",
+                    name,
+                    new DeleteOptionsBuilder().withGracePeriodSeconds(grace).build());
 
             assertEquals(List.of(EventTypes.OBJECT_MARKED_TERMINATING), types(effects), "grace " + grace);
-            assertEquals(1L, effects.events().get(0).data(ObjectChange.class).object().path("metadata").path("deletionGracePeriodSeconds").asLong());
+            assertEquals(
+                    1L,
+                    effects.events()
+                            .get(0)
+                            .data(ObjectChange.class)
+                            .object()
+                            .path("metadata")
+                            .path("deletionGracePeriodSeconds")
+                            .asLong());
         }
     }
 
@@ -148,7 +169,11 @@ class ValidationFuzzTest extends RegistryFixture {
             if (List.of("Foreground", "Background", "Orphan").contains(policy)) {
                 continue;
             }
-            Effects effects = delete("pods", "default", "web", new DeleteOptionsBuilder().withPropagationPolicy(policy).build());
+            Effects effects = delete(
+                    "pods",
+                    "default",
+                    "web",
+                    new DeleteOptionsBuilder().withPropagationPolicy(policy).build());
             Status status = rejection(effects);
             assertEquals(422, status.getCode());
             assertEquals(List.of("propagationPolicy FieldValueNotSupported"), causes(status));
@@ -169,7 +194,9 @@ class ValidationFuzzTest extends RegistryFixture {
 
     /** Lower-case letters, digits and '-', neither first nor last. */
     private static boolean isLabelShaped(String s) {
-        return !s.isEmpty() && !s.startsWith("-") && !s.endsWith("-")
+        return !s.isEmpty()
+                && !s.startsWith("-")
+                && !s.endsWith("-")
                 && s.chars().allMatch(c -> c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-');
     }
 
@@ -180,7 +207,10 @@ class ValidationFuzzTest extends RegistryFixture {
         int length = random.nextInt(10) == 0 ? 60 + random.nextInt(260) : random.nextInt(12);
         StringBuilder name = new StringBuilder();
         for (int i = 0; i < length; i++) {
-            name.append(random.nextInt(3) == 0 ? NAME_ALPHABET.charAt(random.nextInt(NAME_ALPHABET.length())) : (char) ('a' + random.nextInt(26)));
+            name.append(
+                    random.nextInt(3) == 0
+                            ? NAME_ALPHABET.charAt(random.nextInt(NAME_ALPHABET.length()))
+                            : (char) ('a' + random.nextInt(26)));
         }
         return name.toString();
     }
@@ -198,8 +228,12 @@ class ValidationFuzzTest extends RegistryFixture {
 
     /** A value of a type the field (some field) does not expect: a string where a number goes, and so on. */
     private JsonNode withWrongType(JsonNode pod) {
-        List<String> typed = List.of("/spec/terminationGracePeriodSeconds", "/spec/containers", "/spec/containers/0/ports/0/containerPort",
-                "/metadata/labels", "/spec/containers/0/ports");
+        List<String> typed = List.of(
+                "/spec/terminationGracePeriodSeconds",
+                "/spec/containers",
+                "/spec/containers/0/ports/0/containerPort",
+                "/metadata/labels",
+                "/spec/containers/0/ports");
         String path = typed.get(random.nextInt(typed.size()));
         JsonNode value = path.endsWith("s") && !path.endsWith("Seconds")
                 ? Json.MAPPER.getNodeFactory().textNode("x" + random.nextInt(100))
@@ -269,12 +303,15 @@ class ValidationFuzzTest extends RegistryFixture {
     // --- assertions ---
 
     private void expectNameRule(String resource, String namespace, String name, boolean valid) {
-        JsonNode object = json(resource.equals("deployments") ? DEPLOYMENT : resource.equals("pods") ? POD
-                : "{\"metadata\":{},\"spec\":{\"ports\":[{\"port\":80}]}}");
+        JsonNode object = json(
+                resource.equals("deployments")
+                        ? DEPLOYMENT
+                        : resource.equals("pods") ? POD : "{\"metadata\":{},\"spec\":{\"ports\":[{\"port\":80}]}}");
         ((ObjectNode) object).withObjectProperty("metadata").put("name", name);
         long writesBefore = writes();
         Effects effects = create(resource, namespace, object);
-        boolean exists = effects.events().size() == 1 && effects.events().get(0).is(EventTypes.REQUEST_REJECTED)
+        boolean exists = effects.events().size() == 1
+                && effects.events().get(0).is(EventTypes.REQUEST_REJECTED)
                 && effects.events().get(0).data(RequestRejection.class).status().getCode() == 409;
         if (valid && !exists) {
             assertEquals(List.of(EventTypes.OBJECT_CREATED), types(effects), resource + " " + quoted(name));
@@ -286,7 +323,9 @@ class ValidationFuzzTest extends RegistryFixture {
         }
         Status status = refused(effects, 422, "Invalid");
         assertFalse(status.getDetails().getCauses().isEmpty());
-        assertTrue(causes(status).stream().allMatch(c -> c.startsWith("metadata.name ")), resource + " " + quoted(name) + ": " + causes(status));
+        assertTrue(
+                causes(status).stream().allMatch(c -> c.startsWith("metadata.name ")),
+                resource + " " + quoted(name) + ": " + causes(status));
         assertEquals(writesBefore, writes());
     }
 
@@ -307,8 +346,11 @@ class ValidationFuzzTest extends RegistryFixture {
     }
 
     private static List<String> causes(Status status) {
-        return status.getDetails() == null ? List.of()
-                : status.getDetails().getCauses().stream().map(c -> c.getField() + " " + c.getReason()).toList();
+        return status.getDetails() == null
+                ? List.of()
+                : status.getDetails().getCauses().stream()
+                        .map(c -> c.getField() + " " + c.getReason())
+                        .toList();
     }
 
     /** After all that, a valid object is created with the next resourceVersion, as if nothing had happened. */
@@ -317,7 +359,15 @@ class ValidationFuzzTest extends RegistryFixture {
         Effects effects = create("pods", "default", aPod("still-works").build());
 
         assertEquals(List.of(EventTypes.OBJECT_CREATED), types(effects));
-        assertEquals(rv(next), effects.events().get(0).data(ObjectChange.class).object().path("metadata").path("resourceVersion").asText());
+        assertEquals(
+                rv(next),
+                effects.events()
+                        .get(0)
+                        .data(ObjectChange.class)
+                        .object()
+                        .path("metadata")
+                        .path("resourceVersion")
+                        .asText());
     }
 
     private static String quoted(String s) {

@@ -1,5 +1,9 @@
 package io.podfall.apiserver.rest;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podfall.apiserver.registry.Registry;
@@ -12,8 +16,6 @@ import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.k8s.ResourceType;
-import org.junit.jupiter.api.Test;
-
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,14 +26,11 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /**
- * Protobuf bodies as kubectl 1.32.4 sent them (captured, in {@code kubectl-1.32-protobuf-bodies.tsv}) decode to
- * the JSON kubectl sends for the same command when it speaks JSON (as kubectl 1.20 does).
+ * Protobuf bodies as kubectl 1.32.4 sent them (captured, in {@code kubectl-1.32-protobuf-bodies.tsv}) decode to the
+ * JSON kubectl sends for the same command when it speaks JSON (as kubectl 1.20 does).
  */
 class KubernetesProtobufTest {
     private static final Map<String, byte[]> CAPTURED = captured();
@@ -79,7 +78,9 @@ class KubernetesProtobufTest {
                                      "spec":{"containers":[{"name":"nginx","image":"nginx:1.27","resources":{}}]}},
                          "strategy":{}},
                  "status":{}}""");
-        assertDecodes("kubectl create deployment web2 --image=nginx:1.27 --image=busybox --replicas=3 --port=80 -n team-a", """
+        assertDecodes(
+                "kubectl create deployment web2 --image=nginx:1.27 --image=busybox --replicas=3 --port=80 -n team-a",
+                """
                 {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web2","namespace":"team-a","labels":{"app":"web2"}},
                  "spec":{"replicas":3,"selector":{"matchLabels":{"app":"web2"}},
                          "template":{"metadata":{"labels":{"app":"web2"}},
@@ -104,68 +105,122 @@ class KubernetesProtobufTest {
         Map<String, String> resources = new LinkedHashMap<>();
         resources.put("kubectl create namespace team-a", "namespaces");
         resources.put("kubectl create service clusterip web --tcp=80:8080", "services");
-        resources.put("kubectl create deployment web2 --image=nginx:1.27 --image=busybox --replicas=3 --port=80 -n team-a", "deployments");
+        resources.put(
+                "kubectl create deployment web2 --image=nginx:1.27 --image=busybox --replicas=3 --port=80 -n team-a",
+                "deployments");
 
         resources.forEach((command, resource) -> {
-            ObjectNode object = RequestBodies.object(ResourceType.byPlural(resource), PROTOBUF + "; charset=binary", CAPTURED.get(command));
+            ObjectNode object = RequestBodies.object(
+                    ResourceType.byPlural(resource), PROTOBUF + "; charset=binary", CAPTURED.get(command));
             String namespace = resource.equals("namespaces") ? "" : "team-a";
-            Effects effects = registry.handle(state, Event.request("r-" + resource, Registry.SOURCE, EventTypes.CREATION_REQUESTED,
-                    resource, Instant.EPOCH, null, new CreationRequest(resource, namespace, object)), Instant.EPOCH);
-            assertEquals(List.of(EventTypes.OBJECT_CREATED), effects.events().stream().map(Event::type).toList(), command);
+            Effects effects = registry.handle(
+                    state,
+                    Event.request(
+                            "r-" + resource,
+                            Registry.SOURCE,
+                            EventTypes.CREATION_REQUESTED,
+                            resource,
+                            Instant.EPOCH,
+                            null,
+                            new CreationRequest(resource, namespace, object)),
+                    Instant.EPOCH);
+            assertEquals(
+                    List.of(EventTypes.OBJECT_CREATED),
+                    effects.events().stream().map(Event::type).toList(),
+                    command);
         });
-        JsonNode deployment = Json.tree(state.get(ResourceType.DEPLOYMENTS, "team-a", "web2").orElseThrow());
+        JsonNode deployment =
+                Json.tree(state.get(ResourceType.DEPLOYMENTS, "team-a", "web2").orElseThrow());
         assertEquals(3, deployment.path("spec").path("replicas").asInt());
-        assertEquals(80, deployment.path("spec").path("template").path("spec").path("containers").get(0).path("ports").get(0)
-                .path("containerPort").asInt());
-        assertEquals("TCP", Json.tree(state.get(ResourceType.SERVICES, "team-a", "web").orElseThrow())
-                .path("spec").path("ports").get(0).path("protocol").asText());
+        assertEquals(
+                80,
+                deployment
+                        .path("spec")
+                        .path("template")
+                        .path("spec")
+                        .path("containers")
+                        .get(0)
+                        .path("ports")
+                        .get(0)
+                        .path("containerPort")
+                        .asInt());
+        assertEquals(
+                "TCP",
+                Json.tree(state.get(ResourceType.SERVICES, "team-a", "web").orElseThrow())
+                        .path("spec")
+                        .path("ports")
+                        .get(0)
+                        .path("protocol")
+                        .asText());
     }
 
     @Test
     void aFieldThatIsSetButNotDecodedIsRefusedNotDropped() {
         // A namespace whose spec carries field 9, a varint 1.
-        byte[] body = envelope("v1", "Namespace", concat(field(1, field(1, "team-a".getBytes(StandardCharsets.UTF_8))),
-                field(2, new byte[] {(byte) (9 << 3), 1})));
+        byte[] body = envelope(
+                "v1",
+                "Namespace",
+                concat(field(1, field(1, "team-a".getBytes(StandardCharsets.UTF_8))), field(2, new byte[] {
+                    (byte) (9 << 3), 1
+                })));
 
         StatusError e = assertThrows(StatusError.class, () -> KubernetesProtobuf.decode(body));
 
         assertEquals(415, e.status().getCode());
-        assertTrue(e.status().getMessage().contains("field 9 of NamespaceSpec is set"), e.status().getMessage());
+        assertTrue(
+                e.status().getMessage().contains("field 9 of NamespaceSpec is set"),
+                e.status().getMessage());
     }
 
     @Test
     void aFieldThatIsNotDecodedButHoldsOnlyZerosIsIgnored() {
         // Field 9 holds 0; field 10 an empty message; field 11 a message whose only field is 0.
         byte[] spec = concat(new byte[] {(byte) (9 << 3), 0}, field(10, new byte[0]), field(11, new byte[] {8, 0}));
-        byte[] body = envelope("v1", "Namespace", concat(field(1, field(1, "team-a".getBytes(StandardCharsets.UTF_8))), field(2, spec)));
+        byte[] body = envelope(
+                "v1",
+                "Namespace",
+                concat(field(1, field(1, "team-a".getBytes(StandardCharsets.UTF_8))), field(2, spec)));
 
-        assertEquals(Json.read("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"team-a\"},\"spec\":{}}".getBytes()),
+        assertEquals(
+                Json.read(
+                        "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"team-a\"},\"spec\":{}}"
+                                .getBytes()),
                 KubernetesProtobuf.decode(body));
     }
 
     @Test
     void aKindThatIsNotDecodedIs415AndABodyThatIsNoKubernetesProtobufIs400() {
-        StatusError pod = assertThrows(StatusError.class, () -> KubernetesProtobuf.decode(envelope("v1", "Pod", new byte[0])));
-        StatusError json = assertThrows(StatusError.class, () -> KubernetesProtobuf.decode("{\"kind\":\"Pod\"}".getBytes()));
+        StatusError pod =
+                assertThrows(StatusError.class, () -> KubernetesProtobuf.decode(envelope("v1", "Pod", new byte[0])));
+        StatusError json =
+                assertThrows(StatusError.class, () -> KubernetesProtobuf.decode("{\"kind\":\"Pod\"}".getBytes()));
         byte[] captured = CAPTURED.get("kubectl create namespace team-a");
         byte[] truncated = Arrays.copyOf(captured, captured.length - 5);
         StatusError cut = assertThrows(StatusError.class, () -> KubernetesProtobuf.decode(truncated));
 
         assertEquals(415, pod.status().getCode());
-        assertTrue(pod.status().getMessage().contains("a protobuf Pod of v1 is not decoded"), pod.status().getMessage());
+        assertTrue(
+                pod.status().getMessage().contains("a protobuf Pod of v1 is not decoded"),
+                pod.status().getMessage());
         assertEquals(400, json.status().getCode());
         assertEquals(400, cut.status().getCode());
-        assertTrue(cut.status().getMessage().startsWith("the protobuf body of the request is malformed"), cut.status().getMessage());
+        assertTrue(
+                cut.status().getMessage().startsWith("the protobuf body of the request is malformed"),
+                cut.status().getMessage());
     }
 
     @Test
     void otherMediaTypesAreStill415() {
-        StatusError e = assertThrows(StatusError.class,
-                () -> RequestBodies.object(ResourceType.PODS, "application/yaml", "kind: Pod".getBytes(StandardCharsets.UTF_8)));
+        StatusError e = assertThrows(
+                StatusError.class,
+                () -> RequestBodies.object(
+                        ResourceType.PODS, "application/yaml", "kind: Pod".getBytes(StandardCharsets.UTF_8)));
 
         assertEquals(415, e.status().getCode());
-        assertEquals("the body of the request was in an unknown format - accepted media types include: application/json, "
-                + "application/vnd.kubernetes.protobuf (got application/yaml)", e.status().getMessage());
+        assertEquals(
+                "the body of the request was in an unknown format - accepted media types include: application/json, "
+                        + "application/vnd.kubernetes.protobuf (got application/yaml)",
+                e.status().getMessage());
     }
 
     // --- helpers ---
@@ -193,7 +248,8 @@ class KubernetesProtobufTest {
 
     /** "k8s\0" and a runtime.Unknown {typeMeta = 1, raw = 2}. */
     private static byte[] envelope(String apiVersion, String kind, byte[] raw) {
-        byte[] typeMeta = concat(field(1, apiVersion.getBytes(StandardCharsets.UTF_8)), field(2, kind.getBytes(StandardCharsets.UTF_8)));
+        byte[] typeMeta = concat(
+                field(1, apiVersion.getBytes(StandardCharsets.UTF_8)), field(2, kind.getBytes(StandardCharsets.UTF_8)));
         return concat(new byte[] {'k', '8', 's', 0}, field(1, typeMeta), field(2, raw));
     }
 

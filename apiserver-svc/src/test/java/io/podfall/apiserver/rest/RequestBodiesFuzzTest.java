@@ -1,27 +1,48 @@
 package io.podfall.apiserver.rest;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.podfall.apiserver.registry.StatusError;
-import io.podfall.model.k8s.ResourceType;
-import org.junit.jupiter.api.Test;
-
-import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.Random;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.podfall.apiserver.registry.StatusError;
+import io.podfall.model.k8s.ResourceType;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
 /**
- * Odd request bodies from a seeded generator (the same on every run) reach the registry only as a JSON object:
- * anything else is a 400 BadRequest Status (415 for a media type not served), never another failure.
+ * Odd request bodies from a seeded generator (the same on every run) reach the registry only as a JSON object: anything
+ * else is a 400 BadRequest Status (415 for a media type not served), never another failure.
  */
 class RequestBodiesFuzzTest {
     private static final long SEED = 1123L;
     private static final int CASES = 2000;
-    private static final List<String> FRAGMENTS = List.of("{", "}", "[", "]", "\"", ":", ",", "null", "true", "-1e999", "0x1F",
-            "\"kind\"", "\"Pod\"", "\\u0000", "\\ud800", " ", "\n", "é", "//", "/*", "NaN", "'a'", "\u0000");
+    private static final List<String> FRAGMENTS = List.of(
+            "{",
+            "}",
+            "[",
+            "]",
+            "\"",
+            ":",
+            ",",
+            "null",
+            "true",
+            "-1e999",
+            "0x1F",
+            "\"kind\"",
+            "\"Pod\"",
+            "\\u0000",
+            "\\ud800",
+            " ",
+            "\n",
+            "é",
+            "//",
+            "/*",
+            "NaN",
+            "'a'",
+            "\u0000");
 
     private final Random random = new Random(SEED);
 
@@ -46,8 +67,10 @@ class RequestBodiesFuzzTest {
     void deeplyNestedJsonIsABadRequestNotAStackOverflow() {
         String nested = "{\"a\":".repeat(100_000) + "1" + "}".repeat(100_000);
 
-        StatusError e = assertThrows(StatusError.class,
-                () -> RequestBodies.object(ResourceType.PODS, "application/json", nested.getBytes(StandardCharsets.UTF_8)));
+        StatusError e = assertThrows(
+                StatusError.class,
+                () -> RequestBodies.object(
+                        ResourceType.PODS, "application/json", nested.getBytes(StandardCharsets.UTF_8)));
 
         assertEquals(400, e.status().getCode());
     }
@@ -55,16 +78,21 @@ class RequestBodiesFuzzTest {
     @Test
     void nonObjectJsonAndEmptyBodiesAreBadRequests() {
         for (String body : List.of("[]", "\"pod\"", "42", "null", "true", "", "   ", "{} {}")) {
-            StatusError e = assertThrows(StatusError.class,
-                    () -> RequestBodies.object(ResourceType.PODS, "application/json", body.getBytes(StandardCharsets.UTF_8)), body);
+            StatusError e = assertThrows(
+                    StatusError.class,
+                    () -> RequestBodies.object(
+                            ResourceType.PODS, "application/json", body.getBytes(StandardCharsets.UTF_8)),
+                    body);
             assertEquals(400, e.status().getCode(), body);
         }
     }
 
     @Test
     void aBodyInAMediaTypeNotServedIsUnsupported() {
-        for (String type : List.of("application/yaml", "text/plain", "application/cbor", "application/x-www-form-urlencoded")) {
-            StatusError e = assertThrows(StatusError.class, () -> RequestBodies.object(ResourceType.PODS, type, "{}".getBytes()), type);
+        for (String type :
+                List.of("application/yaml", "text/plain", "application/cbor", "application/x-www-form-urlencoded")) {
+            StatusError e = assertThrows(
+                    StatusError.class, () -> RequestBodies.object(ResourceType.PODS, type, "{}".getBytes()), type);
             assertEquals(415, e.status().getCode(), type);
         }
     }

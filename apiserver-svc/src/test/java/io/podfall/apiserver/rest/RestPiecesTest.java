@@ -1,5 +1,12 @@
 package io.podfall.apiserver.rest;
 
+import static io.podfall.model.testing.Pods.aPod;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
@@ -8,28 +15,24 @@ import io.podfall.apiserver.registry.StatusError;
 import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
 import jakarta.ws.rs.core.Response;
-import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Test;
-
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-
-import static io.podfall.model.testing.Pods.aPod;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
 
 class RestPiecesTest {
 
     @Nested
     class FieldAndLabelSelectors {
-        private final JsonNode web1 = Json.tree(aPod("web-1").onNode("node-1").withAnnotation("a", "b").build());
+        private final JsonNode web1 = Json.tree(
+                aPod("web-1").onNode("node-1").withAnnotation("a", "b").build());
         private final JsonNode unscheduled = Json.tree(aPod("web-2").build());
 
         {
-            ((ObjectNode) web1.path("metadata")).putObject("labels").put("app", "web").put("tier", "front");
+            ((ObjectNode) web1.path("metadata"))
+                    .putObject("labels")
+                    .put("app", "web")
+                    .put("tier", "front");
         }
 
         @Test
@@ -50,23 +53,29 @@ class RestPiecesTest {
 
         @Test
         void termsAreAndedAndSupportDoubleEqualsAndNotEquals() {
-            assertTrue(Selectors.parse(ResourceType.PODS, "metadata.namespace==default,spec.nodeName!=node-2", null).matches(web1));
-            assertFalse(Selectors.parse(ResourceType.PODS, "metadata.namespace=default,spec.nodeName!=node-1", null).matches(web1));
+            assertTrue(Selectors.parse(ResourceType.PODS, "metadata.namespace==default,spec.nodeName!=node-2", null)
+                    .matches(web1));
+            assertFalse(Selectors.parse(ResourceType.PODS, "metadata.namespace=default,spec.nodeName!=node-1", null)
+                    .matches(web1));
         }
 
         @Test
         void labelSelectorsMatchByEqualityAndExistence() {
-            assertTrue(Selectors.parse(ResourceType.PODS, null, "app=web,tier!=back").matches(web1));
+            assertTrue(Selectors.parse(ResourceType.PODS, null, "app=web,tier!=back")
+                    .matches(web1));
             assertFalse(Selectors.parse(ResourceType.PODS, null, "app=db").matches(web1));
             assertTrue(Selectors.parse(ResourceType.PODS, null, "app").matches(web1));
             assertFalse(Selectors.parse(ResourceType.PODS, null, "!app").matches(web1));
-            assertTrue(Selectors.parse(ResourceType.PODS, null, "app!=web").matches(unscheduled), "a missing label is not equal");
+            assertTrue(
+                    Selectors.parse(ResourceType.PODS, null, "app!=web").matches(unscheduled),
+                    "a missing label is not equal");
             assertFalse(Selectors.parse(ResourceType.PODS, null, "app=web").matches(unscheduled));
         }
 
         @Test
         void anUnknownFieldIsRefusedAsUpstreamRefusesIt() {
-            StatusError e = assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.PODS, "spec.color=red", null));
+            StatusError e =
+                    assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.PODS, "spec.color=red", null));
 
             assertEquals(400, e.status().getCode());
             assertEquals("BadRequest", e.status().getReason());
@@ -77,22 +86,46 @@ class RestPiecesTest {
         void nodesOnlySelectByName() {
             assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.NODES, "spec.nodeName=x", null));
             assertTrue(Selectors.parse(ResourceType.NODES, "metadata.name=node-1", null)
-                    .matches(Json.MAPPER.createObjectNode().set("metadata", Json.MAPPER.createObjectNode().put("name", "node-1"))));
+                    .matches(Json.MAPPER
+                            .createObjectNode()
+                            .set("metadata", Json.MAPPER.createObjectNode().put("name", "node-1"))));
         }
 
         @Test
         void setBasedOrMalformedSelectorsAreBadRequests() {
-            assertEquals(400, assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.PODS, null, "app in (a,b)")).status().getCode());
-            assertEquals(400, assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.PODS, "metadata.name", null)).status().getCode());
+            assertEquals(
+                    400,
+                    assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.PODS, null, "app in (a,b)"))
+                            .status()
+                            .getCode());
+            assertEquals(
+                    400,
+                    assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.PODS, "metadata.name", null))
+                            .status()
+                            .getCode());
         }
 
         /** An empty term is refused, as labels.Parse refuses it: dropped, "," was a selector of everything. */
         @Test
         void emptyTermsAreBadRequestsNotSelectorsOfEverything() {
             for (String selector : List.of(",", "app=web,", ",app=web", "app=web,,tier=db")) {
-                assertEquals(400, assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.PODS, null, selector), selector).status().getCode());
-                assertEquals(400, assertThrows(StatusError.class, () -> Selectors.parse(ResourceType.PODS, selector.replace("app", "metadata.name"), null),
-                        selector).status().getCode());
+                assertEquals(
+                        400,
+                        assertThrows(
+                                        StatusError.class,
+                                        () -> Selectors.parse(ResourceType.PODS, null, selector),
+                                        selector)
+                                .status()
+                                .getCode());
+                assertEquals(
+                        400,
+                        assertThrows(
+                                        StatusError.class,
+                                        () -> Selectors.parse(
+                                                ResourceType.PODS, selector.replace("app", "metadata.name"), null),
+                                        selector)
+                                .status()
+                                .getCode());
             }
         }
     }
@@ -101,7 +134,9 @@ class RestPiecesTest {
     class Bodies {
         @Test
         void aPostWithoutKindAndApiVersionGetsThemFromTheUrl() {
-            ObjectNode object = RequestBodies.object(ResourceType.PODS, "application/json",
+            ObjectNode object = RequestBodies.object(
+                    ResourceType.PODS,
+                    "application/json",
                     "{\"metadata\":{\"name\":\"pyp\"},\"spec\":{}}".getBytes(StandardCharsets.UTF_8));
 
             assertEquals("Pod", object.path("kind").asText());
@@ -111,8 +146,10 @@ class RestPiecesTest {
 
         @Test
         void unreadableJsonIsABadRequest() {
-            StatusError e = assertThrows(StatusError.class, () -> RequestBodies.object(ResourceType.PODS, null,
-                    "{\"metadata\":".getBytes(StandardCharsets.UTF_8)));
+            StatusError e = assertThrows(
+                    StatusError.class,
+                    () -> RequestBodies.object(
+                            ResourceType.PODS, null, "{\"metadata\":".getBytes(StandardCharsets.UTF_8)));
 
             assertEquals(400, e.status().getCode());
             assertEquals("BadRequest", e.status().getReason());
@@ -120,8 +157,10 @@ class RestPiecesTest {
 
         @Test
         void aBodyInAnotherMediaTypeIsUnsupported() {
-            StatusError e = assertThrows(StatusError.class, () -> RequestBodies.object(ResourceType.PODS, "application/yaml",
-                    "kind: Pod".getBytes(StandardCharsets.UTF_8)));
+            StatusError e = assertThrows(
+                    StatusError.class,
+                    () -> RequestBodies.object(
+                            ResourceType.PODS, "application/yaml", "kind: Pod".getBytes(StandardCharsets.UTF_8)));
 
             assertEquals(415, e.status().getCode());
             assertEquals("UnsupportedMediaType", e.status().getReason());
@@ -129,8 +168,12 @@ class RestPiecesTest {
 
         @Test
         void aPatchIsOneOfTheThreePatchTypesElse415() {
-            assertEquals("application/strategic-merge-patch+json", RequestBodies.patchType("application/strategic-merge-patch+json"));
-            assertEquals("application/merge-patch+json", RequestBodies.patchType("application/merge-patch+json; charset=utf-8"));
+            assertEquals(
+                    "application/strategic-merge-patch+json",
+                    RequestBodies.patchType("application/strategic-merge-patch+json"));
+            assertEquals(
+                    "application/merge-patch+json",
+                    RequestBodies.patchType("application/merge-patch+json; charset=utf-8"));
             assertEquals("application/json-patch+json", RequestBodies.patchType("application/json-patch+json"));
             for (String other : new String[] {"application/json", "application/apply-patch+yaml", null}) {
                 StatusError e = assertThrows(StatusError.class, () -> RequestBodies.patchType(other));
@@ -147,8 +190,12 @@ class RestPiecesTest {
 
         @Test
         void deleteOptionsComeFromTheBodyWhenThereIsOne() {
-            DeleteOptions o = RequestBodies.deleteOptions("application/json",
-                    "{\"gracePeriodSeconds\":5,\"propagationPolicy\":\"Background\"}".getBytes(StandardCharsets.UTF_8), "9", "Orphan", List.of());
+            DeleteOptions o = RequestBodies.deleteOptions(
+                    "application/json",
+                    "{\"gracePeriodSeconds\":5,\"propagationPolicy\":\"Background\"}".getBytes(StandardCharsets.UTF_8),
+                    "9",
+                    "Orphan",
+                    List.of());
 
             assertEquals(5L, o.getGracePeriodSeconds());
             assertEquals("Background", o.getPropagationPolicy());
@@ -156,7 +203,8 @@ class RestPiecesTest {
 
         @Test
         void deleteOptionsComeFromTheQueryWithoutABody() {
-            DeleteOptions o = RequestBodies.deleteOptions("application/json", new byte[0], "0", "Foreground", List.of("All"));
+            DeleteOptions o =
+                    RequestBodies.deleteOptions("application/json", new byte[0], "0", "Foreground", List.of("All"));
 
             assertEquals(0L, o.getGracePeriodSeconds());
             assertEquals("Foreground", o.getPropagationPolicy());
@@ -173,15 +221,30 @@ class RestPiecesTest {
 
         @Test
         void aGracePeriodThatIsNoNumberIsABadRequest() {
-            assertEquals(400, assertThrows(StatusError.class,
-                    () -> RequestBodies.deleteOptions(null, new byte[0], "soon", null, List.of())).status().getCode());
+            assertEquals(
+                    400,
+                    assertThrows(
+                                    StatusError.class,
+                                    () -> RequestBodies.deleteOptions(null, new byte[0], "soon", null, List.of()))
+                            .status()
+                            .getCode());
         }
 
         /** len(body) > 0, as delete.go reads it: whitespace is a body that is no DeleteOptions, not an absent one. */
         @Test
         void aWhitespaceBodyIsNoDeleteOptions() {
-            assertEquals(400, assertThrows(StatusError.class,
-                    () -> RequestBodies.deleteOptions("application/json", " ".getBytes(StandardCharsets.UTF_8), null, null, List.of())).status().getCode());
+            assertEquals(
+                    400,
+                    assertThrows(
+                                    StatusError.class,
+                                    () -> RequestBodies.deleteOptions(
+                                            "application/json",
+                                            " ".getBytes(StandardCharsets.UTF_8),
+                                            null,
+                                            null,
+                                            List.of()))
+                            .status()
+                            .getCode());
         }
 
         @Test
@@ -195,11 +258,21 @@ class RestPiecesTest {
         @Test
         void aGracePeriodWithSpacesIsABadRequestAndAnEmptyOneIsUnset() {
             for (String grace : List.of(" 5", "5 ", " ")) {
-                assertEquals(400, assertThrows(StatusError.class,
-                        () -> RequestBodies.deleteOptions(null, null, grace, null, List.of()), grace).status().getCode());
+                assertEquals(
+                        400,
+                        assertThrows(
+                                        StatusError.class,
+                                        () -> RequestBodies.deleteOptions(null, null, grace, null, List.of()),
+                                        grace)
+                                .status()
+                                .getCode());
             }
-            assertNull(RequestBodies.deleteOptions(null, null, "", null, List.of()).getGracePeriodSeconds());
-            assertEquals(" ", RequestBodies.deleteOptions(null, null, null, " ", List.of()).getPropagationPolicy(),
+            assertNull(
+                    RequestBodies.deleteOptions(null, null, "", null, List.of()).getGracePeriodSeconds());
+            assertEquals(
+                    " ",
+                    RequestBodies.deleteOptions(null, null, null, " ", List.of())
+                            .getPropagationPolicy(),
                     "kept for the registry's validation to refuse");
         }
 
@@ -208,13 +281,25 @@ class RestPiecesTest {
         void aBodyGracePeriodOfAnotherJsonTypeIsABadRequest() {
             for (String value : List.of("\"30\"", "1.5", "true", "2.0", "[]")) {
                 byte[] body = ("{\"gracePeriodSeconds\":" + value + "}").getBytes(StandardCharsets.UTF_8);
-                StatusError e = assertThrows(StatusError.class, () -> RequestBodies.deleteOptions("application/json", body, null, null, List.of()), value);
+                StatusError e = assertThrows(
+                        StatusError.class,
+                        () -> RequestBodies.deleteOptions("application/json", body, null, null, List.of()),
+                        value);
                 assertEquals(400, e.status().getCode(), value);
-                assertTrue(e.getMessage().startsWith("DeleteOptions in version \"v1\" cannot be handled as a DeleteOptions"), e.getMessage());
+                assertTrue(
+                        e.getMessage()
+                                .startsWith("DeleteOptions in version \"v1\" cannot be handled as a DeleteOptions"),
+                        e.getMessage());
             }
             byte[] orphan = "{\"orphanDependents\":\"true\"}".getBytes(StandardCharsets.UTF_8);
-            assertEquals(400, assertThrows(StatusError.class,
-                    () -> RequestBodies.deleteOptions("application/json", orphan, null, null, List.of())).status().getCode());
+            assertEquals(
+                    400,
+                    assertThrows(
+                                    StatusError.class,
+                                    () -> RequestBodies.deleteOptions(
+                                            "application/json", orphan, null, null, List.of()))
+                            .status()
+                            .getCode());
         }
     }
 
@@ -222,21 +307,30 @@ class RestPiecesTest {
     class StatusObjects {
         @Test
         void aNotFoundStatusRendersAsTheApiServerWritesIt() {
-            JsonNode json = Json.tree(StatusError.notFound(ResourceType.PODS, "x").status());
+            JsonNode json =
+                    Json.tree(StatusError.notFound(ResourceType.PODS, "x").status());
 
-            assertEquals(Json.read(("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
-                    + "\"message\":\"pods \\\"x\\\" not found\",\"reason\":\"NotFound\","
-                    + "\"details\":{\"name\":\"x\",\"group\":\"\",\"kind\":\"pods\"},\"code\":404}").getBytes(StandardCharsets.UTF_8)), json);
+            assertEquals(
+                    Json.read(("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+                                    + "\"message\":\"pods \\\"x\\\" not found\",\"reason\":\"NotFound\","
+                                    + "\"details\":{\"name\":\"x\",\"group\":\"\",\"kind\":\"pods\"},\"code\":404}")
+                            .getBytes(StandardCharsets.UTF_8)),
+                    json);
         }
 
         @Test
         void unknownPathsTimeoutsAndUnavailabilityHaveTheirCodesAndReasons() {
-            assertEquals("the server could not find the requested resource", StatusError.pathNotFound().status().getMessage());
+            assertEquals(
+                    "the server could not find the requested resource",
+                    StatusError.pathNotFound().status().getMessage());
             assertEquals(404, StatusError.pathNotFound().status().getCode());
             assertEquals("Timeout", StatusError.timeout().status().getReason());
             assertEquals(504, StatusError.timeout().status().getCode());
-            assertEquals("ServiceUnavailable", StatusError.serviceUnavailable("later", 1).status().getReason());
-            assertEquals(503, StatusError.serviceUnavailable("later", 1).status().getCode());
+            assertEquals(
+                    "ServiceUnavailable",
+                    StatusError.serviceUnavailable("later", 1).status().getReason());
+            assertEquals(
+                    503, StatusError.serviceUnavailable("later", 1).status().getCode());
             assertEquals(405, ErrorResponses.forCode(405, "x").status().getCode());
         }
 
@@ -252,7 +346,8 @@ class RestPiecesTest {
             assertEquals("1", response.getHeaderString("Retry-After"));
             JsonNode status = Json.read((byte[]) response.getEntity());
             assertEquals("ServiceUnavailable", status.path("reason").asText());
-            assertEquals("the API server is rebuilding its state from the log; try again shortly",
+            assertEquals(
+                    "the API server is rebuilding its state from the log; try again shortly",
                     status.path("message").asText());
             assertEquals(1, status.path("details").path("retryAfterSeconds").asInt());
             assertEquals(1, status.path("details").size(), "no name, group or kind: no object is concerned");
@@ -269,10 +364,17 @@ class RestPiecesTest {
         /** What the router refuses before a handler answers: a chunked body past the limit, a path it cannot decode. */
         @Test
         void theFrameworksOwnRefusalsAreStatusesOfTheirCode() {
-            assertEquals("RequestEntityTooLarge", ErrorResponses.forCode(413, null).status().getReason());
+            assertEquals(
+                    "RequestEntityTooLarge",
+                    ErrorResponses.forCode(413, null).status().getReason());
             assertEquals(413, ErrorResponses.forCode(413, null).status().getCode());
-            assertEquals("BadRequest", ErrorResponses.forCode(400, "bad escape").status().getReason());
-            assertEquals(400, ErrorResponses.forCode(406, "not acceptable").status().getCode(), "a 4xx without a reason of its own");
+            assertEquals(
+                    "BadRequest",
+                    ErrorResponses.forCode(400, "bad escape").status().getReason());
+            assertEquals(
+                    400,
+                    ErrorResponses.forCode(406, "not acceptable").status().getCode(),
+                    "a 4xx without a reason of its own");
             assertEquals(500, ErrorResponses.forCode(-1, "boom").status().getCode(), "an exception, no code");
         }
     }
@@ -288,7 +390,8 @@ class RestPiecesTest {
             assertTrue(pods.path("singularName").isTextual());
             assertTrue(pods.path("namespaced").asBoolean());
             assertEquals("Pod", pods.path("kind").asText());
-            assertEquals("[\"create\",\"delete\",\"deletecollection\",\"get\",\"list\",\"patch\",\"update\",\"watch\"]",
+            assertEquals(
+                    "[\"create\",\"delete\",\"deletecollection\",\"get\",\"list\",\"patch\",\"update\",\"watch\"]",
                     pods.path("verbs").toString());
             assertEquals("[\"po\"]", pods.path("shortNames").toString());
             assertEquals("[\"all\"]", pods.path("categories").toString());
@@ -302,17 +405,31 @@ class RestPiecesTest {
         void coreV1ListsTheKindsOfADeploymentsLifeWithShortNamesAndStatusSubresources() {
             JsonNode resources = Discovery.resources("").path("resources");
 
-            assertEquals("[\"ns\"]", named(resources, "namespaces").path("shortNames").toString());
+            assertEquals(
+                    "[\"ns\"]",
+                    named(resources, "namespaces").path("shortNames").toString());
             assertFalse(named(resources, "namespaces").path("namespaced").asBoolean());
-            assertEquals("[\"create\",\"delete\",\"get\",\"list\",\"patch\",\"update\",\"watch\"]",
-                    named(resources, "namespaces").path("verbs").toString(), "namespaces are deleted one by one: no deletecollection");
-            assertEquals("[\"update\"]", named(resources, "namespaces/finalize").path("verbs").toString());
-            assertEquals("[\"get\",\"patch\",\"update\"]", named(resources, "namespaces/status").path("verbs").toString());
-            assertEquals("[\"svc\"]", named(resources, "services").path("shortNames").toString());
-            assertEquals("[\"all\"]", named(resources, "services").path("categories").toString());
-            assertEquals("[\"ep\"]", named(resources, "endpoints").path("shortNames").toString());
-            assertEquals("[\"ev\"]", named(resources, "events").path("shortNames").toString());
-            assertEquals("[\"get\",\"patch\",\"update\"]", named(resources, "pods/status").path("verbs").toString());
+            assertEquals(
+                    "[\"create\",\"delete\",\"get\",\"list\",\"patch\",\"update\",\"watch\"]",
+                    named(resources, "namespaces").path("verbs").toString(),
+                    "namespaces are deleted one by one: no deletecollection");
+            assertEquals(
+                    "[\"update\"]",
+                    named(resources, "namespaces/finalize").path("verbs").toString());
+            assertEquals(
+                    "[\"get\",\"patch\",\"update\"]",
+                    named(resources, "namespaces/status").path("verbs").toString());
+            assertEquals(
+                    "[\"svc\"]", named(resources, "services").path("shortNames").toString());
+            assertEquals(
+                    "[\"all\"]", named(resources, "services").path("categories").toString());
+            assertEquals(
+                    "[\"ep\"]", named(resources, "endpoints").path("shortNames").toString());
+            assertEquals(
+                    "[\"ev\"]", named(resources, "events").path("shortNames").toString());
+            assertEquals(
+                    "[\"get\",\"patch\",\"update\"]",
+                    named(resources, "pods/status").path("verbs").toString());
             assertEquals("Pod", named(resources, "pods/status").path("kind").asText());
             assertEquals(null, named(resources, "events/status"), "events have no status subresource");
             assertEquals(null, named(resources, "deployments"), "apps is a group of its own");
@@ -334,16 +451,26 @@ class RestPiecesTest {
             JsonNode resources = doc.path("resources");
 
             assertEquals("apps/v1", doc.path("groupVersion").asText());
-            assertEquals("Deployment", named(resources, "deployments").path("kind").asText());
-            assertEquals("[\"deploy\"]", named(resources, "deployments").path("shortNames").toString());
-            assertEquals("[\"all\"]", named(resources, "deployments").path("categories").toString());
-            assertEquals("[\"rs\"]", named(resources, "replicasets").path("shortNames").toString());
+            assertEquals(
+                    "Deployment", named(resources, "deployments").path("kind").asText());
+            assertEquals(
+                    "[\"deploy\"]",
+                    named(resources, "deployments").path("shortNames").toString());
+            assertEquals(
+                    "[\"all\"]",
+                    named(resources, "deployments").path("categories").toString());
+            assertEquals(
+                    "[\"rs\"]",
+                    named(resources, "replicasets").path("shortNames").toString());
             JsonNode scale = named(resources, "deployments/scale");
             assertEquals("Scale", scale.path("kind").asText());
             assertEquals("autoscaling", scale.path("group").asText());
             assertEquals("v1", scale.path("version").asText());
-            assertEquals("ReplicaSet", named(resources, "replicasets/status").path("kind").asText());
-            assertEquals("Scale", named(resources, "replicasets/scale").path("kind").asText());
+            assertEquals(
+                    "ReplicaSet",
+                    named(resources, "replicasets/status").path("kind").asText());
+            assertEquals(
+                    "Scale", named(resources, "replicasets/scale").path("kind").asText());
             assertEquals(null, named(resources, "pods"));
         }
 
@@ -357,19 +484,26 @@ class RestPiecesTest {
             JsonNode leases = named(resources, "leases");
             assertEquals("Lease", leases.path("kind").asText());
             assertEquals(true, leases.path("namespaced").asBoolean());
-            assertEquals("[\"create\",\"delete\",\"deletecollection\",\"get\",\"list\",\"patch\",\"update\",\"watch\"]",
+            assertEquals(
+                    "[\"create\",\"delete\",\"deletecollection\",\"get\",\"list\",\"patch\",\"update\",\"watch\"]",
                     leases.path("verbs").toString());
         }
 
         @Test
         void apiAnswersV1AndApisTheAppsGroupWithItsPreferredVersion() {
-            assertEquals("{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],\"serverAddressByClientCIDRs\":[]}", Discovery.apiVersions().toString());
+            assertEquals(
+                    "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],\"serverAddressByClientCIDRs\":[]}",
+                    Discovery.apiVersions().toString());
             JsonNode groups = Discovery.apiGroupList().path("groups");
             assertEquals(2, groups.size());
             assertEquals("coordination.k8s.io", groups.get(1).path("name").asText());
             assertEquals("apps", groups.get(0).path("name").asText());
-            assertEquals("[{\"groupVersion\":\"apps/v1\",\"version\":\"v1\"}]", groups.get(0).path("versions").toString());
-            assertEquals("{\"groupVersion\":\"apps/v1\",\"version\":\"v1\"}", groups.get(0).path("preferredVersion").toString());
+            assertEquals(
+                    "[{\"groupVersion\":\"apps/v1\",\"version\":\"v1\"}]",
+                    groups.get(0).path("versions").toString());
+            assertEquals(
+                    "{\"groupVersion\":\"apps/v1\",\"version\":\"v1\"}",
+                    groups.get(0).path("preferredVersion").toString());
             assertEquals("APIGroup", Discovery.apiGroup("apps").path("kind").asText());
             assertEquals("v1.32.0", Discovery.version().path("gitVersion").asText());
         }

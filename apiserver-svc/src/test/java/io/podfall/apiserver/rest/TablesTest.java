@@ -1,28 +1,28 @@
 package io.podfall.apiserver.rest;
 
+import static io.podfall.model.testing.Pods.aPod;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.podfall.apiserver.registry.StatusError;
 import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
-import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-
-import static io.podfall.model.testing.Pods.aPod;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
 
 class TablesTest {
     private static final Instant CREATED = Instant.parse("2025-03-01T10:00:00Z");
     private static final Instant NOW = CREATED.plusSeconds(5 * 60);
-    private static final String KUBECTL_GET = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
+    private static final String KUBECTL_GET =
+            "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
 
     @Nested
     class Age {
@@ -58,7 +58,8 @@ class TablesTest {
     class PodRows {
         @Test
         void aRunningPodShowsReadyContainersStatusRestartsAgeAndTheWideColumns() {
-            assertEquals(List.of("web-1", "1/1", "Running", 0, "5m", "10.244.1.2", "node-1", "<none>", "<none>"),
+            assertEquals(
+                    List.of("web-1", "1/1", "Running", 0, "5m", "10.244.1.2", "node-1", "<none>", "<none>"),
                     Tables.podCells(running(), NOW));
         }
 
@@ -77,7 +78,12 @@ class TablesTest {
             ObjectNode status = (ObjectNode) pod.path("status");
             status.put("phase", "Failed");
             ObjectNode container = (ObjectNode) status.path("containerStatuses").get(0);
-            container.put("ready", false).putObject("state").putObject("terminated").put("exitCode", 143).put("reason", "Error");
+            container
+                    .put("ready", false)
+                    .putObject("state")
+                    .putObject("terminated")
+                    .put("exitCode", 143)
+                    .put("reason", "Error");
 
             List<Object> cells = Tables.podCells(pod, NOW);
             assertEquals("0/1", cells.get(1));
@@ -87,8 +93,14 @@ class TablesTest {
         @Test
         void aContainerWaitingGivesItsReasonAndRestartsAreSummed() {
             ObjectNode pod = running();
-            ObjectNode container = (ObjectNode) pod.path("status").path("containerStatuses").get(0);
-            container.put("ready", false).put("restartCount", 3).putObject("state").putObject("waiting").put("reason", "CrashLoopBackOff");
+            ObjectNode container =
+                    (ObjectNode) pod.path("status").path("containerStatuses").get(0);
+            container
+                    .put("ready", false)
+                    .put("restartCount", 3)
+                    .putObject("state")
+                    .putObject("waiting")
+                    .put("reason", "CrashLoopBackOff");
 
             List<Object> cells = Tables.podCells(pod, NOW);
             assertEquals("CrashLoopBackOff", cells.get(2));
@@ -97,10 +109,13 @@ class TablesTest {
 
         @Test
         void anUnscheduledPodIsPendingWithNoneForIpAndNode() {
-            ObjectNode pod = (ObjectNode) Json.tree(aPod("web-2").inPhase("Pending").build());
+            ObjectNode pod =
+                    (ObjectNode) Json.tree(aPod("web-2").inPhase("Pending").build());
             ((ObjectNode) pod.path("metadata")).put("creationTimestamp", CREATED.toString());
 
-            assertEquals(List.of("web-2", "0/1", "Pending", 0, "5m", "<none>", "<none>", "<none>", "<none>"), Tables.podCells(pod, NOW));
+            assertEquals(
+                    List.of("web-2", "0/1", "Pending", 0, "5m", "<none>", "<none>", "<none>", "<none>"),
+                    Tables.podCells(pod, NOW));
         }
     }
 
@@ -108,19 +123,49 @@ class TablesTest {
     class NodeRows {
         @Test
         void aReadyNodeShowsItsStatusRolesAgeVersionAndAddresses() {
-            JsonNode node = Json.tree(new NodeBuilder().withNewMetadata().withName("node-1").withCreationTimestamp(CREATED.toString())
-                    .addToLabels("node-role.kubernetes.io/worker", "").endMetadata()
-                    .withNewStatus().addNewCondition().withType("Ready").withStatus("True").endCondition()
-                    .addNewAddress().withType("InternalIP").withAddress("172.18.0.3").endAddress()
-                    .withNewNodeInfo().withKubeletVersion("v1.32.0").endNodeInfo().endStatus().build());
+            JsonNode node = Json.tree(new NodeBuilder()
+                    .withNewMetadata()
+                    .withName("node-1")
+                    .withCreationTimestamp(CREATED.toString())
+                    .addToLabels("node-role.kubernetes.io/worker", "")
+                    .endMetadata()
+                    .withNewStatus()
+                    .addNewCondition()
+                    .withType("Ready")
+                    .withStatus("True")
+                    .endCondition()
+                    .addNewAddress()
+                    .withType("InternalIP")
+                    .withAddress("172.18.0.3")
+                    .endAddress()
+                    .withNewNodeInfo()
+                    .withKubeletVersion("v1.32.0")
+                    .endNodeInfo()
+                    .endStatus()
+                    .build());
 
-            assertEquals(List.of("node-1", "Ready", "worker", "5m", "v1.32.0", "172.18.0.3", "<none>", "<unknown>", "<unknown>", "<unknown>"),
+            assertEquals(
+                    List.of(
+                            "node-1",
+                            "Ready",
+                            "worker",
+                            "5m",
+                            "v1.32.0",
+                            "172.18.0.3",
+                            "<none>",
+                            "<unknown>",
+                            "<unknown>",
+                            "<unknown>"),
                     Tables.nodeCells(node, NOW));
         }
 
         @Test
         void aNodeWithoutReadyConditionOrRolesIsUnknownWithNone() {
-            JsonNode node = Json.tree(new NodeBuilder().withNewMetadata().withName("node-2").endMetadata().build());
+            JsonNode node = Json.tree(new NodeBuilder()
+                    .withNewMetadata()
+                    .withName("node-2")
+                    .endMetadata()
+                    .build());
 
             List<Object> cells = Tables.nodeCells(node, NOW);
             assertEquals("Unknown", cells.get(1));
@@ -133,7 +178,9 @@ class TablesTest {
         @Test
         void kubectlGetAsksForTheV1Table() {
             assertEquals(Optional.of("v1"), Tables.requestedVersion(KUBECTL_GET));
-            assertEquals(Optional.of("v1beta1"), Tables.requestedVersion("application/json;as=Table;v=v1beta1;g=meta.k8s.io"));
+            assertEquals(
+                    Optional.of("v1beta1"),
+                    Tables.requestedVersion("application/json;as=Table;v=v1beta1;g=meta.k8s.io"));
             assertEquals(Optional.empty(), Tables.requestedVersion("application/json"));
             assertEquals(Optional.empty(), Tables.requestedVersion("application/json, */*"));
             assertEquals(Optional.empty(), Tables.requestedVersion(null));
@@ -146,9 +193,23 @@ class TablesTest {
             assertEquals("Table", table.path("kind").asText());
             assertEquals("meta.k8s.io/v1", table.path("apiVersion").asText());
             assertEquals("12", table.path("metadata").path("resourceVersion").asText());
-            assertEquals(List.of("Name", "Ready", "Status", "Restarts", "Age", "IP", "Node", "Nominated Node", "Readiness Gates"),
+            assertEquals(
+                    List.of(
+                            "Name",
+                            "Ready",
+                            "Status",
+                            "Restarts",
+                            "Age",
+                            "IP",
+                            "Node",
+                            "Nominated Node",
+                            "Readiness Gates"),
                     table.path("columnDefinitions").findValuesAsText("name"));
-            assertEquals(List.of(0, 0, 0, 0, 0, 1, 1, 1, 1), table.path("columnDefinitions").findValues("priority").stream().map(JsonNode::asInt).toList());
+            assertEquals(
+                    List.of(0, 0, 0, 0, 0, 1, 1, 1, 1),
+                    table.path("columnDefinitions").findValues("priority").stream()
+                            .map(JsonNode::asInt)
+                            .toList());
             JsonNode object = table.path("rows").get(0).path("object");
             assertEquals("PartialObjectMetadata", object.path("kind").asText());
             assertEquals("uid-1", object.path("metadata").path("uid").asText());
@@ -157,15 +218,32 @@ class TablesTest {
 
         @Test
         void includeObjectChoosesTheWholeObjectOrNone() {
-            assertEquals("Pod", Tables.table(ResourceType.PODS, List.of(running()), "1", NOW, format("Object"))
-                    .path("rows").get(0).path("object").path("kind").asText());
-            assertFalse(Tables.table(ResourceType.PODS, List.of(running()), "1", NOW, format("None")).path("rows").get(0).has("object"));
-            assertEquals(400, assertThrows(StatusError.class, () -> Tables.IncludeObject.parse("All")).status().getCode());
+            assertEquals(
+                    "Pod",
+                    Tables.table(ResourceType.PODS, List.of(running()), "1", NOW, format("Object"))
+                            .path("rows")
+                            .get(0)
+                            .path("object")
+                            .path("kind")
+                            .asText());
+            assertFalse(Tables.table(ResourceType.PODS, List.of(running()), "1", NOW, format("None"))
+                    .path("rows")
+                    .get(0)
+                    .has("object"));
+            assertEquals(
+                    400,
+                    assertThrows(StatusError.class, () -> Tables.IncludeObject.parse("All"))
+                            .status()
+                            .getCode());
         }
 
         @Test
         void anEmptyListIsATableWithNoRows() {
-            assertEquals(0, Tables.table(ResourceType.NODES, List.of(), "1", NOW, format(null)).path("rows").size());
+            assertEquals(
+                    0,
+                    Tables.table(ResourceType.NODES, List.of(), "1", NOW, format(null))
+                            .path("rows")
+                            .size());
         }
     }
 
@@ -174,13 +252,23 @@ class TablesTest {
     }
 
     private static ObjectNode running() {
-        ObjectNode pod = (ObjectNode) Json.tree(aPod("web-1").withUid("uid-1").onNode("node-1").inPhase("Running").build());
+        ObjectNode pod = (ObjectNode) Json.tree(aPod("web-1")
+                .withUid("uid-1")
+                .onNode("node-1")
+                .inPhase("Running")
+                .build());
         ((ObjectNode) pod.path("metadata")).put("creationTimestamp", CREATED.toString());
         ObjectNode status = (ObjectNode) pod.path("status");
         status.put("podIP", "10.244.1.2").putArray("podIPs").addObject().put("ip", "10.244.1.2");
         status.putArray("conditions").addObject().put("type", "Ready").put("status", "True");
-        status.putArray("containerStatuses").addObject().put("name", "app").put("ready", true).put("restartCount", 0)
-                .putObject("state").putObject("running").put("startedAt", CREATED.toString());
+        status.putArray("containerStatuses")
+                .addObject()
+                .put("name", "app")
+                .put("ready", true)
+                .put("restartCount", 0)
+                .putObject("state")
+                .putObject("running")
+                .put("startedAt", CREATED.toString());
         return pod;
     }
 }

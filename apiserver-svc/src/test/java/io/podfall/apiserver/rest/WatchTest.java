@@ -1,5 +1,14 @@
 package io.podfall.apiserver.rest;
 
+import static io.podfall.model.testing.Pods.aPod;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -22,27 +31,17 @@ import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
 import io.podfall.model.runtime.SandboxRef;
-import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-
-import static io.podfall.model.testing.Pods.aPod;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
 
 /**
- * Watch events from the registry's facts, the history a watch starts from, and what each watcher is sent. The
- * registry starts with the system namespaces; resourceVersions in assertions count from after them.
+ * Watch events from the registry's facts, the history a watch starts from, and what each watcher is sent. The registry
+ * starts with the system namespaces; resourceVersions in assertions count from after them.
  */
 class WatchTest {
     private static final Instant T0 = Instant.parse("2025-03-01T10:00:00Z");
@@ -72,7 +71,9 @@ class WatchTest {
             updateStatus("web-1", uid, "Failed");
             delete("web-1", 0, uid);
 
-            assertEquals(List.of("ADDED 1", "MODIFIED 2", "MODIFIED 3", "MODIFIED 4", "MODIFIED 5", "DELETED 6"), all.seen());
+            assertEquals(
+                    List.of("ADDED 1", "MODIFIED 2", "MODIFIED 3", "MODIFIED 4", "MODIFIED 5", "DELETED 6"),
+                    all.seen());
         }
 
         @Test
@@ -84,8 +85,15 @@ class WatchTest {
             // An unscheduled pod is marked (grace 0) and removed at once: two writes, two resourceVersions.
             assertEquals(List.of("MODIFIED 2", "DELETED 3"), all.seen().subList(1, 3));
             WatchEvent deleted = all.events.get(2);
-            assertEquals(rv(3), deleted.object().path("metadata").path("resourceVersion").asText());
-            assertEquals("0", deleted.object().path("metadata").path("deletionGracePeriodSeconds").asText());
+            assertEquals(
+                    rv(3),
+                    deleted.object().path("metadata").path("resourceVersion").asText());
+            assertEquals(
+                    "0",
+                    deleted.object()
+                            .path("metadata")
+                            .path("deletionGracePeriodSeconds")
+                            .asText());
             assertEquals(uid, deleted.object().path("metadata").path("uid").asText());
         }
 
@@ -93,8 +101,14 @@ class WatchTest {
         void rejectedRequestsAndOtherServicesEventsAreNoChange() {
             create("web-1");
             Effects rejected = create("web-1");
-            Event runtimeEvent = Event.request("r-1", "/kubelet/node-1", EventTypes.STOP_POD_SANDBOX_REQUESTED,
-                    "namespaces/default/pods/web-1", T0, null, new SandboxRef("node-1", "uid-1"));
+            Event runtimeEvent = Event.request(
+                    "r-1",
+                    "/kubelet/node-1",
+                    EventTypes.STOP_POD_SANDBOX_REQUESTED,
+                    "namespaces/default/pods/web-1",
+                    T0,
+                    null,
+                    new SandboxRef("node-1", "uid-1"));
 
             assertEquals(EventTypes.REQUEST_REJECTED, rejected.events().get(0).type());
             assertTrue(WatchEvent.of(rejected.events().get(0), k -> null).isEmpty());
@@ -144,8 +158,18 @@ class WatchTest {
         @Test
         void aWatchOfOneNamespaceSeesNothingOfAnother() {
             Recorder w = watchFrom(0, new WatchFilter(ResourceType.PODS, "default", none()));
-            handle(request(Registry.SOURCE, EventTypes.CREATION_REQUESTED, "namespaces/other",
-                    new CreationRequest("namespaces", "", Json.tree(new NamespaceBuilder().withNewMetadata().withName("other").endMetadata().build()))));
+            handle(request(
+                    Registry.SOURCE,
+                    EventTypes.CREATION_REQUESTED,
+                    "namespaces/other",
+                    new CreationRequest(
+                            "namespaces",
+                            "",
+                            Json.tree(new NamespaceBuilder()
+                                    .withNewMetadata()
+                                    .withName("other")
+                                    .endMetadata()
+                                    .build()))));
             handle(creation(aPod("db-1").inNamespace("other").build(), "other"));
             Recorder nodes = watchFrom(0, new WatchFilter(ResourceType.NODES, null, none()));
 
@@ -163,14 +187,20 @@ class WatchTest {
             StatusError e = assertThrows(StatusError.class, () -> history.since(base + 1));
             assertEquals(410, e.status().getCode());
             assertEquals("Expired", e.status().getReason());
-            assertEquals("too old resource version: " + rv(1) + " (" + rv(2) + ")", e.status().getMessage());
+            assertEquals(
+                    "too old resource version: " + rv(1) + " (" + rv(2) + ")",
+                    e.status().getMessage());
         }
 
         @Test
         void theNewestDroppedResourceVersionIsStillServedCompletely() {
             WatchHistory history = historyOfFiveChanges(3);
 
-            assertEquals(List.of(base + 3, base + 4, base + 5), history.since(base + 2).stream().map(WatchEvent::resourceVersion).toList());
+            assertEquals(
+                    List.of(base + 3, base + 4, base + 5),
+                    history.since(base + 2).stream()
+                            .map(WatchEvent::resourceVersion)
+                            .toList());
         }
 
         @Test
@@ -196,8 +226,8 @@ class WatchTest {
         @Test
         void aWatchStartedBeforeRetainedChangesGetsThemAsALiveWatchSawThem() {
             long before = state.resourceVersion();
-            WatchFilter running = new WatchFilter(ResourceType.PODS, null,
-                    Selectors.parse(ResourceType.PODS, "status.phase=Running", null));
+            WatchFilter running = new WatchFilter(
+                    ResourceType.PODS, null, Selectors.parse(ResourceType.PODS, "status.phase=Running", null));
             Recorder live = watchFrom(before, running);
             String uid = uidOf(create("web-1"));
             updateStatus("web-1", uid, "Running");
@@ -207,9 +237,18 @@ class WatchTest {
             Recorder late = watchFrom(before, running);
 
             assertEquals(List.of("ADDED 2", "DELETED 3"), late.started());
-            assertEquals(live.events.stream().map(WatchEvent::object).toList(),
+            assertEquals(
+                    live.events.stream().map(WatchEvent::object).toList(),
                     late.start.events().stream().map(WatchEvent::object).toList());
-            assertEquals("Running", late.start.events().get(1).object().path("status").path("phase").asText());
+            assertEquals(
+                    "Running",
+                    late.start
+                            .events()
+                            .get(1)
+                            .object()
+                            .path("status")
+                            .path("phase")
+                            .asText());
         }
 
         @Test
@@ -217,7 +256,8 @@ class WatchTest {
             WatchHistory history = new WatchHistory(10);
             Effects created = record(history, create("web-1"));
             byte[] written = created.events().get(0).dataJson();
-            CompressedAtRest.Held stored = state.holding(ResourceType.PODS, "default", "web-1", written).orElseThrow();
+            CompressedAtRest.Held stored = state.holding(ResourceType.PODS, "default", "web-1", written)
+                    .orElseThrow();
             assertSame(stored, history.current("pods/default/web-1"));
 
             now = T0.plus(RegistryState.AT_REST);
@@ -234,9 +274,13 @@ class WatchTest {
             Effects deleted = record(history, delete("web-1", 30, null)); // unscheduled: marked, then removed at once
             byte[] marked = deleted.events().get(0).dataJson();
 
-            assertTrue(state.holding(ResourceType.PODS, "default", "web-1", marked).isEmpty(), "the registry holds it no more");
+            assertTrue(
+                    state.holding(ResourceType.PODS, "default", "web-1", marked).isEmpty(),
+                    "the registry holds it no more");
             List<WatchEvent> changes = history.since(base + 1);
-            assertEquals(List.of(WatchEvent.MODIFIED, WatchEvent.DELETED), changes.stream().map(WatchEvent::type).toList());
+            assertEquals(
+                    List.of(WatchEvent.MODIFIED, WatchEvent.DELETED),
+                    changes.stream().map(WatchEvent::type).toList());
             assertArrayEquals(marked, changes.get(1).previous());
             assertNull(history.current("pods/default/web-1"));
         }
@@ -259,8 +303,8 @@ class WatchTest {
 
     @Nested
     class Selections {
-        private static final WatchFilter RUNNING_PODS = new WatchFilter(ResourceType.PODS, null,
-                Selectors.parse(ResourceType.PODS, "status.phase=Running", null));
+        private static final WatchFilter RUNNING_PODS = new WatchFilter(
+                ResourceType.PODS, null, Selectors.parse(ResourceType.PODS, "status.phase=Running", null));
 
         @Test
         void anObjectLeavingTheSelectionIsDeletedWithItsPreviousContentAtTheNewResourceVersion() {
@@ -291,14 +335,17 @@ class WatchTest {
             assertEquals(List.of("DELETED " + write), running.seen());
             JsonNode last = running.events.get(0).object();
             assertEquals("Running", last.path("status").path("phase").asText());
-            assertEquals(rv(write), last.path("metadata").path("resourceVersion").asText());
+            assertEquals(
+                    rv(write), last.path("metadata").path("resourceVersion").asText());
         }
 
         @Test
         void anObjectEnteringTheSelectionIsAdded() {
             String uid = uidOf(create("web-1"));
-            Recorder onNode = watchFrom(0, new WatchFilter(ResourceType.PODS, null,
-                    Selectors.parse(ResourceType.PODS, "spec.nodeName=node-1", null)));
+            Recorder onNode = watchFrom(
+                    0,
+                    new WatchFilter(
+                            ResourceType.PODS, null, Selectors.parse(ResourceType.PODS, "spec.nodeName=node-1", null)));
             bind("web-1", uid);
             updateStatus("web-1", uid, "Running");
 
@@ -310,8 +357,12 @@ class WatchTest {
         void kubectlsDeleteWaitSeesOnlyItsPodAndItsRemoval() {
             String uid = uidOf(create("web-1"));
             create("web-2");
-            Recorder wait = watchFrom(state.resourceVersion(), new WatchFilter(ResourceType.PODS, "default",
-                    Selectors.parse(ResourceType.PODS, "metadata.name=web-1", null)));
+            Recorder wait = watchFrom(
+                    state.resourceVersion(),
+                    new WatchFilter(
+                            ResourceType.PODS,
+                            "default",
+                            Selectors.parse(ResourceType.PODS, "metadata.name=web-1", null)));
             delete("web-2", 0, null);
             delete("web-1", 0, uid);
 
@@ -320,7 +371,8 @@ class WatchTest {
 
         @Test
         void aLabelSelectorThatMatchesNothingSendsNothing() {
-            Recorder w = watchFrom(0, new WatchFilter(ResourceType.PODS, null, Selectors.parse(ResourceType.PODS, null, "app=db")));
+            Recorder w = watchFrom(
+                    0, new WatchFilter(ResourceType.PODS, null, Selectors.parse(ResourceType.PODS, null, "app=db")));
             create("web-1");
 
             assertEquals(List.of(), w.seen());
@@ -329,8 +381,14 @@ class WatchTest {
 
     @Nested
     class Lines {
-        private final WatchEvent added = new WatchEvent(WatchEvent.ADDED, ResourceType.PODS, "default", "web-1", 7,
-                withRv(Json.tree(aPod("web-1").build()), "7"), null);
+        private final WatchEvent added = new WatchEvent(
+                WatchEvent.ADDED,
+                ResourceType.PODS,
+                "default",
+                "web-1",
+                7,
+                withRv(Json.tree(aPod("web-1").build()), "7"),
+                null);
         private final Tables.Format table = new Tables.Format("v1", Tables.IncludeObject.METADATA);
 
         @Test
@@ -342,13 +400,18 @@ class WatchTest {
             assertFalse(line.contains("\n "));
             JsonNode read = Json.read(line.getBytes());
             assertEquals("ADDED", read.path("type").asText());
-            assertEquals("web-1", read.path("object").path("metadata").path("name").asText());
+            assertEquals(
+                    "web-1", read.path("object").path("metadata").path("name").asText());
         }
 
         @Test
         void inTableModeTheObjectIsAOneRowTableAndOnlyTheFirstCarriesTheColumns() {
-            JsonNode first = Json.read(WatchStream.line(added, Optional.of(table), T0, true).getBytes()).path("object");
-            JsonNode later = Json.read(WatchStream.line(added, Optional.of(table), T0, false).getBytes()).path("object");
+            JsonNode first = Json.read(WatchStream.line(added, Optional.of(table), T0, true)
+                            .getBytes())
+                    .path("object");
+            JsonNode later = Json.read(WatchStream.line(added, Optional.of(table), T0, false)
+                            .getBytes())
+                    .path("object");
 
             assertEquals("Table", first.path("kind").asText());
             assertEquals("7", first.path("metadata").path("resourceVersion").asText());
@@ -360,7 +423,8 @@ class WatchTest {
 
         @Test
         void anExpiredWatchIsAnErrorEventWithTheStatus() {
-            JsonNode read = Json.read(WatchStream.errorLine(StatusError.expired(1, 2).status()).getBytes());
+            JsonNode read = Json.read(
+                    WatchStream.errorLine(StatusError.expired(1, 2).status()).getBytes());
 
             assertEquals("ERROR", read.path("type").asText());
             assertEquals(410, read.path("object").path("code").asInt());
@@ -375,16 +439,25 @@ class WatchTest {
             assertEquals(0, WatchRoute.resourceVersion(null));
             assertEquals(0, WatchRoute.resourceVersion("0"));
             assertEquals(42, WatchRoute.resourceVersion("42"));
-            assertEquals(400, assertThrows(StatusError.class, () -> WatchRoute.resourceVersion("abc")).status().getCode());
+            assertEquals(
+                    400,
+                    assertThrows(StatusError.class, () -> WatchRoute.resourceVersion("abc"))
+                            .status()
+                            .getCode());
         }
 
         @Test
         void withoutTimeoutSecondsAWatchLastsBetweenThirtyAndSixtyMinutes() {
             Duration d = WatchRoute.timeout(null);
 
-            assertTrue(d.compareTo(Duration.ofMinutes(30)) >= 0 && d.compareTo(Duration.ofMinutes(60)) < 0, d.toString());
+            assertTrue(
+                    d.compareTo(Duration.ofMinutes(30)) >= 0 && d.compareTo(Duration.ofMinutes(60)) < 0, d.toString());
             assertEquals(Duration.ofSeconds(5), WatchRoute.timeout("5"));
-            assertEquals(400, assertThrows(StatusError.class, () -> WatchRoute.timeout("-1")).status().getCode());
+            assertEquals(
+                    400,
+                    assertThrows(StatusError.class, () -> WatchRoute.timeout("-1"))
+                            .status()
+                            .getCode());
         }
     }
 
@@ -407,11 +480,15 @@ class WatchTest {
         }
 
         List<String> seen() {
-            return events.stream().map(e -> e.type() + " " + (e.resourceVersion() - base)).toList();
+            return events.stream()
+                    .map(e -> e.type() + " " + (e.resourceVersion() - base))
+                    .toList();
         }
 
         List<String> started() {
-            return start.events().stream().map(e -> e.type() + " " + (e.resourceVersion() - base)).toList();
+            return start.events().stream()
+                    .map(e -> e.type() + " " + (e.resourceVersion() - base))
+                    .toList();
         }
     }
 
@@ -446,7 +523,10 @@ class WatchTest {
     }
 
     private Event creation(Pod pod, String namespace) {
-        return request(Registry.SOURCE, EventTypes.CREATION_REQUESTED, Subjects.of(namespace, "pods", pod.getMetadata().getName()),
+        return request(
+                Registry.SOURCE,
+                EventTypes.CREATION_REQUESTED,
+                Subjects.of(namespace, "pods", pod.getMetadata().getName()),
                 new CreationRequest("pods", namespace, Json.tree(pod)));
     }
 
@@ -455,13 +535,23 @@ class WatchTest {
     }
 
     private Effects bind(String name, String uid) {
-        return handle(request("/controller/scheduler", EventTypes.BINDING_REQUESTED, "namespaces/default/pods/" + name,
+        return handle(request(
+                "/controller/scheduler",
+                EventTypes.BINDING_REQUESTED,
+                "namespaces/default/pods/" + name,
                 new BindingRequest("default", name, uid, "node-1")));
     }
 
     private Effects updateStatus(String name, String uid, String phase) {
-        return handle(request("/kubelet/node-1", EventTypes.STATUS_UPDATE_REQUESTED, "namespaces/default/pods/" + name,
-                new StatusUpdateRequest("default", name, uid, new PodStatusBuilder().withPhase(phase).build())));
+        return handle(request(
+                "/kubelet/node-1",
+                EventTypes.STATUS_UPDATE_REQUESTED,
+                "namespaces/default/pods/" + name,
+                new StatusUpdateRequest(
+                        "default",
+                        name,
+                        uid,
+                        new PodStatusBuilder().withPhase(phase).build())));
     }
 
     private Effects delete(String name, long grace, String uid) {
@@ -469,11 +559,19 @@ class WatchTest {
         if (uid != null) {
             options.withNewPreconditions().withUid(uid).endPreconditions();
         }
-        return handle(request(Registry.SOURCE, EventTypes.DELETION_REQUESTED, "namespaces/default/pods/" + name,
+        return handle(request(
+                Registry.SOURCE,
+                EventTypes.DELETION_REQUESTED,
+                "namespaces/default/pods/" + name,
                 new DeletionRequest("pods", "default", name, options.build())));
     }
 
     private static String uidOf(Effects creation) {
-        return creation.events().get(0).data(io.podfall.model.apiserver.ObjectChange.class).object(Pod.class).getMetadata().getUid();
+        return creation.events()
+                .get(0)
+                .data(io.podfall.model.apiserver.ObjectChange.class)
+                .object(Pod.class)
+                .getMetadata()
+                .getUid();
     }
 }

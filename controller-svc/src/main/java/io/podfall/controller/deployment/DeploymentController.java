@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatus;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
-import io.podfall.model.core.Part;
 import io.podfall.controller.CachedPod;
 import io.podfall.controller.Expectations.Kind;
 import io.podfall.model.Json;
@@ -13,12 +12,12 @@ import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.core.Effects;
+import io.podfall.model.core.Part;
 import io.podfall.model.core.Timer;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
-
 import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Optional;
@@ -27,29 +26,29 @@ import java.util.stream.Stream;
 
 /**
  * The Deployment controller of kube-controller-manager ({@code pkg/controller/deployment/}): a Deployment owns
- * ReplicaSets named {@code <deployment>-<pod-template-hash>}, one per pod template it has had; it keeps the one of
- * its current template at {@code spec.replicas}, rolls from old ones to it within maxSurge and maxUnavailable (or
- * all at once, Recreate), and writes its status. What one sync decides is {@link DeploymentSync}'s; this class
- * keeps the cache, sends the requests and waits for their answers.
+ * ReplicaSets named {@code <deployment>-<pod-template-hash>}, one per pod template it has had; it keeps the one of its
+ * current template at {@code spec.replicas}, rolls from old ones to it within maxSurge and maxUnavailable (or all at
+ * once, Recreate), and writes its status. What one sync decides is {@link DeploymentSync}'s; this class keeps the
+ * cache, sends the requests and waits for their answers.
  *
  * <p><b>The cache.</b> It folds every apiserver fact about Deployments, ReplicaSets and pods into its cache
- * ({@link DeploymentState}). A ReplicaSet belongs to the Deployment its controller reference names; orphans that
- * match a selector are not adopted ({@code ClaimReplicaSets} is not simulated). A fact at or below the last
- * resourceVersion seen in its namespace is a redelivery and changes nothing.
+ * ({@link DeploymentState}). A ReplicaSet belongs to the Deployment its controller reference names; orphans that match
+ * a selector are not adopted ({@code ClaimReplicaSets} is not simulated). A fact at or below the last resourceVersion
+ * seen in its namespace is a redelivery and changes nothing.
  *
  * <p><b>Sync</b>, after every fact about a Deployment or a ReplicaSet it controls (and, for a Recreate Deployment,
  * about the pods of those ReplicaSets): the ReplicaSets it creates ({@code apiserver.CreationRequested}, with the
- * pod-template-hash label on the selector, the template and the ReplicaSet, a controller reference that blocks
- * the owner's deletion and the revision, desired-replicas and max-replicas annotations), the ReplicaSets it
- * scales or re-annotates (a JSON merge patch of their {@code spec.replicas}, {@code spec.minReadySeconds} and
- * annotations) and the Deployment's status with its revision annotation (a merge patch of {@code /status}, as
- * upstream writes the annotation with UpdateStatus, so it is no new generation), each only if it changed. A scale
- * through {@code /scale} is an ordinary update of {@code spec.replicas} to it.
+ * pod-template-hash label on the selector, the template and the ReplicaSet, a controller reference that blocks the
+ * owner's deletion and the revision, desired-replicas and max-replicas annotations), the ReplicaSets it scales or
+ * re-annotates (a JSON merge patch of their {@code spec.replicas}, {@code spec.minReadySeconds} and annotations) and
+ * the Deployment's status with its revision annotation (a merge patch of {@code /status}, as upstream writes the
+ * annotation with UpdateStatus, so it is no new generation), each only if it changed. A scale through {@code /scale} is
+ * an ordinary update of {@code spec.replicas} to it.
  *
- * <p><b>One sync at a time.</b> Upstream's sync waits for the answer to each call before the next; here a sync
- * sends its requests together, and the Deployment is not synced again until every one is answered (a fact or a
- * {@code RequestRejected} caused by it): until then the cache does not show their outcome. A rejection delays the
- * next sync by a growing backoff; an answer that never comes ends the wait after
+ * <p><b>One sync at a time.</b> Upstream's sync waits for the answer to each call before the next; here a sync sends
+ * its requests together, and the Deployment is not synced again until every one is answered (a fact or a
+ * {@code RequestRejected} caused by it): until then the cache does not show their outcome. A rejection delays the next
+ * sync by a growing backoff; an answer that never comes ends the wait after
  * {@link io.podfall.controller.Expectations#TIMEOUT}.
  *
  * <p>Timer keys: {@code deployment/retry/<ns>/<name>}, {@code deployment/expectations/<ns>/<name>}.
@@ -57,8 +56,9 @@ import java.util.stream.Stream;
 public final class DeploymentController implements Part<DeploymentState> {
     /** The event source of every request this controller sends. */
     public static final String SOURCE = "/controller/deployment";
-    private static final Set<String> RESOURCES = Set.of(ResourceType.DEPLOYMENTS.plural(),
-            ResourceType.REPLICASETS.plural(), ResourceType.PODS.plural());
+
+    private static final Set<String> RESOURCES =
+            Set.of(ResourceType.DEPLOYMENTS.plural(), ResourceType.REPLICASETS.plural(), ResourceType.PODS.plural());
 
     @Override
     public DeploymentState newState() {
@@ -123,22 +123,34 @@ public final class DeploymentController implements Part<DeploymentState> {
         }
         Stream.concat(before.stream(), Stream.ofNullable(pod.controllerUid()))
                 .flatMap(rs -> state.controllerKeyOfReplicaSet(rs).stream())
-                .filter(key -> state.deployment(key).map(d -> !DeploymentUtil.isRollingUpdate(d)).orElse(false))
+                .filter(key -> state.deployment(key)
+                        .map(d -> !DeploymentUtil.isRollingUpdate(d))
+                        .orElse(false))
                 .forEach(toSync::add);
     }
 
     private static void sync(DeploymentState state, String key, Effects.Builder effects) {
         Optional<Deployment> cached = state.deployment(key);
-        if (cached.isEmpty() || state.requests().backingOff(key, effects.now()) || !state.requests().expectations().satisfied(key)) {
+        if (cached.isEmpty()
+                || state.requests().backingOff(key, effects.now())
+                || !state.requests().expectations().satisfied(key)) {
             return;
         }
         Deployment d = cached.get();
         String namespace = d.getMetadata().getNamespace();
-        DeploymentSync sync = new DeploymentSync(d, state.replicaSetsControlledBy(d.getMetadata().getUid()),
-                name -> state.replicaSet(namespace + "/" + name), state::podsRunning, effects.now()).run();
+        DeploymentSync sync = new DeploymentSync(
+                        d,
+                        state.replicaSetsControlledBy(d.getMetadata().getUid()),
+                        name -> state.replicaSet(namespace + "/" + name),
+                        state::podsRunning,
+                        effects.now())
+                .run();
         String replicaSets = ResourceType.REPLICASETS.plural();
         for (ReplicaSetView created : sync.toCreate()) {
-            effects.emit(SOURCE, EventTypes.CREATION_REQUESTED, Subjects.of(namespace, replicaSets, created.name()),
+            effects.emit(
+                    SOURCE,
+                    EventTypes.CREATION_REQUESTED,
+                    Subjects.of(namespace, replicaSets, created.name()),
                     new CreationRequest(replicaSets, namespace, Json.tree(created.rs)));
             state.requests().expect(key, Kind.CREATION, null, effects);
         }
@@ -149,7 +161,10 @@ public final class DeploymentController implements Part<DeploymentState> {
             if (updated.rs.getSpec().getMinReadySeconds() != null) {
                 spec.put("minReadySeconds", updated.rs.getSpec().getMinReadySeconds());
             }
-            effects.emit(SOURCE, EventTypes.PATCH_REQUESTED, Subjects.of(namespace, replicaSets, updated.name()),
+            effects.emit(
+                    SOURCE,
+                    EventTypes.PATCH_REQUESTED,
+                    Subjects.of(namespace, replicaSets, updated.name()),
                     new PatchRequest(replicaSets, namespace, updated.name(), null, PatchRequest.MERGE, patch));
             state.requests().expect(key, Kind.WRITE, null, effects);
         }
@@ -157,10 +172,11 @@ public final class DeploymentController implements Part<DeploymentState> {
     }
 
     /** The status and the revision annotation, in one merge patch of {@code /status}, if either changed. */
-    private static void writeStatus(DeploymentState state, String key, Deployment d, DeploymentSync sync,
-                                    Effects.Builder effects) {
+    private static void writeStatus(
+            DeploymentState state, String key, Deployment d, DeploymentSync sync, Effects.Builder effects) {
         DeploymentStatus current = d.getStatus() == null ? new DeploymentStatus() : d.getStatus();
-        String currentRevision = d.getMetadata().getAnnotations() == null ? null
+        String currentRevision = d.getMetadata().getAnnotations() == null
+                ? null
                 : d.getMetadata().getAnnotations().get(DeploymentUtil.REVISION);
         boolean revisionChanged = !Objects.equals(sync.revision(), currentRevision);
         if (!revisionChanged && Json.tree(sync.status()).equals(Json.tree(current))) {
@@ -174,7 +190,10 @@ public final class DeploymentController implements Part<DeploymentState> {
         String namespace = d.getMetadata().getNamespace();
         String name = d.getMetadata().getName();
         String deployments = ResourceType.DEPLOYMENTS.plural();
-        effects.emit(SOURCE, EventTypes.PATCH_REQUESTED, Subjects.of(namespace, deployments, name),
+        effects.emit(
+                SOURCE,
+                EventTypes.PATCH_REQUESTED,
+                Subjects.of(namespace, deployments, name),
                 new PatchRequest(deployments, namespace, name, "status", PatchRequest.MERGE, patch));
         state.requests().expect(key, Kind.WRITE, null, effects);
     }

@@ -7,7 +7,6 @@ import io.podfall.controller.ControllerRefs;
 import io.podfall.controller.WorkQueue;
 import io.podfall.model.SharedValues;
 import io.podfall.model.k8s.ResourceType;
-
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,29 +15,31 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * What the {@link DeploymentController} knows: its caches of Deployments, of every ReplicaSet (a new one's name
- * may be taken by any), and of the pods of ReplicaSets (whether each has finished: a Recreate rollout waits for
- * the old ones), with its requests in flight and the rate limit of its retries. The methods keep the indexes by
- * controller and the counts of unfinished pods in step with the caches.
+ * What the {@link DeploymentController} knows: its caches of Deployments, of every ReplicaSet (a new one's name may be
+ * taken by any), and of the pods of ReplicaSets (whether each has finished: a Recreate rollout waits for the old ones),
+ * with its requests in flight and the rate limit of its retries. The methods keep the indexes by controller and the
+ * counts of unfinished pods in step with the caches.
  */
 public final class DeploymentState {
     /** Every Deployment, by {@code namespace/name}. */
     private final Map<String, Deployment> deployments = new HashMap<>();
+
     private final Map<String, String> deploymentKeysByUid = new HashMap<>();
     /** Every ReplicaSet, by {@code namespace/name}. */
     private final Map<String, ReplicaSet> replicaSets = new HashMap<>();
     /** The keys of the ReplicaSets each Deployment uid controls, in key order. */
     private final Map<String, Set<String>> replicaSetsByController = new HashMap<>();
+
     private final Map<String, ReplicaSet> replicaSetsByUid = new HashMap<>();
     /** Every pod controlled by a ReplicaSet, by uid: the ReplicaSet's uid, and whether it has finished. */
     private final Map<String, PodOfReplicaSet> pods = new HashMap<>();
     /** How many of those pods have not finished, by ReplicaSet uid (absent: none). */
     private final Map<String, Integer> unfinishedByReplicaSet = new HashMap<>();
+
     private final WorkQueue requests = new WorkQueue("deployment");
 
     /** A pod as a Recreate rollout sees it. */
-    record PodOfReplicaSet(String replicaSetUid, boolean finished) {
-    }
+    record PodOfReplicaSet(String replicaSetUid, boolean finished) {}
 
     public Optional<Deployment> deployment(String key) {
         return Optional.ofNullable(deployments.get(key));
@@ -50,7 +51,9 @@ public final class DeploymentState {
 
     /** The ReplicaSets the Deployment of this uid controls, in key order. */
     List<ReplicaSet> replicaSetsControlledBy(String deploymentUid) {
-        return replicaSetsByController.getOrDefault(deploymentUid, Set.of()).stream().map(replicaSets::get).toList();
+        return replicaSetsByController.getOrDefault(deploymentUid, Set.of()).stream()
+                .map(replicaSets::get)
+                .toList();
     }
 
     /** The key of the Deployment that controls the ReplicaSet, if it is cached. */
@@ -97,7 +100,9 @@ public final class DeploymentState {
         replicaSets.put(key, rs);
         replicaSetsByUid.put(rs.getMetadata().getUid(), rs);
         ControllerRefs.controllerUid(rs, ResourceType.DEPLOYMENTS)
-                .ifPresent(owner -> replicaSetsByController.computeIfAbsent(owner, o -> new TreeSet<>()).add(key));
+                .ifPresent(owner -> replicaSetsByController
+                        .computeIfAbsent(owner, o -> new TreeSet<>())
+                        .add(key));
     }
 
     void removeReplicaSet(String key) {
@@ -119,8 +124,8 @@ public final class DeploymentState {
         removePod(pod.uid());
         if (pod.controllerUid() != null) {
             // Two values a ReplicaSet, one instance each for all its pods (24 bytes a pod).
-            PodOfReplicaSet cached = SharedValues.shared(new PodOfReplicaSet(pod.controllerUid(),
-                    "Succeeded".equals(pod.phase()) || "Failed".equals(pod.phase())));
+            PodOfReplicaSet cached = SharedValues.shared(new PodOfReplicaSet(
+                    pod.controllerUid(), "Succeeded".equals(pod.phase()) || "Failed".equals(pod.phase())));
             pods.put(pod.uid(), cached);
             countUnfinished(cached, 1);
         }

@@ -1,28 +1,5 @@
 package io.podfall.controller.deployment;
 
-import io.fabric8.kubernetes.api.model.LabelSelector;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
-import io.fabric8.kubernetes.api.model.PodTemplateSpec;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.DeploymentCondition;
-import io.fabric8.kubernetes.api.model.apps.DeploymentStatus;
-import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
-import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
-import io.podfall.controller.ControllerRefs;
-import io.podfall.model.Json;
-import io.podfall.model.k8s.ResourceType;
-
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Objects;
-import java.util.Optional;
-import java.util.function.Function;
-import java.util.function.Predicate;
-
 import static io.podfall.controller.deployment.DeploymentUtil.AVAILABLE;
 import static io.podfall.controller.deployment.DeploymentUtil.DESIRED_REPLICAS;
 import static io.podfall.controller.deployment.DeploymentUtil.MAX_REPLICAS;
@@ -40,27 +17,51 @@ import static io.podfall.controller.deployment.DeploymentUtil.replicas;
 import static io.podfall.controller.deployment.DeploymentUtil.setCondition;
 import static io.podfall.controller.deployment.DeploymentUtil.value;
 
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentCondition;
+import io.fabric8.kubernetes.api.model.apps.DeploymentStatus;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
+import io.podfall.controller.ControllerRefs;
+import io.podfall.model.Json;
+import io.podfall.model.k8s.ResourceType;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
 /**
  * One sync of one Deployment ({@code syncDeployment} of {@code pkg/controller/deployment/deployment_controller.go},
  * with {@code sync.go}, {@code rolling.go}, {@code recreate.go} and {@code progress.go}). From the Deployment and the
  * ReplicaSets it controls, as cached, it decides which ReplicaSet to create, which to scale or re-annotate, and the
- * Deployment's status and revision annotation. It sends nothing: the {@link DeploymentController} turns its
- * decisions into requests.
+ * Deployment's status and revision annotation. It sends nothing: the {@link DeploymentController} turns its decisions
+ * into requests.
  *
  * <p>The paths, as upstream:
+ *
  * <ul>
- *   <li>Being deleted: only the status is computed ({@code syncStatusOnly}).</li>
+ *   <li>Being deleted: only the status is computed ({@code syncStatusOnly}).
  *   <li>Paused, or a scaling event (some active ReplicaSet's desired-replicas annotation is not the Deployment's
  *       replicas): {@code sync}, which only scales: the one active ReplicaSet to the replicas, or all of them in
- *       proportion during a rollout ({@code scale}).</li>
- *   <li>RollingUpdate ({@code rolloutRolling}): the new ReplicaSet (the one whose template is the Deployment's,
- *       created if missing) grows while all together stay within replicas + maxSurge; old ones shrink, unhealthy
- *       replicas first, while at least replicas - maxUnavailable stay available.</li>
- *   <li>Recreate ({@code rolloutRecreate}): old ReplicaSets are scaled to 0; only when none of their pods runs any
- *       more (terminating pods still run) is the new one created, at full size.</li>
+ *       proportion during a rollout ({@code scale}).
+ *   <li>RollingUpdate ({@code rolloutRolling}): the new ReplicaSet (the one whose template is the Deployment's, created
+ *       if missing) grows while all together stay within replicas + maxSurge; old ones shrink, unhealthy replicas
+ *       first, while at least replicas - maxUnavailable stay available.
+ *   <li>Recreate ({@code rolloutRecreate}): old ReplicaSets are scaled to 0; only when none of their pods runs any more
+ *       (terminating pods still run) is the new one created, at full size.
  * </ul>
- * Not simulated: rollback through the deprecated rollbackTo, the cleanup of old ReplicaSets past
- * revisionHistoryLimit, the ProgressDeadlineExceeded condition and the paused conditions.
+ *
+ * Not simulated: rollback through the deprecated rollbackTo, the cleanup of old ReplicaSets past revisionHistoryLimit,
+ * the ProgressDeadlineExceeded condition and the paused conditions.
  */
 final class DeploymentSync {
     static final String NEW_RS_CREATED = "NewReplicaSetCreated";
@@ -75,21 +76,28 @@ final class DeploymentSync {
     private final Function<String, Optional<ReplicaSet>> replicaSetNamed;
     /** Whether pods of the ReplicaSet of this uid still run (are not Succeeded or Failed). */
     private final Predicate<String> podsRunning;
+
     private final Instant now;
     /** The status as this sync leaves it: upstream changes {@code d.Status} in place. */
     private DeploymentStatus status;
     /** The revision annotation as this sync leaves it. */
     private String revision;
 
-    DeploymentSync(Deployment d, List<ReplicaSet> controlled, Function<String, Optional<ReplicaSet>> replicaSetNamed,
-                   Predicate<String> podsRunning, Instant now) {
+    DeploymentSync(
+            Deployment d,
+            List<ReplicaSet> controlled,
+            Function<String, Optional<ReplicaSet>> replicaSetNamed,
+            Predicate<String> podsRunning,
+            Instant now) {
         this.d = d;
         controlled.forEach(rs -> replicaSets.add(ReplicaSetView.of(rs)));
         this.replicaSetNamed = replicaSetNamed;
         this.podsRunning = podsRunning;
         this.now = now;
         this.status = copy(d.getStatus() == null ? new DeploymentStatus() : d.getStatus());
-        this.revision = d.getMetadata().getAnnotations() == null ? null : d.getMetadata().getAnnotations().get(REVISION);
+        this.revision = d.getMetadata().getAnnotations() == null
+                ? null
+                : d.getMetadata().getAnnotations().get(REVISION);
     }
 
     DeploymentSync run() {
@@ -150,8 +158,8 @@ final class DeploymentSync {
     }
 
     /**
-     * Scales old ReplicaSets down as far as availability allows: what all ReplicaSets have, less the minimum
-     * available, less what the new ReplicaSet has not made available yet.
+     * Scales old ReplicaSets down as far as availability allows: what all ReplicaSets have, less the minimum available,
+     * less what the new ReplicaSet has not made available yet.
      */
     private void reconcileOldReplicaSets(List<ReplicaSetView> all, List<ReplicaSetView> oldRSs, ReplicaSetView newRS) {
         if (replicaCount(oldRSs) == 0) {
@@ -170,7 +178,8 @@ final class DeploymentSync {
     /** Old ReplicaSets lose their unavailable replicas first: removing them costs no availability. */
     private void cleanupUnhealthyReplicas(List<ReplicaSetView> oldRSs, int maxCleanup) {
         int cleaned = 0;
-        for (ReplicaSetView rs : oldRSs.stream().sorted(ReplicaSetView.BY_CREATION).toList()) {
+        for (ReplicaSetView rs :
+                oldRSs.stream().sorted(ReplicaSetView.BY_CREATION).toList()) {
             if (cleaned >= maxCleanup) {
                 break;
             }
@@ -192,7 +201,8 @@ final class DeploymentSync {
         }
         int toScaleDown = available - minAvailable;
         int scaledDown = 0;
-        for (ReplicaSetView rs : oldRSs.stream().sorted(ReplicaSetView.BY_CREATION).toList()) {
+        for (ReplicaSetView rs :
+                oldRSs.stream().sorted(ReplicaSetView.BY_CREATION).toList()) {
             if (scaledDown >= toScaleDown) {
                 break;
             }
@@ -223,11 +233,15 @@ final class DeploymentSync {
         syncRolloutStatus(all(newRS), newRS);
     }
 
-    /** {@code oldPodsRunning}: old ReplicaSets still report pods, or a pod of theirs has not finished (terminating counts). */
+    /**
+     * {@code oldPodsRunning}: old ReplicaSets still report pods, or a pod of theirs has not finished (terminating
+     * counts).
+     */
     private boolean oldPodsRunning(ReplicaSetView newRS) {
         List<ReplicaSetView> old = oldReplicaSets(newRS);
         return old.stream().mapToInt(ReplicaSetView::actualReplicas).sum() > 0
-                || old.stream().anyMatch(rs -> podsRunning.test(rs.rs.getMetadata().getUid()));
+                || old.stream()
+                        .anyMatch(rs -> podsRunning.test(rs.rs.getMetadata().getUid()));
     }
 
     // --- sync.go ---
@@ -235,22 +249,25 @@ final class DeploymentSync {
     /** {@code isScalingEvent}: an active ReplicaSet was sized for other replicas than the Deployment's now. */
     private boolean isScalingEvent() {
         ReplicaSetView newRS = getNewReplicaSet(false);
-        return active(all(newRS)).stream().anyMatch(rs -> intAnnotation(rs, DESIRED_REPLICAS)
-                .map(desired -> desired != replicas(d)).orElse(false));
+        return active(all(newRS)).stream()
+                .anyMatch(rs -> intAnnotation(rs, DESIRED_REPLICAS)
+                        .map(desired -> desired != replicas(d))
+                        .orElse(false));
     }
 
     /**
-     * {@code getNewReplicaSet}: the ReplicaSet whose template is the Deployment's, its annotations brought up to
-     * date (revision = the highest of the others + 1), and the Deployment's revision set to its; if there is none
-     * and {@code create}, a new one named {@code <deployment>-<hash>}, whose name, if taken, is a hash collision
-     * counted in the status (the next sync tries the next hash). Null if none.
+     * {@code getNewReplicaSet}: the ReplicaSet whose template is the Deployment's, its annotations brought up to date
+     * (revision = the highest of the others + 1), and the Deployment's revision set to its; if there is none and
+     * {@code create}, a new one named {@code <deployment>-<hash>}, whose name, if taken, is a hash collision counted in
+     * the status (the next sync tries the next hash). Null if none.
      */
     private ReplicaSetView getNewReplicaSet(boolean create) {
         ReplicaSetView existing = findNewReplicaSet();
         String newRevision = Long.toString(DeploymentUtil.maxRevision(oldReplicaSets(existing)) + 1);
         if (existing != null) {
             boolean changed = DeploymentUtil.setNewReplicaSetAnnotations(d, existing, newRevision, true);
-            if (!Objects.equals(existing.rs.getSpec().getMinReadySeconds(), d.getSpec().getMinReadySeconds())) {
+            if (!Objects.equals(
+                    existing.rs.getSpec().getMinReadySeconds(), d.getSpec().getMinReadySeconds())) {
                 existing.rs.getSpec().setMinReadySeconds(d.getSpec().getMinReadySeconds());
                 changed = true;
             }
@@ -259,8 +276,14 @@ final class DeploymentSync {
             }
             revision = existing.annotations().get(REVISION);
             if (hasProgressDeadline(d) && getCondition(status, PROGRESSING).isEmpty()) {
-                setCondition(status, condition(PROGRESSING, "True", FOUND_NEW_RS,
-                        "Found new replica set " + quote(existing.name()), now));
+                setCondition(
+                        status,
+                        condition(
+                                PROGRESSING,
+                                "True",
+                                FOUND_NEW_RS,
+                                "Found new replica set " + quote(existing.name()),
+                                now));
             }
             return existing;
         }
@@ -277,18 +300,28 @@ final class DeploymentSync {
         if (template.getMetadata() == null) {
             template.setMetadata(new ObjectMeta());
         }
-        Map<String, String> labels = new LinkedHashMap<>(Objects.requireNonNullElse(template.getMetadata().getLabels(), Map.of()));
+        Map<String, String> labels = new LinkedHashMap<>(
+                Objects.requireNonNullElse(template.getMetadata().getLabels(), Map.of()));
         labels.put(POD_TEMPLATE_HASH, hash);
         template.getMetadata().setLabels(labels);
         LabelSelector selector = Json.convert(Json.tree(d.getSpec().getSelector()), LabelSelector.class);
-        Map<String, String> matchLabels = new LinkedHashMap<>(Objects.requireNonNullElse(selector.getMatchLabels(), Map.of()));
+        Map<String, String> matchLabels =
+                new LinkedHashMap<>(Objects.requireNonNullElse(selector.getMatchLabels(), Map.of()));
         matchLabels.put(POD_TEMPLATE_HASH, hash);
         selector.setMatchLabels(matchLabels);
-        ReplicaSet rs = new ReplicaSetBuilder().withNewMetadata().withName(name).withNamespace(d.getMetadata().getNamespace())
+        ReplicaSet rs = new ReplicaSetBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(d.getMetadata().getNamespace())
                 .withOwnerReferences(ControllerRefs.newControllerRef(d, ResourceType.DEPLOYMENTS))
-                .withLabels(new LinkedHashMap<>(labels)).endMetadata()
-                .withNewSpec().withReplicas(0).withMinReadySeconds(d.getSpec().getMinReadySeconds())
-                .withSelector(selector).withTemplate(template).endSpec()
+                .withLabels(new LinkedHashMap<>(labels))
+                .endMetadata()
+                .withNewSpec()
+                .withReplicas(0)
+                .withMinReadySeconds(d.getSpec().getMinReadySeconds())
+                .withSelector(selector)
+                .withTemplate(template)
+                .endSpec()
                 .build();
         ReplicaSetView created = ReplicaSetView.toCreate(rs, now);
         List<ReplicaSetView> all = new ArrayList<>(replicaSets);
@@ -298,16 +331,21 @@ final class DeploymentSync {
         replicaSets.add(created);
         revision = newRevision;
         if (hasProgressDeadline(d)) {
-            setCondition(status, condition(PROGRESSING, "True", NEW_RS_CREATED, "Created new replica set " + quote(name), now));
+            setCondition(
+                    status,
+                    condition(PROGRESSING, "True", NEW_RS_CREATED, "Created new replica set " + quote(name), now));
         }
         return created;
     }
 
     /** {@code FindNewReplicaSet}: the oldest ReplicaSet whose template is the Deployment's. */
     private ReplicaSetView findNewReplicaSet() {
-        return replicaSets.stream().sorted(ReplicaSetView.BY_CREATION)
-                .filter(v -> DeploymentUtil.equalIgnoreHash(v.rs.getSpec().getTemplate(), d.getSpec().getTemplate()))
-                .findFirst().orElse(null);
+        return replicaSets.stream()
+                .sorted(ReplicaSetView.BY_CREATION)
+                .filter(v -> DeploymentUtil.equalIgnoreHash(
+                        v.rs.getSpec().getTemplate(), d.getSpec().getTemplate()))
+                .findFirst()
+                .orElse(null);
     }
 
     /**
@@ -331,11 +369,16 @@ final class DeploymentSync {
         List<ReplicaSetView> all = active(all(newRS));
         int allowedSize = replicas(d) > 0 ? replicas(d) + maxSurge(d) : 0;
         int toAdd = allowedSize - replicaCount(all);
-        Comparator<ReplicaSetView> bySize = Comparator.comparingInt(ReplicaSetView::replicas).reversed();
+        Comparator<ReplicaSetView> bySize =
+                Comparator.comparingInt(ReplicaSetView::replicas).reversed();
         if (toAdd > 0) {
-            all = all.stream().sorted(bySize.thenComparing(ReplicaSetView.BY_CREATION.reversed())).toList();
+            all = all.stream()
+                    .sorted(bySize.thenComparing(ReplicaSetView.BY_CREATION.reversed()))
+                    .toList();
         } else if (toAdd < 0) {
-            all = all.stream().sorted(bySize.thenComparing(ReplicaSetView.BY_CREATION)).toList();
+            all = all.stream()
+                    .sorted(bySize.thenComparing(ReplicaSetView.BY_CREATION))
+                    .toList();
         }
         int added = 0;
         int[] sizes = new int[all.size()];
@@ -357,7 +400,8 @@ final class DeploymentSync {
         if (newRS == null && oldRSs.isEmpty()) {
             return null;
         }
-        List<ReplicaSetView> newestFirst = oldRSs.stream().sorted(ReplicaSetView.BY_CREATION.reversed()).toList();
+        List<ReplicaSetView> newestFirst =
+                oldRSs.stream().sorted(ReplicaSetView.BY_CREATION.reversed()).toList();
         List<ReplicaSetView> candidates = new ArrayList<>(newestFirst);
         if (newRS != null) {
             candidates.add(newRS);
@@ -388,7 +432,8 @@ final class DeploymentSync {
             return -rs.replicas();
         }
         int deploymentMaxReplicas = replicas(d) + maxSurge(d);
-        int before = intAnnotation(rs, MAX_REPLICAS).filter(max -> max != 0)
+        int before = intAnnotation(rs, MAX_REPLICAS)
+                .filter(max -> max != 0)
                 .orElse(value(d.getStatus() == null ? null : d.getStatus().getReplicas()));
         if (before == 0) {
             return 0;
@@ -423,15 +468,28 @@ final class DeploymentSync {
         next.setObservedGeneration(d.getMetadata().getGeneration());
         next.setReplicas(all.stream().mapToInt(ReplicaSetView::actualReplicas).sum());
         next.setUpdatedReplicas(newRS == null ? 0 : newRS.actualReplicas());
-        next.setReadyReplicas(all.stream().mapToInt(ReplicaSetView::readyReplicas).sum());
+        next.setReadyReplicas(
+                all.stream().mapToInt(ReplicaSetView::readyReplicas).sum());
         next.setAvailableReplicas(available);
         next.setUnavailableReplicas(Math.max(0, replicaCount(all) - available));
         if (available >= replicas(d) - maxUnavailable(d)) {
-            setCondition(next, condition(AVAILABLE, "True", "MinimumReplicasAvailable",
-                    "Deployment has minimum availability.", now));
+            setCondition(
+                    next,
+                    condition(
+                            AVAILABLE,
+                            "True",
+                            "MinimumReplicasAvailable",
+                            "Deployment has minimum availability.",
+                            now));
         } else {
-            setCondition(next, condition(AVAILABLE, "False", "MinimumReplicasUnavailable",
-                    "Deployment does not have minimum availability.", now));
+            setCondition(
+                    next,
+                    condition(
+                            AVAILABLE,
+                            "False",
+                            "MinimumReplicasUnavailable",
+                            "Deployment does not have minimum availability.",
+                            now));
         }
         return next;
     }
@@ -449,11 +507,16 @@ final class DeploymentSync {
         boolean complete = value(next.getReplicas()) == value(next.getUpdatedReplicas())
                 && current.map(c -> NEW_RS_AVAILABLE.equals(c.getReason())).orElse(false);
         if (hasProgressDeadline(d) && !complete) {
-            String what = newRS == null ? "Deployment " + quote(d.getMetadata().getName()) : "ReplicaSet " + quote(newRS.name());
+            String what = newRS == null
+                    ? "Deployment " + quote(d.getMetadata().getName())
+                    : "ReplicaSet " + quote(newRS.name());
             if (DeploymentUtil.deploymentComplete(d, next)) {
-                setCondition(next, condition(PROGRESSING, "True", NEW_RS_AVAILABLE, what + " has successfully progressed.", now));
+                setCondition(
+                        next,
+                        condition(PROGRESSING, "True", NEW_RS_AVAILABLE, what + " has successfully progressed.", now));
             } else if (DeploymentUtil.deploymentProgressing(status, next)) {
-                DeploymentCondition progressing = condition(PROGRESSING, "True", RS_UPDATED, what + " is progressing.", now);
+                DeploymentCondition progressing =
+                        condition(PROGRESSING, "True", RS_UPDATED, what + " is progressing.", now);
                 current.ifPresent(c -> {
                     if ("True".equals(c.getStatus())) {
                         progressing.setLastTransitionTime(c.getLastTransitionTime());

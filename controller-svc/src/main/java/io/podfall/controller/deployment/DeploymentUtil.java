@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentStatus;
 import io.fabric8.kubernetes.api.model.apps.RollingUpdateDeployment;
 import io.podfall.model.Json;
 import io.podfall.model.k8s.MetaTimes;
-
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -36,27 +35,34 @@ final class DeploymentUtil {
     static final String MAX_REPLICAS = "deployment.kubernetes.io/max-replicas";
     /** {@code apps.DefaultDeploymentUniqueLabelKey}: on a ReplicaSet's selector, template and labels. */
     static final String POD_TEMPLATE_HASH = "pod-template-hash";
+
     static final String PROGRESSING = "Progressing";
     static final String AVAILABLE = "Available";
     /** The Deployment's annotations its ReplicaSets do not copy ({@code annotationsToSkip}). */
-    private static final Set<String> ANNOTATIONS_TO_SKIP = Set.of("kubectl.kubernetes.io/last-applied-configuration",
-            REVISION, REVISION_HISTORY, DESIRED_REPLICAS, MAX_REPLICAS, "deprecated.deployment.rollback.to");
+    private static final Set<String> ANNOTATIONS_TO_SKIP = Set.of(
+            "kubectl.kubernetes.io/last-applied-configuration",
+            REVISION,
+            REVISION_HISTORY,
+            DESIRED_REPLICAS,
+            MAX_REPLICAS,
+            "deprecated.deployment.rollback.to");
     /** {@code maxRevHistoryLengthInChars} of sync.go. */
     private static final int MAX_REVISION_HISTORY_CHARS = 2000;
     /** {@code k8s.io/apimachinery/pkg/util/rand}: the characters of generated names and encoded hashes. */
     private static final String ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789";
+
     private static final int FNV32_OFFSET = 0x811c9dc5;
     private static final int FNV32_PRIME = 0x01000193;
 
-    private DeploymentUtil() {
-    }
+    private DeploymentUtil() {}
 
     static int replicas(Deployment d) {
         return Objects.requireNonNullElse(d.getSpec().getReplicas(), 1);
     }
 
     static boolean isRollingUpdate(Deployment d) {
-        return d.getSpec().getStrategy() == null || !"Recreate".equals(d.getSpec().getStrategy().getType());
+        return d.getSpec().getStrategy() == null
+                || !"Recreate".equals(d.getSpec().getStrategy().getType());
     }
 
     /** {@code MaxSurge}: the surge of a rolling update, 0 otherwise. */
@@ -77,11 +83,13 @@ final class DeploymentUtil {
      * unavailable is 1, so that a rollout can always proceed.
      */
     static int[] resolveFenceposts(Deployment d) {
-        RollingUpdateDeployment rolling = d.getSpec().getStrategy() == null ? null : d.getSpec().getStrategy().getRollingUpdate();
+        RollingUpdateDeployment rolling = d.getSpec().getStrategy() == null
+                ? null
+                : d.getSpec().getStrategy().getRollingUpdate();
         int desired = replicas(d);
         int surge = scaledValue(rolling == null ? null : rolling.getMaxSurge(), desired, true);
         int unavailable = scaledValue(rolling == null ? null : rolling.getMaxUnavailable(), desired, false);
-        return new int[]{surge, surge == 0 && unavailable == 0 ? 1 : unavailable};
+        return new int[] {surge, surge == 0 && unavailable == 0 ? 1 : unavailable};
     }
 
     /** {@code intstr.GetScaledValueFromIntOrPercent}: a number as is, a percentage of {@code total}; absent is 0. */
@@ -102,10 +110,10 @@ final class DeploymentUtil {
     }
 
     /**
-     * {@code controller.ComputeHash}: FNV-32a of the pod template, then of the collision count if there is one
-     * (as 8 bytes, the low 4 little-endian), written with {@code rand.SafeEncodeString}. Upstream hashes Go's
-     * printout of the template; podfall hashes its JSON as fabric8 writes it, with object keys sorted, so the
-     * hash is the same in every run and every JVM (but not upstream's number).
+     * {@code controller.ComputeHash}: FNV-32a of the pod template, then of the collision count if there is one (as 8
+     * bytes, the low 4 little-endian), written with {@code rand.SafeEncodeString}. Upstream hashes Go's printout of the
+     * template; podfall hashes its JSON as fabric8 writes it, with object keys sorted, so the hash is the same in every
+     * run and every JVM (but not upstream's number).
      */
     static String computeHash(PodTemplateSpec template, Integer collisionCount) {
         int hash = FNV32_OFFSET;
@@ -170,7 +178,10 @@ final class DeploymentUtil {
 
     /** {@code MaxRevision}. */
     static long maxRevision(Collection<ReplicaSetView> replicaSets) {
-        return replicaSets.stream().mapToLong(v -> revision(v.annotations())).max().orElse(0);
+        return replicaSets.stream()
+                .mapToLong(v -> revision(v.annotations()))
+                .max()
+                .orElse(0);
     }
 
     /**
@@ -226,7 +237,10 @@ final class DeploymentUtil {
         }
     }
 
-    /** {@code SetReplicasAnnotations}: the Deployment's replicas and its replicas plus surge, as the ReplicaSet saw them. */
+    /**
+     * {@code SetReplicasAnnotations}: the Deployment's replicas and its replicas plus surge, as the ReplicaSet saw
+     * them.
+     */
     static boolean setReplicasAnnotations(ReplicaSetView rs, int desired, int max) {
         Map<String, String> annotations = rs.annotations();
         boolean changed = !Integer.toString(desired).equals(annotations.get(DESIRED_REPLICAS))
@@ -263,8 +277,11 @@ final class DeploymentUtil {
 
     /** {@code IsSaturated}: the new ReplicaSet has, wants and makes available all the Deployment's replicas. */
     static boolean isSaturated(Deployment d, ReplicaSetView rs) {
-        return rs != null && rs.replicas() == replicas(d)
-                && intAnnotation(rs, DESIRED_REPLICAS).map(desired -> desired == replicas(d)).orElse(false)
+        return rs != null
+                && rs.replicas() == replicas(d)
+                && intAnnotation(rs, DESIRED_REPLICAS)
+                        .map(desired -> desired == replicas(d))
+                        .orElse(false)
                 && rs.availableReplicas() == replicas(d);
     }
 
@@ -277,18 +294,30 @@ final class DeploymentUtil {
 
     static DeploymentCondition condition(String type, String status, String reason, String message, Instant now) {
         String time = MetaTimes.format(now);
-        return new DeploymentConditionBuilder().withType(type).withStatus(status).withReason(reason).withMessage(message)
-                .withLastUpdateTime(time).withLastTransitionTime(time).build();
+        return new DeploymentConditionBuilder()
+                .withType(type)
+                .withStatus(status)
+                .withReason(reason)
+                .withMessage(message)
+                .withLastUpdateTime(time)
+                .withLastTransitionTime(time)
+                .build();
     }
 
     static Optional<DeploymentCondition> getCondition(DeploymentStatus status, String type) {
-        return status.getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
+        return status.getConditions().stream()
+                .filter(c -> type.equals(c.getType()))
+                .findFirst();
     }
 
-    /** Adds or replaces the condition, unless one with its status and reason is there; a same status keeps its transition time. */
+    /**
+     * Adds or replaces the condition, unless one with its status and reason is there; a same status keeps its
+     * transition time.
+     */
     static void setCondition(DeploymentStatus status, DeploymentCondition condition) {
         Optional<DeploymentCondition> current = getCondition(status, condition.getType());
-        if (current.isPresent() && current.get().getStatus().equals(condition.getStatus())
+        if (current.isPresent()
+                && current.get().getStatus().equals(condition.getStatus())
                 && Objects.equals(current.get().getReason(), condition.getReason())) {
             return;
         }
@@ -314,17 +343,19 @@ final class DeploymentUtil {
     /** {@code DeploymentComplete}: every replica updated and available, and the latest generation observed. */
     static boolean deploymentComplete(Deployment d, DeploymentStatus status) {
         int replicas = replicas(d);
-        return value(status.getUpdatedReplicas()) == replicas && value(status.getReplicas()) == replicas
+        return value(status.getUpdatedReplicas()) == replicas
+                && value(status.getReplicas()) == replicas
                 && value(status.getAvailableReplicas()) == replicas
                 && Objects.requireNonNullElse(status.getObservedGeneration(), 0L)
-                >= Objects.requireNonNullElse(d.getMetadata().getGeneration(), 0L);
+                        >= Objects.requireNonNullElse(d.getMetadata().getGeneration(), 0L);
     }
 
     /** {@code DeploymentProgressing}: more updated, ready or available replicas than before, or fewer old ones. */
     static boolean deploymentProgressing(DeploymentStatus before, DeploymentStatus after) {
         int oldBefore = value(before.getReplicas()) - value(before.getUpdatedReplicas());
         int oldAfter = value(after.getReplicas()) - value(after.getUpdatedReplicas());
-        return value(after.getUpdatedReplicas()) > value(before.getUpdatedReplicas()) || oldAfter < oldBefore
+        return value(after.getUpdatedReplicas()) > value(before.getUpdatedReplicas())
+                || oldAfter < oldBefore
                 || value(after.getReadyReplicas()) > value(before.getReadyReplicas())
                 || value(after.getAvailableReplicas()) > value(before.getAvailableReplicas());
     }

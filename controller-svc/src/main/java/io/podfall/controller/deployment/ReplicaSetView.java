@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetStatus;
 import io.podfall.model.Json;
 import io.podfall.model.k8s.MetaTimes;
-
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -12,14 +11,14 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A ReplicaSet as one sync of a Deployment sees it: a copy of the cached one, or one the sync is about to create,
- * with the changes the sync decided on it (its replicas, annotations, minReadySeconds). Upstream changes its
- * in-memory copies the same way, one API call at a time; here the sync's requests go out together at its end.
+ * A ReplicaSet as one sync of a Deployment sees it: a copy of the cached one, or one the sync is about to create, with
+ * the changes the sync decided on it (its replicas, annotations, minReadySeconds). Upstream changes its in-memory
+ * copies the same way, one API call at a time; here the sync's requests go out together at its end.
  */
 final class ReplicaSetView {
     /** Oldest first, then by name ({@code controller.ReplicaSetsByCreationTimestamp}). */
-    static final Comparator<ReplicaSetView> BY_CREATION = Comparator.comparing((ReplicaSetView v) -> v.created)
-            .thenComparing(ReplicaSetView::name);
+    static final Comparator<ReplicaSetView> BY_CREATION =
+            Comparator.comparing((ReplicaSetView v) -> v.created).thenComparing(ReplicaSetView::name);
 
     final ReplicaSet rs;
     /** The sync asks for it to be created; it is not stored yet. */

@@ -2,7 +2,6 @@ package io.podfall.controller.endpoint;
 
 import io.podfall.controller.ResourceVersions;
 import io.podfall.controller.endpoint.EndpointSubsets.Subset;
-
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Collection;
@@ -14,9 +13,9 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * What the {@link EndpointsController} knows: its caches of services, pods and Endpoints objects (upstream's
- * listers), the requests it has sent that the API server has not answered yet, and per namespace the highest
- * resourceVersion seen, to recognise a redelivered fact.
+ * What the {@link EndpointsController} knows: its caches of services, pods and Endpoints objects (upstream's listers),
+ * the requests it has sent that the API server has not answered yet, and per namespace the highest resourceVersion
+ * seen, to recognise a redelivered fact.
  */
 public final class EndpointsControllerState {
     /** Services by namespace, then name: the name order is the order in which one pod change syncs them. */
@@ -31,15 +30,21 @@ public final class EndpointsControllerState {
     private final ResourceVersions resourceVersions = new ResourceVersions();
 
     /** A service and its Endpoints object: same namespace, same name. */
-    record ServiceKey(String namespace, String name) {
-    }
+    record ServiceKey(String namespace, String name) {}
 
     /** What of a Service decides its endpoints. {@code selector} is null for a service without one. */
-    record CachedService(ServiceKey key, Map<String, String> labels, Map<String, String> selector, List<Port> ports,
-                         String type, String clusterIP, String ipFamily, boolean publishNotReadyAddresses) {
+    record CachedService(
+            ServiceKey key,
+            Map<String, String> labels,
+            Map<String, String> selector,
+            List<Port> ports,
+            String type,
+            String clusterIP,
+            String ipFamily,
+            boolean publishNotReadyAddresses) {
         /** A service port; its targetPort is a number or the name of a container port. */
-        record Port(String name, String protocol, Integer targetPortNumber, String targetPortName, String appProtocol) {
-        }
+        record Port(
+                String name, String protocol, Integer targetPortNumber, String targetPortName, String appProtocol) {}
 
         /** Whether the selector selects the pod; a service without a selector selects nothing. */
         boolean selects(CachedPod pod) {
@@ -48,11 +53,19 @@ public final class EndpointsControllerState {
     }
 
     /** What of a Pod decides its place in Endpoints. {@code ips} are {@code status.podIPs}, primary first. */
-    record CachedPod(String uid, String namespace, String name, Map<String, String> labels, List<String> ips,
-                     String nodeName, boolean terminal, boolean ready, boolean deleting, List<NamedPort> namedPorts) {
+    record CachedPod(
+            String uid,
+            String namespace,
+            String name,
+            Map<String, String> labels,
+            List<String> ips,
+            String nodeName,
+            boolean terminal,
+            boolean ready,
+            boolean deleting,
+            List<NamedPort> namedPorts) {
         /** A container port with a name, which a service's targetPort may refer to. */
-        record NamedPort(String name, String protocol, int containerPort) {
-        }
+        record NamedPort(String name, String protocol, int containerPort) {}
     }
 
     /** What the controller writes of an Endpoints object, and compares: its labels and subsets. */
@@ -64,21 +77,19 @@ public final class EndpointsControllerState {
     }
 
     /** An Endpoints object as stored. */
-    record StoredEndpoints(String resourceVersion, EndpointsContent content) {
-    }
+    record StoredEndpoints(String resourceVersion, EndpointsContent content) {}
 
     /**
-     * A request in flight: its event id (the causationId of the answer), the content it writes (null for a
-     * delete), the resourceVersion of the object when it was decided (null: absent), and the time of the change
-     * that triggered it.
+     * A request in flight: its event id (the causationId of the answer), the content it writes (null for a delete), the
+     * resourceVersion of the object when it was decided (null: absent), and the time of the change that triggered it.
      */
-    record Request(String id, EndpointsContent content, String basedOn, Instant triggerTime) {
-    }
+    record Request(String id, EndpointsContent content, String basedOn, Instant triggerTime) {}
 
     // --- queries ---
 
     Optional<CachedService> service(ServiceKey key) {
-        return Optional.ofNullable(services.getOrDefault(key.namespace(), new TreeMap<>()).get(key.name()));
+        return Optional.ofNullable(
+                services.getOrDefault(key.namespace(), new TreeMap<>()).get(key.name()));
     }
 
     Collection<CachedService> servicesIn(String namespace) {
@@ -103,9 +114,9 @@ public final class EndpointsControllerState {
     }
 
     /**
-     * What the Endpoints object will hold once the requests in flight are applied: the content of the last one
-     * (nothing after a delete), else what is stored. The API server applies requests in log order, so this is
-     * what a new request must be compared with.
+     * What the Endpoints object will hold once the requests in flight are applied: the content of the last one (nothing
+     * after a delete), else what is stored. The API server applies requests in log order, so this is what a new request
+     * must be compared with.
      */
     Optional<EndpointsContent> expected(ServiceKey key) {
         ArrayDeque<Request> requests = inFlight.get(key);
@@ -154,9 +165,9 @@ public final class EndpointsControllerState {
     }
 
     /**
-     * The API server answered the request with this id (a fact or a rejection caused by it): it and every older
-     * request for the same object are done, as the server applies them in order (one that changed nothing has no
-     * fact of its own). Returns the request, if it was one of ours in flight.
+     * The API server answered the request with this id (a fact or a rejection caused by it): it and every older request
+     * for the same object are done, as the server applies them in order (one that changed nothing has no fact of its
+     * own). Returns the request, if it was one of ours in flight.
      */
     Optional<Request> answered(ServiceKey key, String requestId) {
         ArrayDeque<Request> requests = inFlight.get(key);
@@ -177,7 +188,8 @@ public final class EndpointsControllerState {
     Optional<ServiceKey> requestedFor(String requestId) {
         return inFlight.entrySet().stream()
                 .filter(e -> e.getValue().stream().anyMatch(r -> r.id().equals(requestId)))
-                .map(Map.Entry::getKey).findFirst();
+                .map(Map.Entry::getKey)
+                .findFirst();
     }
 
     private static <T> boolean put(Map<String, TreeMap<String, T>> index, String namespace, String name, T value) {

@@ -3,7 +3,6 @@ package io.podfall.controller.garbagecollector;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Status;
-import io.podfall.model.core.Part;
 import io.podfall.controller.garbagecollector.GarbageCollectorState.Delete;
 import io.podfall.controller.garbagecollector.GarbageCollectorState.DeleteOwnerReferences;
 import io.podfall.controller.garbagecollector.GarbageCollectorState.Intent;
@@ -14,10 +13,10 @@ import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.apiserver.RequestRejection;
 import io.podfall.model.core.Effects;
+import io.podfall.model.core.Part;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.k8s.ResourceType;
-
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -29,63 +28,65 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * The garbage collector of kube-controller-manager ({@code pkg/controller/garbagecollector/}): it deletes objects
- * whose owners are gone, and carries out the foreground and orphan deletions the API server starts, by asking the
- * API server for deletions and patches.
+ * The garbage collector of kube-controller-manager ({@code pkg/controller/garbagecollector/}): it deletes objects whose
+ * owners are gone, and carries out the foreground and orphan deletions the API server starts, by asking the API server
+ * for deletions and patches.
  *
  * <p><b>The graph.</b> Every object the API server reports, of every kind, is a node filed under the uids its
- * ownerReferences name ({@link GraphBuilder}, {@link Graph}). An owner is looked up by uid in the dependent's
- * namespace (or cluster-wide, if its kind is cluster-scoped): ownership never crosses namespaces. The log gives
- * the collector the API server's writes in order, so the graph is as current as the log; upstream's live GETs
- * before each decision have nothing to add.
+ * ownerReferences name ({@link GraphBuilder}, {@link Graph}). An owner is looked up by uid in the dependent's namespace
+ * (or cluster-wide, if its kind is cluster-scoped): ownership never crosses namespaces. The log gives the collector the
+ * API server's writes in order, so the graph is as current as the log; upstream's live GETs before each decision have
+ * nothing to add.
  *
  * <p><b>attemptToDeleteItem</b> ({@code garbagecollector.go}), for an object that is not being deleted and names
- * owners. Each ownerReference is <i>solid</i> (the owner exists), <i>dangling</i> (no object of that uid exists
- * there: it was removed, or was never reported) or <i>waiting</i> (the owner is being deleted in foreground and
- * waits for its dependents). A reference to a kind the API server does not serve, or from a cluster-scoped object
- * to a namespaced kind, cannot be judged, and the object is left alone, as upstream does.
+ * owners. Each ownerReference is <i>solid</i> (the owner exists), <i>dangling</i> (no object of that uid exists there:
+ * it was removed, or was never reported) or <i>waiting</i> (the owner is being deleted in foreground and waits for its
+ * dependents). A reference to a kind the API server does not serve, or from a cluster-scoped object to a namespaced
+ * kind, cannot be judged, and the object is left alone, as upstream does.
+ *
  * <ul>
- *   <li>Some owner solid: the object stays; its dangling and waiting references are removed with a strategic
- *       merge patch that names the object's uid ({@link GarbageCollectorPatches#deleteOwnerReferences}).</li>
+ *   <li>Some owner solid: the object stays; its dangling and waiting references are removed with a strategic merge
+ *       patch that names the object's uid ({@link GarbageCollectorPatches#deleteOwnerReferences}).
  *   <li>No solid owner, some waiting, and dependents of its own: deleted with propagationPolicy Foreground, so the
- *       deletion goes on down the graph and the owner waits for all of it.</li>
- *   <li>Otherwise (every owner gone, or waiting for an object without dependents): deleted with the policy of its
- *       own finalizers, Orphan or Foreground if it has that one, else Background.</li>
+ *       deletion goes on down the graph and the owner waits for all of it.
+ *   <li>Otherwise (every owner gone, or waiting for an object without dependents): deleted with the policy of its own
+ *       finalizers, Orphan or Foreground if it has that one, else Background.
  * </ul>
+ *
  * Every delete carries a uid precondition, so a new object that took the name is never deleted in its place.
  *
  * <p><b>processDeletingDependentsItem</b>, for an owner deleted in foreground (deletionTimestamp and the
  * {@value Node#FINALIZER_DELETE_DEPENDENTS} finalizer): its blocking dependents (those whose reference has
  * {@code blockOwnerDeletion: true}) are attempted; when none remains in the graph, the finalizer is removed with a
- * merge patch that carries the resourceVersion it was computed from ({@link GarbageCollectorPatches#removeFinalizer}), and the API
- * server removes the owner. A dependent that is itself being deleted still blocks until it is removed.
+ * merge patch that carries the resourceVersion it was computed from ({@link GarbageCollectorPatches#removeFinalizer}),
+ * and the API server removes the owner. A dependent that is itself being deleted still blocks until it is removed.
  *
  * <p><b>attemptToOrphan</b>, for an owner deleted with the orphan policy (the {@value Node#FINALIZER_ORPHAN_DEPENDENTS}
  * finalizer): each dependent gets its reference to the owner removed by a patch; once the graph shows no dependent
  * naming the owner, the finalizer is removed.
  *
- * <p><b>When.</b> After each fact that changed the graph, the objects the {@link GraphBuilder} names are attempted
- * in order, and the blocking dependents an owner names after them; one decision per object and fact. Each request
- * is an effect of the fact that triggered it, so a cascade carries the correlation of the {@code kubectl delete}
- * that started it down to the last pod. An object listed at the start of a slice of the log
- * ({@code apiserver.ObjectListed}) joins the graph and is attempted at its next change, not before: its owners may
- * be listed after it.
+ * <p><b>When.</b> After each fact that changed the graph, the objects the {@link GraphBuilder} names are attempted in
+ * order, and the blocking dependents an owner names after them; one decision per object and fact. Each request is an
+ * effect of the fact that triggered it, so a cascade carries the correlation of the {@code kubectl delete} that started
+ * it down to the last pod. An object listed at the start of a slice of the log ({@code apiserver.ObjectListed}) joins
+ * the graph and is attempted at its next change, not before: its owners may be listed after it.
  *
- * <p><b>Requests in flight.</b> At most one request per object is in flight: while it is, the object is not
- * attempted again. It ends with the API server's answer (a fact caused by it, or {@code apiserver.RequestRejected}),
- * or with a fact that shows it done or the object removed. On a rejection:
+ * <p><b>Requests in flight.</b> At most one request per object is in flight: while it is, the object is not attempted
+ * again. It ends with the API server's answer (a fact caused by it, or {@code apiserver.RequestRejected}), or with a
+ * fact that shows it done or the object removed. On a rejection:
+ *
  * <ul>
- *   <li>404 NotFound, or 409 Conflict on a delete (its uid precondition failed): the object the collector knows is
- *       gone (another took its name), and it leaves the graph as if removed (upstream's virtual delete event).</li>
+ *   <li>404 NotFound, or 409 Conflict on a delete (its uid precondition failed): the object the collector knows is gone
+ *       (another took its name), and it leaves the graph as if removed (upstream's virtual delete event).
  *   <li>any other refusal (a 409 on the finalizer patch's resourceVersion, say): if the object changed while the
- *       request was in flight the collector decides again at once on what it knows now (upstream retries on
- *       conflict); otherwise it waits for the object's next change rather than repeat a refused request.</li>
+ *       request was in flight the collector decides again at once on what it knows now (upstream retries on conflict);
+ *       otherwise it waits for the object's next change rather than repeat a refused request.
  * </ul>
  *
- * <p>Invariants: no two requests about one object are in flight; an object being deleted is never deleted again by
- * the collector; an object with a solid owner is never deleted; a fact that tells the graph nothing new (a
- * redelivery, a stale resourceVersion, a uid already removed) emits nothing, so replaying the same facts in the
- * same order gives the same requests.
+ * <p>Invariants: no two requests about one object are in flight; an object being deleted is never deleted again by the
+ * collector; an object with a solid owner is never deleted; a fact that tells the graph nothing new (a redelivery, a
+ * stale resourceVersion, a uid already removed) emits nothing, so replaying the same facts in the same order gives the
+ * same requests.
  */
 public final class GarbageCollector implements Part<GarbageCollectorState> {
     /** The event source of every request of the collector. */
@@ -96,8 +97,7 @@ public final class GarbageCollector implements Part<GarbageCollectorState> {
     private static final String ORPHAN = "Orphan";
 
     /** An item's ownerReferences, classified ({@code classifyReferences}). */
-    private record References(List<Node.Owner> solid, List<Node.Owner> dangling, List<Node.Owner> waiting) {
-    }
+    private record References(List<Node.Owner> solid, List<Node.Owner> dangling, List<Node.Owner> waiting) {}
 
     @Override
     public GarbageCollectorState newState() {
@@ -146,8 +146,8 @@ public final class GarbageCollector implements Part<GarbageCollectorState> {
         }
     }
 
-    private void attemptToDeleteItem(GarbageCollectorState state, Node item, Deque<String> queue,
-                                     Effects.Builder effects) {
+    private void attemptToDeleteItem(
+            GarbageCollectorState state, Node item, Deque<String> queue, Effects.Builder effects) {
         if (state.hasRequestInFlight(item.uid())) {
             return;
         }
@@ -170,16 +170,28 @@ public final class GarbageCollector implements Part<GarbageCollectorState> {
         References refs = classified.get();
         if (!refs.solid().isEmpty()) {
             // Waiting references go too, or their owners would wait for this object for ever.
-            List<String> stale = Stream.concat(refs.dangling().stream(), refs.waiting().stream()).map(Node.Owner::uid).toList();
+            List<String> stale = Stream.concat(refs.dangling().stream(), refs.waiting().stream())
+                    .map(Node.Owner::uid)
+                    .toList();
             if (!stale.isEmpty()) {
-                patch(state, item, GarbageCollectorPatches.deleteOwnerReferences(item.uid(), stale), PatchRequest.STRATEGIC,
-                        new DeleteOwnerReferences(stale), effects);
+                patch(
+                        state,
+                        item,
+                        GarbageCollectorPatches.deleteOwnerReferences(item.uid(), stale),
+                        PatchRequest.STRATEGIC,
+                        new DeleteOwnerReferences(stale),
+                        effects);
             }
         } else if (!refs.waiting().isEmpty() && state.graph().hasDependents(item)) {
             delete(state, item, FOREGROUND, effects);
         } else {
-            delete(state, item, item.finalizers().contains(Node.FINALIZER_ORPHAN_DEPENDENTS) ? ORPHAN
-                    : item.finalizers().contains(Node.FINALIZER_DELETE_DEPENDENTS) ? FOREGROUND : BACKGROUND, effects);
+            delete(
+                    state,
+                    item,
+                    item.finalizers().contains(Node.FINALIZER_ORPHAN_DEPENDENTS)
+                            ? ORPHAN
+                            : item.finalizers().contains(Node.FINALIZER_DELETE_DEPENDENTS) ? FOREGROUND : BACKGROUND,
+                    effects);
         }
     }
 
@@ -187,8 +199,8 @@ public final class GarbageCollector implements Part<GarbageCollectorState> {
      * An owner deleted in foreground: attempt its blocking dependents (only those an attempt may act on: the others,
      * being deleted or with a request in flight, would decide nothing); when none is left, let it go.
      */
-    private void processDeletingDependentsItem(GarbageCollectorState state, Node owner, Deque<String> queue,
-                                               Effects.Builder effects) {
+    private void processDeletingDependentsItem(
+            GarbageCollectorState state, Node owner, Deque<String> queue, Effects.Builder effects) {
         if (!state.hasBlockingDependents(owner)) {
             removeFinalizer(state, owner, Node.FINALIZER_DELETE_DEPENDENTS, effects);
         } else {
@@ -203,9 +215,15 @@ public final class GarbageCollector implements Part<GarbageCollectorState> {
             removeFinalizer(state, owner, Node.FINALIZER_ORPHAN_DEPENDENTS, effects);
             return;
         }
-        dependents.stream().filter(d -> !state.hasRequestInFlight(d.uid())).forEach(d -> patch(state, d,
-                GarbageCollectorPatches.deleteOwnerReferences(d.uid(), List.of(owner.uid())), PatchRequest.STRATEGIC,
-                new DeleteOwnerReferences(List.of(owner.uid())), effects));
+        dependents.stream()
+                .filter(d -> !state.hasRequestInFlight(d.uid()))
+                .forEach(d -> patch(
+                        state,
+                        d,
+                        GarbageCollectorPatches.deleteOwnerReferences(d.uid(), List.of(owner.uid())),
+                        PatchRequest.STRATEGIC,
+                        new DeleteOwnerReferences(List.of(owner.uid())),
+                        effects));
     }
 
     /**
@@ -235,20 +253,44 @@ public final class GarbageCollector implements Part<GarbageCollectorState> {
     }
 
     private void removeFinalizer(GarbageCollectorState state, Node owner, String finalizer, Effects.Builder effects) {
-        patch(state, owner, GarbageCollectorPatches.removeFinalizer(owner, finalizer), PatchRequest.MERGE, new RemoveFinalizer(finalizer),
+        patch(
+                state,
+                owner,
+                GarbageCollectorPatches.removeFinalizer(owner, finalizer),
+                PatchRequest.MERGE,
+                new RemoveFinalizer(finalizer),
                 effects);
     }
 
     private void delete(GarbageCollectorState state, Node item, String propagationPolicy, Effects.Builder effects) {
-        effects.emit(SOURCE, EventTypes.DELETION_REQUESTED, item.subject(), new DeletionRequest(item.resource(),
-                item.namespace(), item.name(), new DeleteOptionsBuilder().withPropagationPolicy(propagationPolicy)
-                .withNewPreconditions().withUid(item.uid()).endPreconditions().build()));
+        effects.emit(
+                SOURCE,
+                EventTypes.DELETION_REQUESTED,
+                item.subject(),
+                new DeletionRequest(
+                        item.resource(),
+                        item.namespace(),
+                        item.name(),
+                        new DeleteOptionsBuilder()
+                                .withPropagationPolicy(propagationPolicy)
+                                .withNewPreconditions()
+                                .withUid(item.uid())
+                                .endPreconditions()
+                                .build()));
         state.sent(new Request(effects.lastEventId(), item.uid(), item.resourceVersion(), new Delete()));
     }
 
-    private void patch(GarbageCollectorState state, Node item, JsonNode patch, String patchType, Intent intent,
-                       Effects.Builder effects) {
-        effects.emit(SOURCE, EventTypes.PATCH_REQUESTED, item.subject(),
+    private void patch(
+            GarbageCollectorState state,
+            Node item,
+            JsonNode patch,
+            String patchType,
+            Intent intent,
+            Effects.Builder effects) {
+        effects.emit(
+                SOURCE,
+                EventTypes.PATCH_REQUESTED,
+                item.subject(),
                 new PatchRequest(item.resource(), item.namespace(), item.name(), null, patchType, patch));
         state.sent(new Request(effects.lastEventId(), item.uid(), item.resourceVersion(), intent));
     }

@@ -8,8 +8,8 @@ import java.util.TreeMap;
 
 /**
  * What the {@link GarbageCollector} knows: the ownership {@link Graph} and its requests in flight, at most one per
- * object (upstream processes one item of its work queue at a time, and a client call returns before the next;
- * here the answer comes later on the log, so the state remembers the question until then).
+ * object (upstream processes one item of its work queue at a time, and a client call returns before the next; here the
+ * answer comes later on the log, so the state remembers the question until then).
  */
 public final class GarbageCollectorState {
     private final Graph graph = new Graph();
@@ -18,31 +18,30 @@ public final class GarbageCollectorState {
     /** Request id → target uid, to find the request a fact or a rejection answers. */
     private final Map<String, String> targetOf = new HashMap<>();
     /**
-     * Owner uid → how many objects in the graph name it with blockOwnerDeletion (the first reference to it decides),
-     * by their namespace ("" if cluster-scoped), so that an owner deleted in foreground finds out whether anything
-     * still blocks it without a walk over its dependents.
+     * Owner uid → how many objects in the graph name it with blockOwnerDeletion (the first reference to it decides), by
+     * their namespace ("" if cluster-scoped), so that an owner deleted in foreground finds out whether anything still
+     * blocks it without a walk over its dependents.
      */
     private final Map<String, Map<String, Integer>> blockers = new HashMap<>();
     /**
-     * Owner uid → those blocking dependents an attempt may act on, by the number of their filing under the owner
-     * (the graph's order): not deleting their own dependents, not being deleted unless orphaning theirs, and with no
-     * request in flight. Attempting any other would decide nothing, so a foreground deletion's owner attempts only
-     * these, and each fact about one of its dependents costs that fact, not a walk over every dependent.
+     * Owner uid → those blocking dependents an attempt may act on, by the number of their filing under the owner (the
+     * graph's order): not deleting their own dependents, not being deleted unless orphaning theirs, and with no request
+     * in flight. Attempting any other would decide nothing, so a foreground deletion's owner attempts only these, and
+     * each fact about one of its dependents costs that fact, not a walk over every dependent.
      *
-     * <p>How an object counts in these two indexes follows from its node and its request in flight alone, so it is
-     * not kept: every change to either takes the object out ({@link #unfile}) before and puts it back
-     * ({@link #file}) after. A record of each filing took some 90 bytes an object, 9 MB at 100,000 pods.
+     * <p>How an object counts in these two indexes follows from its node and its request in flight alone, so it is not
+     * kept: every change to either takes the object out ({@link #unfile}) before and puts it back ({@link #file})
+     * after. A record of each filing took some 90 bytes an object, 9 MB at 100,000 pods.
      */
     private final Map<String, TreeMap<Long, String>> actionable = new HashMap<>();
 
     /**
-     * A request in flight: its event id, its target as the collector saw it when asking, and what it asks for, so
-     * that the request also ends when a fact shows it done. The API server answers most requests with a fact caused
-     * by them, but not all: a delete of an object already being deleted, or a patch that changes nothing, writes
-     * nothing and so has no fact to answer with.
+     * A request in flight: its event id, its target as the collector saw it when asking, and what it asks for, so that
+     * the request also ends when a fact shows it done. The API server answers most requests with a fact caused by them,
+     * but not all: a delete of an object already being deleted, or a patch that changes nothing, writes nothing and so
+     * has no fact to answer with.
      */
-    record Request(String id, String targetUid, String resourceVersion, Intent intent) {
-    }
+    record Request(String id, String targetUid, String resourceVersion, Intent intent) {}
 
     /** What a request asks of its target. */
     sealed interface Intent {
@@ -99,15 +98,16 @@ public final class GarbageCollectorState {
     /** The owner's blocking dependents an attempt may act on, in the order the graph lists dependents. */
     List<String> actionableBlockingDependents(Node owner) {
         return actionable.getOrDefault(owner.uid(), new TreeMap<>()).values().stream()
-                .filter(uid -> owner.mayOwn(graph.node(uid).orElseThrow())).toList();
+                .filter(uid -> owner.mayOwn(graph.node(uid).orElseThrow()))
+                .toList();
     }
 
     // --- changes ---
 
     /**
      * Folds the node a fact shows (its last state if {@code removed}, as after a request answered 404) into the graph
-     * ({@link GraphBuilder#processGraphChanges}); ends the request about it if the fact shows it done. Returns the
-     * uids to attempt, in order.
+     * ({@link GraphBuilder#processGraphChanges}); ends the request about it if the fact shows it done. Returns the uids
+     * to attempt, in order.
      */
     List<String> fold(Node node, boolean removed) {
         unfile(node.uid());
@@ -162,11 +162,15 @@ public final class GarbageCollectorState {
         if (n == null) {
             return;
         }
-        boolean acts = !inFlight.containsKey(uid) && !n.isDeletingDependents()
+        boolean acts = !inFlight.containsKey(uid)
+                && !n.isDeletingDependents()
                 && (!n.beingDeleted() || n.isOrphaningDependents());
         String namespace = n.clusterScoped() ? "" : n.namespace();
-        List<String> blocks = n.owners().stream().map(Node.Owner::uid).distinct()
-                .filter(owner -> n.owner(owner).orElseThrow().blockOwnerDeletion()).toList();
+        List<String> blocks = n.owners().stream()
+                .map(Node.Owner::uid)
+                .distinct()
+                .filter(owner -> n.owner(owner).orElseThrow().blockOwnerDeletion())
+                .toList();
         for (String owner : blocks) {
             count(owner, namespace, delta);
             if (acts) {

@@ -25,8 +25,8 @@ final class Graph {
     /** Filings so far: the number of the next. */
     private long filings;
     /**
-     * Uids removed from storage. A uid is never reused, so a later fact about one is a redelivery and must not bring
-     * it back; it also answers "is this owner absent" for good (upstream's {@code absentOwnerCache}, unbounded here).
+     * Uids removed from storage. A uid is never reused, so a later fact about one is a redelivery and must not bring it
+     * back; it also answers "is this owner absent" for good (upstream's {@code absentOwnerCache}, unbounded here).
      */
     private final Set<String> removed = new HashSet<>();
 
@@ -40,12 +40,17 @@ final class Graph {
 
     /** The objects whose ownerReferences name this owner and that it may own, in the order they were first seen. */
     List<Node> dependents(Node owner) {
-        return dependents.getOrDefault(owner.uid(), Map.of()).keySet().stream().map(uidToNode::get).filter(owner::mayOwn).toList();
+        return dependents.getOrDefault(owner.uid(), Map.of()).keySet().stream()
+                .map(uidToNode::get)
+                .filter(owner::mayOwn)
+                .toList();
     }
 
     /** Whether an object names this owner that it may own; stops at the first. */
     boolean hasDependents(Node owner) {
-        return dependents.getOrDefault(owner.uid(), Map.of()).keySet().stream().map(uidToNode::get).anyMatch(owner::mayOwn);
+        return dependents.getOrDefault(owner.uid(), Map.of()).keySet().stream()
+                .map(uidToNode::get)
+                .anyMatch(owner::mayOwn);
     }
 
     /** The number of the dependent's filing under the owner (the later, the greater); absent if not filed. */
@@ -57,11 +62,15 @@ final class Graph {
     void put(Node node) {
         Node before = uidToNode.put(node.uid(), node);
         if (before != null) {
-            before.owners().stream().map(Node.Owner::uid).filter(uid -> node.owner(uid).isEmpty())
+            before.owners().stream()
+                    .map(Node.Owner::uid)
+                    .filter(uid -> node.owner(uid).isEmpty())
                     .forEach(uid -> unfile(uid, node.uid()));
         }
-        node.owners().forEach(o -> dependents.computeIfAbsent(o.uid(), k -> new LinkedHashMap<>())
-                .computeIfAbsent(node.uid(), d -> filings++));
+        node.owners()
+                .forEach(o -> dependents
+                        .computeIfAbsent(o.uid(), k -> new LinkedHashMap<>())
+                        .computeIfAbsent(node.uid(), d -> filings++));
     }
 
     /** Forgets the node for good; its own dependents stay filed under its uid, now dangling. */

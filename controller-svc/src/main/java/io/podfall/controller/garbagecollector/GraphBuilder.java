@@ -1,7 +1,6 @@
 package io.podfall.controller.garbagecollector;
 
 import io.podfall.controller.ResourceVersions;
-
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -9,19 +8,19 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * Folds the API server's facts into the {@link Graph} and names the objects the collector must look at because of
- * them (upstream {@code processGraphChanges} and {@code processTransitions} of
+ * Folds the API server's facts into the {@link Graph} and names the objects the collector must look at because of them
+ * (upstream {@code processGraphChanges} and {@code processTransitions} of
  * {@code pkg/controller/garbagecollector/graph_builder.go}, which feed the {@code attemptToDelete} and
  * {@code attemptToOrphan} queues).
  *
  * <ul>
  *   <li>An object stored or changed: the object itself (it may name an owner that is gone, or have just started a
- *       foreground or orphan deletion); if it is deleting its dependents, those dependents; and every owner, before
- *       and after the change, that waits for its dependents (a reference removed or a dependent changed may be
- *       what it waits for).</li>
- *   <li>An object removed: its dependents (their reference now dangles) and its owners that wait for their
- *       dependents. The same follows a "virtual" removal, when a request tells the collector that the object it
- *       knows is no longer there.</li>
+ *       foreground or orphan deletion); if it is deleting its dependents, those dependents; and every owner, before and
+ *       after the change, that waits for its dependents (a reference removed or a dependent changed may be what it
+ *       waits for).
+ *   <li>An object removed: its dependents (their reference now dangles) and its owners that wait for their dependents.
+ *       The same follows a "virtual" removal, when a request tells the collector that the object it knows is no longer
+ *       there.
  * </ul>
  *
  * <p>A fact that tells the graph nothing new names nobody: a redelivery (same or older resourceVersion, or a uid
@@ -29,8 +28,7 @@ import java.util.stream.Stream;
  * resourceVersion is kept.
  */
 final class GraphBuilder {
-    private GraphBuilder() {
-    }
+    private GraphBuilder() {}
 
     /**
      * Folds the node an {@code apiserver.Object*} or {@code apiserver.Pod*} fact shows (its last state if
@@ -44,8 +42,10 @@ final class GraphBuilder {
             return removeNode(graph, node);
         }
         Optional<Node> existing = graph.node(node.uid());
-        if (existing.isPresent() && (existing.get().equals(node)
-                || ResourceVersions.isOlder(node.resourceVersion(), existing.get().resourceVersion()))) {
+        if (existing.isPresent()
+                && (existing.get().equals(node)
+                        || ResourceVersions.isOlder(
+                                node.resourceVersion(), existing.get().resourceVersion()))) {
             return List.of();
         }
         graph.put(node);
@@ -62,8 +62,8 @@ final class GraphBuilder {
     }
 
     /**
-     * Removes the node (its last state, from a removal fact or from the graph); returns its dependents and its
-     * owners that wait for their dependents.
+     * Removes the node (its last state, from a removal fact or from the graph); returns its dependents and its owners
+     * that wait for their dependents.
      */
     private static List<String> removeNode(Graph graph, Node node) {
         graph.remove(node.uid());
@@ -75,7 +75,12 @@ final class GraphBuilder {
 
     /** The owners of these nodes that are being deleted in foreground or with orphan, waiting on their dependents. */
     private static List<String> ownersAwaitingDependents(Graph graph, Stream<Node> nodes) {
-        return nodes.flatMap(n -> n.owners().stream()).map(o -> graph.node(o.uid())).flatMap(Optional::stream)
-                .filter(o -> o.isDeletingDependents() || o.isOrphaningDependents()).map(Node::uid).distinct().toList();
+        return nodes.flatMap(n -> n.owners().stream())
+                .map(o -> graph.node(o.uid()))
+                .flatMap(Optional::stream)
+                .filter(o -> o.isDeletingDependents() || o.isOrphaningDependents())
+                .map(Node::uid)
+                .distinct()
+                .toList();
     }
 }

@@ -2,7 +2,6 @@ package io.podfall.controller.namespace;
 
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.podfall.controller.ResourceVersions;
-
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -10,8 +9,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The namespace controller's cache: the namespaces, the uids of the objects in each (by resource), and the requests
- * it has in flight. Sorted maps, so every pass goes in the same order.
+ * The namespace controller's cache: the namespaces, the uids of the objects in each (by resource), and the requests it
+ * has in flight. Sorted maps, so every pass goes in the same order.
  */
 public final class NamespaceControllerState {
     final ResourceVersions resourceVersions = new ResourceVersions();

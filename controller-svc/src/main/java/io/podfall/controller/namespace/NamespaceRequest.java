@@ -3,8 +3,8 @@ package io.podfall.controller.namespace;
 import io.podfall.model.core.TimerKey;
 
 /**
- * What the namespace controller asks of the API server for a terminating namespace; while one is in flight it is
- * not asked again, and once refused it is the key of the timer that retries it.
+ * What the namespace controller asks of the API server for a terminating namespace; while one is in flight it is not
+ * asked again, and once refused it is the key of the timer that retries it.
  */
 sealed interface NamespaceRequest extends TimerKey {
 

@@ -3,13 +3,12 @@ package io.podfall.controller.nodelifecycle;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.podfall.controller.ResourceVersions;
-
 import java.time.Instant;
 import java.util.Objects;
 
 /**
- * What the {@link NodeLifecycleController} knows of one node (upstream's nodeHealthData): the node as last stored,
- * when it was last heard from (probeTimestamp) and by which heartbeat, and its writes in flight.
+ * What the {@link NodeLifecycleController} knows of one node (upstream's nodeHealthData): the node as last stored, when
+ * it was last heard from (probeTimestamp) and by which heartbeat, and its writes in flight.
  */
 final class NodeHealth {
     private final String name;
@@ -21,14 +20,14 @@ final class NodeHealth {
     private String readyHeartbeat;
     /** The Lease's renewTime last seen. */
     private Instant renewTime;
+
     private InFlight status;
     private InFlight taints;
     /** The resourceVersion a write of the controller was refused at: no write from it again. */
     private String refusedAt;
 
     /** A write in flight: its request id and the resourceVersion it is conditional on. */
-    private record InFlight(String requestId, String resourceVersion) {
-    }
+    private record InFlight(String requestId, String resourceVersion) {}
 
     NodeHealth(String name) {
         this.name = name;
@@ -47,11 +46,14 @@ final class NodeHealth {
     }
 
     /**
-     * Takes in a fact of the node unless it is older than the cached one; a fact caused by a write in flight ends
-     * it. The node is heard from when first seen and whenever its Ready heartbeat moves. Whether it was news.
+     * Takes in a fact of the node unless it is older than the cached one; a fact caused by a write in flight ends it.
+     * The node is heard from when first seen and whenever its Ready heartbeat moves. Whether it was news.
      */
     boolean observe(Node fact, String causationId, Instant at) {
-        if (node != null && !ResourceVersions.isOlder(node.getMetadata().getResourceVersion(), fact.getMetadata().getResourceVersion())) {
+        if (node != null
+                && !ResourceVersions.isOlder(
+                        node.getMetadata().getResourceVersion(),
+                        fact.getMetadata().getResourceVersion())) {
             return false;
         }
         boolean first = node == null;
@@ -99,7 +101,8 @@ final class NodeHealth {
 
     /** If the refused request was one of this node's writes: it is over. Whether it was. */
     boolean refused(String requestId) {
-        InFlight refused = status != null && status.requestId().equals(requestId) ? status
+        InFlight refused = status != null && status.requestId().equals(requestId)
+                ? status
                 : taints != null && taints.requestId().equals(requestId) ? taints : null;
         if (refused == null) {
             return false;

@@ -7,18 +7,17 @@ import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.podfall.model.core.Part;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.core.Effects;
+import io.podfall.model.core.Part;
 import io.podfall.model.core.Timer;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.MetaTimes;
 import io.podfall.model.k8s.ResourceType;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -29,41 +28,40 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * The node lifecycle controller of kube-controller-manager ({@code pkg/controller/nodelifecycle/node_lifecycle_controller.go}):
- * it watches every node's heartbeats and turns what it sees into the node's Ready condition and taints, which the
- * scheduler then honours.
+ * The node lifecycle controller of kube-controller-manager
+ * ({@code pkg/controller/nodelifecycle/node_lifecycle_controller.go}): it watches every node's heartbeats and turns
+ * what it sees into the node's Ready condition and taints, which the scheduler then honours.
  *
  * <p><b>Health</b> (monitorNodeHealth, tryUpdateNodeHealth). A node is heard from when its Lease in
  * {@code kube-node-lease} shows a later renewTime, or its Ready condition a new lastHeartbeatTime; the controller then
- * notes the probe time (the time the fact was written, upstream its own clock when it sees the change, so that
- * clock skew between nodes and the control plane does not matter). When nothing was heard for the grace period
+ * notes the probe time (the time the fact was written, upstream its own clock when it sees the change, so that clock
+ * skew between nodes and the control plane does not matter). When nothing was heard for the grace period
  * (node-monitor-grace-period, {@value #DEFAULT_GRACE_PERIOD_SECONDS} s since 1.32; a node that never posted Ready gets
  * the startup grace period, {@value #STARTUP_GRACE_PERIOD_SECONDS} s), its Ready, MemoryPressure, DiskPressure and
- * PIDPressure conditions become Unknown, reason {@code NodeStatusUnknown}, "Kubelet stopped posting node status."
- * (a condition never posted: {@code NodeStatusNeverUpdated}), written with a PATCH of {@code nodes/<name>/status}
- * that carries the resourceVersion it read (upstream's UpdateStatus), so a kubelet's post in between wins. Upstream
- * polls every node-monitor-period (5 s); here a timer per node (key {@code nodelifecycle/<node>}) is due exactly
- * when the grace period runs out, and a heartbeat moves it. The kubelet, once back, posts Ready True itself.
+ * PIDPressure conditions become Unknown, reason {@code NodeStatusUnknown}, "Kubelet stopped posting node status." (a
+ * condition never posted: {@code NodeStatusNeverUpdated}), written with a PATCH of {@code nodes/<name>/status} that
+ * carries the resourceVersion it read (upstream's UpdateStatus), so a kubelet's post in between wins. Upstream polls
+ * every node-monitor-period (5 s); here a timer per node (key {@code nodelifecycle/<node>}) is due exactly when the
+ * grace period runs out, and a heartbeat moves it. The kubelet, once back, posts Ready True itself.
  *
- * <p><b>Taints</b>, one level-triggered pass over each node fact. TaintNodesByCondition (doNoScheduleTaintingPass):
- * a NoSchedule taint for each condition that keeps pods away — Ready False {@value #NOT_READY}, Ready Unknown
- * {@value #UNREACHABLE}, MemoryPressure {@value #MEMORY_PRESSURE}, DiskPressure {@value #DISK_PRESSURE},
- * PIDPressure {@value #PID_PRESSURE}, NetworkUnavailable {@value #NETWORK_UNAVAILABLE} (each True) — and
- * {@value #UNSCHEDULABLE} for a cordoned node. Taint-based eviction's marking (doNoExecuteTaintingPass,
- * markNodeAsReachable): {@value #NOT_READY} or {@value #UNREACHABLE} with effect NoExecute while Ready is False or
- * Unknown, taken away when it is True again. Taints the controller does not own are kept as they are. The new taint
- * list goes in one PATCH carrying the resourceVersion it was computed from (SwapNodeControllerTaint), each taint
- * added with timeAdded.
+ * <p><b>Taints</b>, one level-triggered pass over each node fact. TaintNodesByCondition (doNoScheduleTaintingPass): a
+ * NoSchedule taint for each condition that keeps pods away — Ready False {@value #NOT_READY}, Ready Unknown
+ * {@value #UNREACHABLE}, MemoryPressure {@value #MEMORY_PRESSURE}, DiskPressure {@value #DISK_PRESSURE}, PIDPressure
+ * {@value #PID_PRESSURE}, NetworkUnavailable {@value #NETWORK_UNAVAILABLE} (each True) — and {@value #UNSCHEDULABLE}
+ * for a cordoned node. Taint-based eviction's marking (doNoExecuteTaintingPass, markNodeAsReachable):
+ * {@value #NOT_READY} or {@value #UNREACHABLE} with effect NoExecute while Ready is False or Unknown, taken away when
+ * it is True again. Taints the controller does not own are kept as they are. The new taint list goes in one PATCH
+ * carrying the resourceVersion it was computed from (SwapNodeControllerTaint), each taint added with timeAdded.
  *
  * <p>At most one status write and one taint write per node are in flight; each ends with the fact it caused or its
- * refusal. After a refusal (a conflict: the node changed meanwhile) the controller decides again from its cache,
- * which, the log being ordered, already holds the newer node; it asks nothing while its cache still shows the
- * resourceVersion that was refused.
+ * refusal. After a refusal (a conflict: the node changed meanwhile) the controller decides again from its cache, which,
+ * the log being ordered, already holds the newer node; it asks nothing while its cache still shows the resourceVersion
+ * that was refused.
  *
  * <p>Not mirrored: the eviction of pods from NoExecute-tainted nodes (the taint eviction controller; pods tolerate
- * {@value #UNREACHABLE} for 300 s upstream by default), its rate limiting per zone and the zone disruption modes
- * (which upstream lift the NoExecute taints when every node of the cluster is down), and marking the pods of a node
- * that is not Ready NotReady (MarkPodsNotReady).
+ * {@value #UNREACHABLE} for 300 s upstream by default), its rate limiting per zone and the zone disruption modes (which
+ * upstream lift the NoExecute taints when every node of the cluster is down), and marking the pods of a node that is
+ * not Ready NotReady (MarkPodsNotReady).
  */
 public final class NodeLifecycleController implements Part<NodeLifecycleState> {
     public static final String SOURCE = "/controller/nodelifecycle";
@@ -71,6 +69,7 @@ public final class NodeLifecycleController implements Part<NodeLifecycleState> {
     public static final long DEFAULT_GRACE_PERIOD_SECONDS = 50;
     /** node-startup-grace-period: for a node that never posted its Ready condition. */
     static final long STARTUP_GRACE_PERIOD_SECONDS = 60;
+
     static final String NOT_READY = "node.kubernetes.io/not-ready";
     static final String UNREACHABLE = "node.kubernetes.io/unreachable";
     static final String MEMORY_PRESSURE = "node.kubernetes.io/memory-pressure";
@@ -84,15 +83,22 @@ public final class NodeLifecycleController implements Part<NodeLifecycleState> {
     private static final String READY = "Ready";
     /** nodeConditionToTaintKeyStatusMap: which condition in which status taints the node with which key. */
     private static final Map<String, Map<String, String>> CONDITION_TAINTS = Map.of(
-            READY, Map.of("False", NOT_READY, "Unknown", UNREACHABLE),
-            "MemoryPressure", Map.of("True", MEMORY_PRESSURE),
-            "DiskPressure", Map.of("True", DISK_PRESSURE),
-            "NetworkUnavailable", Map.of("True", NETWORK_UNAVAILABLE),
-            "PIDPressure", Map.of("True", PID_PRESSURE));
+            READY,
+            Map.of("False", NOT_READY, "Unknown", UNREACHABLE),
+            "MemoryPressure",
+            Map.of("True", MEMORY_PRESSURE),
+            "DiskPressure",
+            Map.of("True", DISK_PRESSURE),
+            "NetworkUnavailable",
+            Map.of("True", NETWORK_UNAVAILABLE),
+            "PIDPressure",
+            Map.of("True", PID_PRESSURE));
     /** The conditions a silent node's kubelet can no longer vouch for (NetworkUnavailable is the control plane's). */
-    private static final List<String> KUBELET_CONDITIONS = List.of(READY, "MemoryPressure", "DiskPressure", "PIDPressure");
-    private static final Set<String> NO_SCHEDULE_KEYS = Set.of(NOT_READY, UNREACHABLE, MEMORY_PRESSURE, DISK_PRESSURE,
-            PID_PRESSURE, NETWORK_UNAVAILABLE, UNSCHEDULABLE);
+    private static final List<String> KUBELET_CONDITIONS =
+            List.of(READY, "MemoryPressure", "DiskPressure", "PIDPressure");
+
+    private static final Set<String> NO_SCHEDULE_KEYS = Set.of(
+            NOT_READY, UNREACHABLE, MEMORY_PRESSURE, DISK_PRESSURE, PID_PRESSURE, NETWORK_UNAVAILABLE, UNSCHEDULABLE);
 
     private final Duration gracePeriod;
 
@@ -156,7 +162,8 @@ public final class NodeLifecycleController implements Part<NodeLifecycleState> {
     }
 
     private void leaseChanged(NodeLifecycleState state, Event event, Lease lease, Effects.Builder effects) {
-        if (!LEASE_NAMESPACE.equals(lease.getMetadata().getNamespace()) || lease.getSpec() == null
+        if (!LEASE_NAMESPACE.equals(lease.getMetadata().getNamespace())
+                || lease.getSpec() == null
                 || lease.getSpec().getRenewTime() == null) {
             return;
         }
@@ -188,7 +195,8 @@ public final class NodeLifecycleController implements Part<NodeLifecycleState> {
             return;
         }
         NodeCondition ready = condition(node, READY);
-        if (now.isBefore(health.probedAt().plus(gracePeriodOf(ready))) || (ready != null && "Unknown".equals(ready.getStatus()))) {
+        if (now.isBefore(health.probedAt().plus(gracePeriodOf(ready)))
+                || (ready != null && "Unknown".equals(ready.getStatus()))) {
             return;
         }
         String at = MetaTimes.format(now);
@@ -196,18 +204,31 @@ public final class NodeLifecycleController implements Part<NodeLifecycleState> {
         for (String type : KUBELET_CONDITIONS) {
             NodeCondition current = condition(node, type);
             if (current == null) {
-                unknown.add(new NodeConditionBuilder().withType(type).withStatus("Unknown").withReason("NodeStatusNeverUpdated")
-                        .withMessage("Kubelet never posted node status.").withLastHeartbeatTime(node.getMetadata().getCreationTimestamp())
-                        .withLastTransitionTime(at).build());
+                unknown.add(new NodeConditionBuilder()
+                        .withType(type)
+                        .withStatus("Unknown")
+                        .withReason("NodeStatusNeverUpdated")
+                        .withMessage("Kubelet never posted node status.")
+                        .withLastHeartbeatTime(node.getMetadata().getCreationTimestamp())
+                        .withLastTransitionTime(at)
+                        .build());
             } else if (!"Unknown".equals(current.getStatus())) {
-                unknown.add(new NodeConditionBuilder(current).withStatus("Unknown").withReason("NodeStatusUnknown")
-                        .withMessage("Kubelet stopped posting node status.").withLastTransitionTime(at).build());
+                unknown.add(new NodeConditionBuilder(current)
+                        .withStatus("Unknown")
+                        .withReason("NodeStatusUnknown")
+                        .withMessage("Kubelet stopped posting node status.")
+                        .withLastTransitionTime(at)
+                        .build());
             }
         }
         ObjectNode patch = withResourceVersion(node);
         patch.putObject("status").set("conditions", Json.tree(unknown));
-        effects.emit(SOURCE, EventTypes.PATCH_REQUESTED, subject(node), new PatchRequest(ResourceType.NODES.plural(), "",
-                health.name(), "status", PatchRequest.STRATEGIC, patch));
+        effects.emit(
+                SOURCE,
+                EventTypes.PATCH_REQUESTED,
+                subject(node),
+                new PatchRequest(
+                        ResourceType.NODES.plural(), "", health.name(), "status", PatchRequest.STRATEGIC, patch));
         health.statusRequested(effects.lastEventId());
     }
 
@@ -220,7 +241,8 @@ public final class NodeLifecycleController implements Part<NodeLifecycleState> {
         Set<String> wanted = new LinkedHashSet<>();
         if (node.getStatus() != null) {
             for (NodeCondition c : node.getStatus().getConditions()) {
-                String key = CONDITION_TAINTS.getOrDefault(c.getType(), Map.of()).get(c.getStatus());
+                String key =
+                        CONDITION_TAINTS.getOrDefault(c.getType(), Map.of()).get(c.getStatus());
                 if (key != null) {
                     wanted.add(key + ":" + NO_SCHEDULE);
                 }
@@ -235,7 +257,8 @@ public final class NodeLifecycleController implements Part<NodeLifecycleState> {
         } else if (ready != null && "Unknown".equals(ready.getStatus())) {
             wanted.add(UNREACHABLE + ":" + NO_EXECUTE);
         }
-        List<Taint> current = node.getSpec() == null ? List.of() : node.getSpec().getTaints();
+        List<Taint> current =
+                node.getSpec() == null ? List.of() : node.getSpec().getTaints();
         List<Taint> next = new ArrayList<>();
         Set<String> kept = new LinkedHashSet<>();
         for (Taint t : current) {
@@ -248,7 +271,11 @@ public final class NodeLifecycleController implements Part<NodeLifecycleState> {
         for (String w : wanted) {
             if (!kept.contains(w)) {
                 String[] keyEffect = w.split(":");
-                next.add(new TaintBuilder().withKey(keyEffect[0]).withEffect(keyEffect[1]).withTimeAdded(added).build());
+                next.add(new TaintBuilder()
+                        .withKey(keyEffect[0])
+                        .withEffect(keyEffect[1])
+                        .withTimeAdded(added)
+                        .build());
             }
         }
         if (next.size() == current.size() && kept.size() == current.size()) {
@@ -256,14 +283,18 @@ public final class NodeLifecycleController implements Part<NodeLifecycleState> {
         }
         ObjectNode patch = withResourceVersion(node);
         patch.putObject("spec").set("taints", Json.tree(next));
-        effects.emit(SOURCE, EventTypes.PATCH_REQUESTED, subject(node), new PatchRequest(ResourceType.NODES.plural(), "",
-                health.name(), null, PatchRequest.STRATEGIC, patch));
+        effects.emit(
+                SOURCE,
+                EventTypes.PATCH_REQUESTED,
+                subject(node),
+                new PatchRequest(ResourceType.NODES.plural(), "", health.name(), null, PatchRequest.STRATEGIC, patch));
         health.taintsRequested(effects.lastEventId());
     }
 
     /** Whether the controller owns this taint: a condition's or cordon's NoSchedule, or Ready's NoExecute. */
     private static boolean owned(Taint t) {
-        return NO_SCHEDULE.equals(t.getEffect()) ? NO_SCHEDULE_KEYS.contains(t.getKey())
+        return NO_SCHEDULE.equals(t.getEffect())
+                ? NO_SCHEDULE_KEYS.contains(t.getKey())
                 : NO_EXECUTE.equals(t.getEffect()) && (NOT_READY.equals(t.getKey()) || UNREACHABLE.equals(t.getKey()));
     }
 
@@ -280,8 +311,12 @@ public final class NodeLifecycleController implements Part<NodeLifecycleState> {
     }
 
     static NodeCondition condition(Node node, String type) {
-        return node.getStatus() == null ? null : node.getStatus().getConditions().stream()
-                .filter(c -> Objects.equals(type, c.getType())).findFirst().orElse(null);
+        return node.getStatus() == null
+                ? null
+                : node.getStatus().getConditions().stream()
+                        .filter(c -> Objects.equals(type, c.getType()))
+                        .findFirst()
+                        .orElse(null);
     }
 
     private static String subject(Node node) {

@@ -10,9 +10,9 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * The pods one ReplicaSet controls, with the tallies of its status kept as pods come and go, so that a sync after
- * one pod's change costs the change, not a walk over every pod (upstream's informer indexes pods by controller and
- * its work queue folds many changes into one sync; here every fact syncs at once, so the sync itself must be cheap).
+ * The pods one ReplicaSet controls, with the tallies of its status kept as pods come and go, so that a sync after one
+ * pod's change costs the change, not a walk over every pod (upstream's informer indexes pods by controller and its work
+ * queue folds many changes into one sync; here every fact syncs at once, so the sync itself must be cheap).
  *
  * <p>Invariant: every tally counts exactly the pods held that it describes; {@link #put} and {@link #remove} take a
  * pod's whole contribution out before adding the new one.
@@ -25,8 +25,8 @@ final class ControlledPods {
     /** Active pods that are Ready. */
     private int ready;
     /**
-     * Active Ready pods by the time their Ready condition became True (those that say), counted per time: objects
-     * carry times in whole seconds, so there are few distinct ones however many pods.
+     * Active Ready pods by the time their Ready condition became True (those that say), counted per time: objects carry
+     * times in whole seconds, so there are few distinct ones however many pods.
      */
     private final TreeMap<Instant, Integer> readySince = new TreeMap<>();
     /** The template labels {@link #fullyLabeled} counts against, null until first asked. */
@@ -55,7 +55,8 @@ final class ControlledPods {
     int fullyLabeled(Map<String, String> templateLabels) {
         if (!templateLabels.equals(labelsCounted)) {
             labelsCounted = new HashMap<>(templateLabels);
-            fullyLabeled = (int) byUid.values().stream().filter(this::countsFullyLabeled).count();
+            fullyLabeled = (int)
+                    byUid.values().stream().filter(this::countsFullyLabeled).count();
         }
         return fullyLabeled;
     }
@@ -65,7 +66,9 @@ final class ControlledPods {
         if (minReadySeconds == 0) {
             return ready;
         }
-        return readySince.headMap(now.minusSeconds(minReadySeconds), false).values().stream().mapToInt(Integer::intValue).sum();
+        return readySince.headMap(now.minusSeconds(minReadySeconds), false).values().stream()
+                .mapToInt(Integer::intValue)
+                .sum();
     }
 
     /** When the next active Ready pod not yet available becomes so ({@link ActivePods#availableAfter}), if any. */
@@ -97,12 +100,14 @@ final class ControlledPods {
         }
         if (ActivePods.isReady(pod)) {
             ready += delta;
-            ActivePods.availableAfter(pod, 0).ifPresent(
-                    since -> readySince.merge(since, delta, (a, b) -> a + b == 0 ? null : a + b));
+            ActivePods.availableAfter(pod, 0)
+                    .ifPresent(since -> readySince.merge(since, delta, (a, b) -> a + b == 0 ? null : a + b));
         }
     }
 
     private boolean countsFullyLabeled(CachedPod pod) {
-        return labelsCounted != null && ActivePods.isActive(pod) && pod.labels().entrySet().containsAll(labelsCounted.entrySet());
+        return labelsCounted != null
+                && ActivePods.isActive(pod)
+                && pod.labels().entrySet().containsAll(labelsCounted.entrySet());
     }
 }

@@ -1,10 +1,9 @@
 package io.podfall.controller.replicaset;
 
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.podfall.controller.CachedPod;
 import io.podfall.controller.ControllerRefs;
 import io.podfall.controller.WorkQueue;
-import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
-
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -13,10 +12,10 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * What the {@link ReplicaSetController} knows: its informer caches of ReplicaSets and of the pods they control,
- * its requests in flight with the rate limit of its retries ({@link WorkQueue}) and the last failure of each
- * ReplicaSet's pod management (its {@code ReplicaFailure} condition). Only the controller
- * changes it; the methods keep the index of pods by controller in step with the pods.
+ * What the {@link ReplicaSetController} knows: its informer caches of ReplicaSets and of the pods they control, its
+ * requests in flight with the rate limit of its retries ({@link WorkQueue}) and the last failure of each ReplicaSet's
+ * pod management (its {@code ReplicaFailure} condition). Only the controller changes it; the methods keep the index of
+ * pods by controller in step with the pods.
  */
 public final class ReplicaSetState {
     /** Every ReplicaSet the API server holds, by {@code namespace/name}. */
@@ -29,13 +28,13 @@ public final class ReplicaSetState {
     private final Map<String, ControlledPods> podsByController = new HashMap<>();
     /** What a ReplicaSet that controls no pod controls; never changed. */
     private static final ControlledPods NONE = new ControlledPods();
+
     private final WorkQueue requests = new WorkQueue("replicaset");
     /** The request that failed last for each ReplicaSet, until one of its pod requests succeeds again. */
     private final Map<String, Failure> failures = new HashMap<>();
 
     /** Why managing a ReplicaSet's pods failed: reason {@code FailedCreate} or {@code FailedDelete}, and when. */
-    public record Failure(String reason, String message, Instant since) {
-    }
+    public record Failure(String reason, String message, Instant since) {}
 
     public Optional<ReplicaSet> replicaSet(String key) {
         return Optional.ofNullable(replicaSets.get(key));
@@ -52,10 +51,13 @@ public final class ReplicaSetState {
 
     /** The cached ReplicaSets in the namespace with the given controller (their "siblings"). */
     List<ReplicaSet> replicaSetsControlledBy(String namespace, String controllerUid) {
-        return new TreeMap<>(replicaSets).values().stream()
-                .filter(rs -> namespace.equals(rs.getMetadata().getNamespace()))
-                .filter(rs -> ControllerRefs.controllerOf(rs).map(r -> controllerUid.equals(r.getUid())).orElse(false))
-                .toList();
+        return new TreeMap<>(replicaSets)
+                .values().stream()
+                        .filter(rs -> namespace.equals(rs.getMetadata().getNamespace()))
+                        .filter(rs -> ControllerRefs.controllerOf(rs)
+                                .map(r -> controllerUid.equals(r.getUid()))
+                                .orElse(false))
+                        .toList();
     }
 
     public Optional<CachedPod> pod(String uid) {
@@ -95,7 +97,9 @@ public final class ReplicaSetState {
         removePod(pod.uid());
         if (pod.controllerUid() != null) {
             pods.put(pod.uid(), pod);
-            podsByController.computeIfAbsent(pod.controllerUid(), c -> new ControlledPods()).put(pod);
+            podsByController
+                    .computeIfAbsent(pod.controllerUid(), c -> new ControlledPods())
+                    .put(pod);
         }
     }
 

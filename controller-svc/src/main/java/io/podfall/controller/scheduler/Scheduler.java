@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Toleration;
-import io.podfall.model.core.Part;
 import io.podfall.controller.PodUtil;
 import io.podfall.controller.ResourceVersions;
 import io.podfall.controller.scheduler.SchedulerState.CachedNode;
@@ -16,12 +15,12 @@ import io.podfall.model.apiserver.BindingRequest;
 import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.core.Effects;
+import io.podfall.model.core.Part;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.MetaTimes;
 import io.podfall.model.k8s.ResourceType;
-
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,10 +35,10 @@ import java.util.function.Function;
  * {@code pkg/scheduler/backend/cache}). A node is schedulable while its Ready condition is True, it is not cordoned
  * ({@code spec.unschedulable}) and it is not being deleted; a pod fits on it if it also tolerates each of the node's
  * NoSchedule and NoExecute taints ({@link TaintToleration}): the node lifecycle controller taints a node under memory,
- * disk or PID pressure, or not ready or unreachable, so such a node gets no new pods. A pod leaves the cache when it is removed or when it
- * reaches phase Succeeded or Failed: upstream the scheduler's pod informer watches with the field selector
- * {@code status.phase!=Succeeded,status.phase!=Failed} ({@code pkg/scheduler/scheduler.go}), so a finished pod no
- * longer counts on its node. A fact older than the cached one (lower numeric resourceVersion, as from a redelivered
+ * disk or PID pressure, or not ready or unreachable, so such a node gets no new pods. A pod leaves the cache when it is
+ * removed or when it reaches phase Succeeded or Failed: upstream the scheduler's pod informer watches with the field
+ * selector {@code status.phase!=Succeeded,status.phase!=Failed} ({@code pkg/scheduler/scheduler.go}), so a finished pod
+ * no longer counts on its node. A fact older than the cached one (lower numeric resourceVersion, as from a redelivered
  * event) is ignored.
  *
  * <p><b>Which pods it places</b> ({@code pkg/scheduler/eventhandlers.go}, {@code schedule_one.go}): a pod with no
@@ -50,27 +49,27 @@ import java.util.function.Function;
  * <p><b>Where.</b> The node the pod fits on with the fewest pods bound or assumed to it; among equals, the first by
  * name, so the choice is deterministic. This stands in for upstream's scoring plugins (least allocated, spreading).
  *
- * <p><b>Assume, then confirm or forget</b> ({@code pkg/scheduler/backend/cache/interface.go}): with the binding
- * request the pod is assumed on its node and counts there at once, so the next pod in the same pass sees it. The
- * assumption ends when the API server confirms the binding (a fact showing the pod's nodeName: the pod is now
- * simply bound), when it refuses it ({@code apiserver.RequestRejected} caused by our BindingRequested: the
- * assumption is forgotten and the pod waits again), or when the pod is removed.
+ * <p><b>Assume, then confirm or forget</b> ({@code pkg/scheduler/backend/cache/interface.go}): with the binding request
+ * the pod is assumed on its node and counts there at once, so the next pod in the same pass sees it. The assumption
+ * ends when the API server confirms the binding (a fact showing the pod's nodeName: the pod is now simply bound), when
+ * it refuses it ({@code apiserver.RequestRejected} caused by our BindingRequested: the assumption is forgotten and the
+ * pod waits again), or when the pod is removed.
  *
- * <p><b>When.</b> After every fact that changed the cache, one pass over the queue, oldest first: a new pod is
- * placed at once, pods that found no node to fit on are placed when a node registers (or becomes ready, or loses
- * the taint that kept them away), and a pod whose binding was refused is retried with the next change, not at once
- * (upstream moves it to the backoff queue).
+ * <p><b>When.</b> After every fact that changed the cache, one pass over the queue, oldest first: a new pod is placed
+ * at once, pods that found no node to fit on are placed when a node registers (or becomes ready, or loses the taint
+ * that kept them away), and a pod whose binding was refused is retried with the next change, not at once (upstream
+ * moves it to the backoff queue).
  *
- * <p>Invariants: a pod is never the subject of two bindings in flight; a pod that is bound or being deleted is
- * never bound; a fact that changes nothing in the cache (a duplicate) starts no pass, so it emits nothing.
+ * <p>Invariants: a pod is never the subject of two bindings in flight; a pod that is bound or being deleted is never
+ * bound; a fact that changes nothing in the cache (a duplicate) starts no pass, so it emits nothing.
  */
 public final class Scheduler implements Part<SchedulerState> {
     /** The event source of every binding request. */
     public static final String SOURCE = "/controller/scheduler";
     /** The scheduler profile name upstream's default scheduler answers to. */
     public static final String SCHEDULER_NAME = "default-scheduler";
-    private static final TypeReference<List<Toleration>> TOLERATIONS = new TypeReference<>() {
-    };
+
+    private static final TypeReference<List<Toleration>> TOLERATIONS = new TypeReference<>() {};
 
     @Override
     public SchedulerState newState() {
@@ -81,7 +80,8 @@ public final class Scheduler implements Part<SchedulerState> {
     public void handle(SchedulerState state, Event event, Effects.Builder effects) {
         if (event.is(EventTypes.REQUEST_REJECTED)) {
             bindingRejected(state, event);
-        } else if (EventTypes.OBJECT_CHANGES.contains(event.type()) && cacheChanged(state, event)
+        } else if (EventTypes.OBJECT_CHANGES.contains(event.type())
+                && cacheChanged(state, event)
                 && !event.is(EventTypes.OBJECT_LISTED)) { // listed at a slice's start: cached, more may follow
             schedulePending(state, effects);
         }
@@ -89,9 +89,11 @@ public final class Scheduler implements Part<SchedulerState> {
 
     /** Whether the pod is one this scheduler must place, as long as nothing is assumed for it. */
     static boolean waitsForNode(CachedPod pod) {
-        return !pod.assigned() && !pod.deleting()
-                && (pod.schedulerName() == null || pod.schedulerName().isEmpty()
-                    || SCHEDULER_NAME.equals(pod.schedulerName()));
+        return !pod.assigned()
+                && !pod.deleting()
+                && (pod.schedulerName() == null
+                        || pod.schedulerName().isEmpty()
+                        || SCHEDULER_NAME.equals(pod.schedulerName()));
     }
 
     private boolean cacheChanged(SchedulerState state, Event event) {
@@ -113,10 +115,14 @@ public final class Scheduler implements Part<SchedulerState> {
             cached.ifPresent(n -> state.removeNode(name));
             return cached.isPresent();
         }
-        CachedNode updated = new CachedNode(name, node.getMetadata().getResourceVersion(), isReady(node),
+        CachedNode updated = new CachedNode(
+                name,
+                node.getMetadata().getResourceVersion(),
+                isReady(node),
                 node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable()),
                 node.getMetadata().getDeletionTimestamp() != null,
-                node.getSpec() == null ? List.of() : List.copyOf(node.getSpec().getTaints()), allocatablePods(node));
+                node.getSpec() == null ? List.of() : List.copyOf(node.getSpec().getTaints()),
+                allocatablePods(node));
         if (!isNews(cached, updated, CachedNode::resourceVersion)) {
             return false;
         }
@@ -126,14 +132,17 @@ public final class Scheduler implements Part<SchedulerState> {
 
     /** {@code status.allocatable.pods}, or no limit when the node reports none. */
     private static int allocatablePods(Node node) {
-        Quantity pods = node.getStatus() == null || node.getStatus().getAllocatable() == null ? null
+        Quantity pods = node.getStatus() == null || node.getStatus().getAllocatable() == null
+                ? null
                 : node.getStatus().getAllocatable().get("pods");
-        return pods == null ? Integer.MAX_VALUE : Quantity.getAmountInBytes(pods).intValue();
+        return pods == null
+                ? Integer.MAX_VALUE
+                : Quantity.getAmountInBytes(pods).intValue();
     }
 
     /**
-     * Reads the few fields the cache keeps from the fact's tree: every pod change passes here, and a whole
-     * {@code Pod} conversion per change was the scheduler's largest cost in a mass deletion.
+     * Reads the few fields the cache keeps from the fact's tree: every pod change passes here, and a whole {@code Pod}
+     * conversion per change was the scheduler's largest cost in a mass deletion.
      */
     private boolean podChanged(SchedulerState state, JsonNode pod, boolean removed) {
         JsonNode meta = pod.path("metadata");
@@ -149,9 +158,14 @@ public final class Scheduler implements Part<SchedulerState> {
         }
         JsonNode spec = pod.path("spec");
         JsonNode tolerations = spec.path("tolerations");
-        CachedPod updated = new CachedPod(uid, PodUtil.shared(meta.path("namespace")), meta.path("name").textValue(),
-                meta.path("resourceVersion").textValue(), PodUtil.shared(spec.path("nodeName")),
-                !meta.path("deletionTimestamp").isMissingNode() && !meta.path("deletionTimestamp").isNull(),
+        CachedPod updated = new CachedPod(
+                uid,
+                PodUtil.shared(meta.path("namespace")),
+                meta.path("name").textValue(),
+                meta.path("resourceVersion").textValue(),
+                PodUtil.shared(spec.path("nodeName")),
+                !meta.path("deletionTimestamp").isMissingNode()
+                        && !meta.path("deletionTimestamp").isNull(),
                 PodUtil.shared(spec.path("schedulerName")),
                 tolerations.isEmpty() ? List.of() : List.copyOf(Json.MAPPER.convertValue(tolerations, TOLERATIONS)),
                 cached.map(CachedPod::arrival).orElseGet(state::nextArrival));
@@ -177,7 +191,10 @@ public final class Scheduler implements Part<SchedulerState> {
                 }
                 continue;
             }
-            effects.emit(SOURCE, EventTypes.BINDING_REQUESTED, Subjects.of(pod.namespace(), "pods", pod.name()),
+            effects.emit(
+                    SOURCE,
+                    EventTypes.BINDING_REQUESTED,
+                    Subjects.of(pod.namespace(), "pods", pod.name()),
                     new BindingRequest(pod.namespace(), pod.name(), uid, node.get()));
             state.assume(uid, node.get(), effects.lastEventId());
         }
@@ -186,12 +203,25 @@ public final class Scheduler implements Part<SchedulerState> {
     private static void reportUnschedulable(SchedulerState state, CachedPod pod, Effects.Builder effects) {
         String message = unschedulableMessage(state.nodes(), pod);
         ObjectNode patch = Json.MAPPER.createObjectNode();
-        patch.putObject("status").putArray("conditions").addObject().put("type", "PodScheduled")
-                .put("status", "False").put("reason", "Unschedulable").put("message", message)
+        patch.putObject("status")
+                .putArray("conditions")
+                .addObject()
+                .put("type", "PodScheduled")
+                .put("status", "False")
+                .put("reason", "Unschedulable")
+                .put("message", message)
                 .put("lastTransitionTime", MetaTimes.format(effects.now()));
-        effects.emit(SOURCE, EventTypes.PATCH_REQUESTED, Subjects.of(pod.namespace(), "pods", pod.name()),
-                new PatchRequest(ResourceType.PODS.plural(), pod.namespace(), pod.name(), "status",
-                        PatchRequest.STRATEGIC, patch));
+        effects.emit(
+                SOURCE,
+                EventTypes.PATCH_REQUESTED,
+                Subjects.of(pod.namespace(), "pods", pod.name()),
+                new PatchRequest(
+                        ResourceType.PODS.plural(),
+                        pod.namespace(),
+                        pod.name(),
+                        "status",
+                        PatchRequest.STRATEGIC,
+                        patch));
     }
 
     /**
@@ -207,14 +237,19 @@ public final class Scheduler implements Part<SchedulerState> {
             // the first filter a node fails names it, in the default profile's filter order: NodeUnschedulable,
             // TaintToleration, NodeResourcesFit (pkg/scheduler/apis/config/v1/default_plugins.go); a node that
             // passes the first two is full, or the pod would have been placed there
-            String reason = !node.schedulable() ? "node(s) were not ready or unschedulable"
-                    : !node.fits(pod) ? "node(s) had untolerated taint " + TaintToleration.describe(
-                            TaintToleration.untolerated(node.taints(), pod.tolerations()).orElseThrow())
-                    : "Too many pods";
+            String reason = !node.schedulable()
+                    ? "node(s) were not ready or unschedulable"
+                    : !node.fits(pod)
+                            ? "node(s) had untolerated taint "
+                                    + TaintToleration.describe(
+                                            TaintToleration.untolerated(node.taints(), pod.tolerations())
+                                                    .orElseThrow())
+                            : "Too many pods";
             reasons.merge(reason, 1, Integer::sum);
         }
         StringBuilder message = new StringBuilder("0/" + nodes.size() + " nodes are available: ");
-        reasons.forEach((reason, count) -> message.append(count).append(' ').append(reason).append(", "));
+        reasons.forEach((reason, count) ->
+                message.append(count).append(' ').append(reason).append(", "));
         return message.substring(0, message.length() - 2) + ".";
     }
 
@@ -226,16 +261,16 @@ public final class Scheduler implements Part<SchedulerState> {
     }
 
     private static boolean isReady(Node node) {
-        return node.getStatus() != null && node.getStatus().getConditions() != null
+        return node.getStatus() != null
+                && node.getStatus().getConditions() != null
                 && node.getStatus().getConditions().stream()
-                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+                        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
     }
 
-    /**
-     * Whether {@code updated} tells the cache something: it differs from the cached entry and is not older than it.
-     */
+    /** Whether {@code updated} tells the cache something: it differs from the cached entry and is not older than it. */
     private static <T> boolean isNews(Optional<T> cached, T updated, Function<T, String> resourceVersion) {
-        return cached.map(c -> !c.equals(updated) && !ResourceVersions.isOlder(resourceVersion.apply(updated), resourceVersion.apply(c)))
+        return cached.map(c -> !c.equals(updated)
+                        && !ResourceVersions.isOlder(resourceVersion.apply(updated), resourceVersion.apply(c)))
                 .orElse(true);
     }
 }

@@ -2,7 +2,6 @@ package io.podfall.controller.scheduler;
 
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.Toleration;
-
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -15,9 +14,9 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * What the {@link Scheduler} knows: its cache of nodes and pods (upstream {@code pkg/scheduler/backend/cache}),
- * the bindings in flight, and the queue of pods that wait for a node. Only the scheduler changes it, through the
- * methods below, which keep the derived indexes ({@code podsOnNode}, {@code byLoad}, {@code queue}) in step.
+ * What the {@link Scheduler} knows: its cache of nodes and pods (upstream {@code pkg/scheduler/backend/cache}), the
+ * bindings in flight, and the queue of pods that wait for a node. Only the scheduler changes it, through the methods
+ * below, which keep the derived indexes ({@code podsOnNode}, {@code byLoad}, {@code queue}) in step.
  */
 public final class SchedulerState {
     /** Every node the API server holds, by name; name order breaks ties between equally loaded nodes. */
@@ -29,12 +28,12 @@ public final class SchedulerState {
     /** How many pods are bound or assumed to each node. */
     private final Map<String, Integer> podsOnNode = new HashMap<>();
     /**
-     * The nodes of {@code nodes} by how many pods are bound or assumed to each, then by name: the least loaded node
-     * a pod fits on is the first of them it fits on, where a scan of every node for every pod placed was 4 to 9 % of
-     * the controller manager's samples in replays of P2's logs, over 100 nodes (P4 has 1,000).
+     * The nodes of {@code nodes} by how many pods are bound or assumed to each, then by name: the least loaded node a
+     * pod fits on is the first of them it fits on, where a scan of every node for every pod placed was 4 to 9 % of the
+     * controller manager's samples in replays of P2's logs, over 100 nodes (P4 has 1,000).
      */
-    private final TreeSet<NodeLoad> byLoad = new TreeSet<>(
-            Comparator.comparingInt(NodeLoad::pods).thenComparing(NodeLoad::name));
+    private final TreeSet<NodeLoad> byLoad =
+            new TreeSet<>(Comparator.comparingInt(NodeLoad::pods).thenComparing(NodeLoad::name));
     /** Pods waiting for a node, by arrival number: the oldest pod is placed first. */
     private final TreeMap<Long, String> queue = new TreeMap<>();
     /** The pods whose status says Unschedulable, so the scheduler says it once per pod. */
@@ -46,8 +45,14 @@ public final class SchedulerState {
      * A node as the scheduler sees it; {@code allocatablePods} is its {@code status.allocatable.pods}, or
      * {@link Integer#MAX_VALUE} for a node that reports none (one created by hand).
      */
-    record CachedNode(String name, String resourceVersion, boolean ready, boolean unschedulable, boolean deleting,
-                      List<Taint> taints, int allocatablePods) {
+    record CachedNode(
+            String name,
+            String resourceVersion,
+            boolean ready,
+            boolean unschedulable,
+            boolean deleting,
+            List<Taint> taints,
+            int allocatablePods) {
         /** Ready, not cordoned and not being deleted. */
         boolean schedulable() {
             return ready && !unschedulable && !deleting;
@@ -55,24 +60,31 @@ public final class SchedulerState {
 
         /** Schedulable, and every taint that keeps pods away tolerated by the pod. */
         boolean fits(CachedPod pod) {
-            return schedulable() && TaintToleration.untolerated(taints, pod.tolerations()).isEmpty();
+            return schedulable()
+                    && TaintToleration.untolerated(taints, pod.tolerations()).isEmpty();
         }
     }
 
     /** A pod as the scheduler sees it; {@code arrival} orders the queue and never changes for a uid. */
-    record CachedPod(String uid, String namespace, String name, String resourceVersion, String nodeName,
-                     boolean deleting, String schedulerName, List<Toleration> tolerations, long arrival) {
+    record CachedPod(
+            String uid,
+            String namespace,
+            String name,
+            String resourceVersion,
+            String nodeName,
+            boolean deleting,
+            String schedulerName,
+            List<Toleration> tolerations,
+            long arrival) {
         boolean assigned() {
             return nodeName != null && !nodeName.isEmpty();
         }
     }
 
-    private record NodeLoad(int pods, String name) {
-    }
+    private record NodeLoad(int pods, String name) {}
 
     /** A binding in flight: the node we asked for and the id of our BindingRequested event. */
-    record Assumption(String nodeName, String bindingId) {
-    }
+    record Assumption(String nodeName, String bindingId) {}
 
     // --- queries ---
 
@@ -108,8 +120,8 @@ public final class SchedulerState {
     }
 
     /**
-     * The node the pod fits on, with room for one more pod, with the fewest pods bound or assumed, the first by
-     * name among equals.
+     * The node the pod fits on, with room for one more pod, with the fewest pods bound or assumed, the first by name
+     * among equals.
      */
     Optional<String> leastLoadedNodeFor(CachedPod pod) {
         for (NodeLoad load : byLoad) {
@@ -123,8 +135,10 @@ public final class SchedulerState {
 
     /** The pod whose binding in flight has this id. */
     Optional<String> podAssumedBy(String bindingId) {
-        return assumed.entrySet().stream().filter(e -> e.getValue().bindingId().equals(bindingId))
-                .map(Map.Entry::getKey).findFirst();
+        return assumed.entrySet().stream()
+                .filter(e -> e.getValue().bindingId().equals(bindingId))
+                .map(Map.Entry::getKey)
+                .findFirst();
     }
 
     long nextArrival() {
@@ -191,8 +205,8 @@ public final class SchedulerState {
     }
 
     /**
-     * The node the pod is counted on: the one it is bound to, else the one it is assumed to; null for neither (or
-     * a pod not cached). Derived, not kept: a map of it held a node name a pod, some 40 bytes.
+     * The node the pod is counted on: the one it is bound to, else the one it is assumed to; null for neither (or a pod
+     * not cached). Derived, not kept: a map of it held a node name a pod, some 40 bytes.
      */
     private String placement(String uid) {
         CachedPod pod = pods.get(uid);
@@ -201,8 +215,8 @@ public final class SchedulerState {
     }
 
     /**
-     * Brings podsOnNode and queue in line with the pod's entry in {@code pods} and {@code assumed}, which a change
-     * has just made; the pod was counted on {@code placed} before it.
+     * Brings podsOnNode and queue in line with the pod's entry in {@code pods} and {@code assumed}, which a change has
+     * just made; the pod was counted on {@code placed} before it.
      */
     private void reindex(String uid, String placed) {
         CachedPod pod = pods.get(uid);

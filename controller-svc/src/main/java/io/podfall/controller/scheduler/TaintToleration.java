@@ -2,21 +2,19 @@ package io.podfall.controller.scheduler;
 
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.Toleration;
-
 import java.util.List;
 import java.util.Optional;
 
 /**
- * The scheduler's TaintToleration filter (pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go): a
- * pod fits a node only if it tolerates every taint of the node whose effect is NoSchedule or NoExecute
- * (PreferNoSchedule only scores). Matching as v1 Toleration.ToleratesTaint
- * (staging/src/k8s.io/api/core/v1/toleration.go): an empty effect matches every effect, an empty key with operator
- * Exists every key; Exists ignores the value, Equal (the default) needs the same value.
+ * The scheduler's TaintToleration filter (pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go): a pod
+ * fits a node only if it tolerates every taint of the node whose effect is NoSchedule or NoExecute (PreferNoSchedule
+ * only scores). Matching as v1 Toleration.ToleratesTaint (staging/src/k8s.io/api/core/v1/toleration.go): an empty
+ * effect matches every effect, an empty key with operator Exists every key; Exists ignores the value, Equal (the
+ * default) needs the same value.
  */
 final class TaintToleration {
 
-    private TaintToleration() {
-    }
+    private TaintToleration() {}
 
     /** The first taint of the node that keeps the pod off it, if any (FindMatchingUntoleratedTaint). */
     static Optional<Taint> untolerated(List<Taint> taints, List<Toleration> tolerations) {

@@ -1,5 +1,14 @@
 package io.podfall.controller.endpoint;
 
+import static io.podfall.controller.testing.ApiServerFacts.T0;
+import static io.podfall.model.k8s.ResourceType.ENDPOINTS;
+import static io.podfall.model.k8s.ResourceType.PODS;
+import static io.podfall.model.k8s.ResourceType.SERVICES;
+import static io.podfall.model.testing.Pods.aPod;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Endpoints;
@@ -20,8 +29,6 @@ import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.k8s.ResourceType;
-import org.junit.jupiter.api.Test;
-
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,15 +38,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
-
-import static io.podfall.controller.testing.ApiServerFacts.T0;
-import static io.podfall.model.k8s.ResourceType.ENDPOINTS;
-import static io.podfall.model.k8s.ResourceType.PODS;
-import static io.podfall.model.k8s.ResourceType.SERVICES;
-import static io.podfall.model.testing.Pods.aPod;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 class EndpointsControllerTest {
     private final EndpointsController controller = new EndpointsController();
@@ -114,27 +113,53 @@ class EndpointsControllerTest {
 
     /** Service web selecting app=web, cluster IP 10.96.0.10, port http 80 → 8080/TCP. */
     private static ServiceBuilder web() {
-        return new ServiceBuilder().withNewMetadata().withName("web").withNamespace("default").addToLabels("tier", "front")
-                .endMetadata().withNewSpec().withSelector(Map.of("app", "web")).withClusterIP("10.96.0.10")
-                .addNewPort().withName("http").withPort(80).withProtocol("TCP").withTargetPort(new IntOrString(8080)).endPort()
+        return new ServiceBuilder()
+                .withNewMetadata()
+                .withName("web")
+                .withNamespace("default")
+                .addToLabels("tier", "front")
+                .endMetadata()
+                .withNewSpec()
+                .withSelector(Map.of("app", "web"))
+                .withClusterIP("10.96.0.10")
+                .addNewPort()
+                .withName("http")
+                .withPort(80)
+                .withProtocol("TCP")
+                .withTargetPort(new IntOrString(8080))
+                .endPort()
                 .endSpec();
     }
 
     /** A pod labelled app=web on node-1 with that IP, Running, Ready or not. */
     private static PodBuilder pod(String name, String ip, boolean ready) {
-        return new PodBuilder(aPod(name).onNode("node-1").build()).editMetadata().addToLabels("app", "web").endMetadata()
-                .withNewStatus().withPhase("Running").withPodIP(ip).withPodIPs(new PodIP(ip))
-                .addNewCondition().withType("Ready").withStatus(ready ? "True" : "False").endCondition().endStatus();
+        return new PodBuilder(aPod(name).onNode("node-1").build())
+                .editMetadata()
+                .addToLabels("app", "web")
+                .endMetadata()
+                .withNewStatus()
+                .withPhase("Running")
+                .withPodIP(ip)
+                .withPodIPs(new PodIP(ip))
+                .addNewCondition()
+                .withType("Ready")
+                .withStatus(ready ? "True" : "False")
+                .endCondition()
+                .endStatus();
     }
 
     private static Pod terminating(PodBuilder pod) {
-        return pod.editMetadata().withDeletionTimestamp("2026-11-29T10:00:30Z").withDeletionGracePeriodSeconds(30L)
-                .endMetadata().build();
+        return pod.editMetadata()
+                .withDeletionTimestamp("2026-11-29T10:00:30Z")
+                .withDeletionGracePeriodSeconds(30L)
+                .endMetadata()
+                .build();
     }
 
     /** The body the request writes: the object of a create, the patch of a patch. */
     private static JsonNode written(Event request) {
-        return request.is(EventTypes.CREATION_REQUESTED) ? request.data(CreationRequest.class).object()
+        return request.is(EventTypes.CREATION_REQUESTED)
+                ? request.data(CreationRequest.class).object()
                 : request.data(PatchRequest.class).patch();
     }
 
@@ -144,7 +169,10 @@ class EndpointsControllerTest {
         for (JsonNode subset : written(request).path("subsets")) {
             out.add(list(subset.path("addresses"), a -> a.path("ip").asText()) + " | "
                     + list(subset.path("notReadyAddresses"), a -> a.path("ip").asText()) + " | "
-                    + list(subset.path("ports"), p -> p.path("name").asText() + ":" + p.path("port").asInt() + "/" + p.path("protocol").asText()));
+                    + list(
+                            subset.path("ports"),
+                            p -> p.path("name").asText() + ":" + p.path("port").asInt() + "/"
+                                    + p.path("protocol").asText()));
         }
         return out;
     }
@@ -179,12 +207,19 @@ class EndpointsControllerTest {
         JsonNode object = written(create);
         assertEquals("Endpoints", object.path("kind").asText());
         assertEquals("web", object.path("metadata").path("name").asText());
-        assertEquals("{\"endpoints.kubernetes.io/managed-by\":\"endpoint-controller\",\"tier\":\"front\"}",
-                object.path("metadata").path("labels").toString(), "the service's labels and the controller's");
-        assertEquals("2026-11-29T10:00:00Z",
-                object.path("metadata").path("annotations").path("endpoints.kubernetes.io/last-change-trigger-time").asText());
+        assertEquals(
+                "{\"endpoints.kubernetes.io/managed-by\":\"endpoint-controller\",\"tier\":\"front\"}",
+                object.path("metadata").path("labels").toString(),
+                "the service's labels and the controller's");
+        assertEquals(
+                "2026-11-29T10:00:00Z",
+                object.path("metadata")
+                        .path("annotations")
+                        .path("endpoints.kubernetes.io/last-change-trigger-time")
+                        .asText());
         assertEquals(List.of("10.244.1.2,10.244.1.3 |  | http:8080/TCP"), subsets(create), "sorted by IP");
-        assertEquals("{\"ip\":\"10.244.1.2\",\"nodeName\":\"node-1\",\"targetRef\":{\"kind\":\"Pod\",\"namespace\":\"default\",\"name\":\"web-1\",\"uid\":\"uid-web-1\"}}",
+        assertEquals(
+                "{\"ip\":\"10.244.1.2\",\"nodeName\":\"node-1\",\"targetRef\":{\"kind\":\"Pod\",\"namespace\":\"default\",\"name\":\"web-1\",\"uid\":\"uid-web-1\"}}",
                 object.path("subsets").get(0).path("addresses").get(0).toString());
         assertFalse(object.path("subsets").get(0).has("notReadyAddresses"), "an empty list is left out");
     }
@@ -201,7 +236,9 @@ class EndpointsControllerTest {
         handle(api.created(PODS, pod("web-1", "10.244.1.2", true).build()));
         handle(api.created(PODS, pod("web-2", "10.244.1.3", false).build()));
 
-        assertEquals(List.of("10.244.1.2 | 10.244.1.3 | http:8080/TCP"), subsets(request(api.created(SERVICES, web().build()))));
+        assertEquals(
+                List.of("10.244.1.2 | 10.244.1.3 | http:8080/TCP"),
+                subsets(request(api.created(SERVICES, web().build()))));
     }
 
     @Test
@@ -219,25 +256,38 @@ class EndpointsControllerTest {
         assertEquals(List.of("10.244.1.2 |  | http:8080/TCP"), subsets(patch));
         assertEquals(ready.id(), patch.causationId());
         answer(patch);
-        assertEquals(Effects.NONE, handle(api.statusUpdated(pod("web-1", "10.244.1.2", true).build())), "nothing new");
+        assertEquals(
+                Effects.NONE,
+                handle(api.statusUpdated(pod("web-1", "10.244.1.2", true).build())),
+                "nothing new");
     }
 
     @Test
     void aPodMarkedTerminatingLeavesTheEndpointsAtOnceInTheFlowOfItsDeletion() {
         webWithTwoReadyPods();
-        Event deletion = Event.request("kubectl-delete-web-1", "/apiserver", EventTypes.DELETION_REQUESTED,
-                "namespaces/default/pods/web-1", T0, null, new DeletionRequest("pods", "default", "web-1", null));
-        Event markedTerminating = api.answer(deletion, EventTypes.OBJECT_MARKED_TERMINATING, PODS,
-                terminating(pod("web-1", "10.244.1.2", true)));
+        Event deletion = Event.request(
+                "kubectl-delete-web-1",
+                "/apiserver",
+                EventTypes.DELETION_REQUESTED,
+                "namespaces/default/pods/web-1",
+                T0,
+                null,
+                new DeletionRequest("pods", "default", "web-1", null));
+        Event markedTerminating = api.answer(
+                deletion, EventTypes.OBJECT_MARKED_TERMINATING, PODS, terminating(pod("web-1", "10.244.1.2", true)));
 
         Event patch = request(markedTerminating);
 
-        assertEquals(List.of("10.244.1.3 |  | http:8080/TCP"), subsets(patch), "gone, though still Ready, and not listed as not ready");
+        assertEquals(
+                List.of("10.244.1.3 |  | http:8080/TCP"),
+                subsets(patch),
+                "gone, though still Ready, and not listed as not ready");
         assertEquals(markedTerminating.id(), patch.causationId());
         assertEquals("kubectl-delete-web-1", patch.correlationId());
         Event endpointsChanged = applied(patch);
         assertEquals(EventTypes.OBJECT_UPDATED, endpointsChanged.type());
-        assertEquals("kubectl-delete-web-1", endpointsChanged.correlationId(), "the moment traffic stops, in the same flow");
+        assertEquals(
+                "kubectl-delete-web-1", endpointsChanged.correlationId(), "the moment traffic stops, in the same flow");
         assertEquals(Effects.NONE, handle(endpointsChanged));
     }
 
@@ -261,7 +311,9 @@ class EndpointsControllerTest {
     @Test
     void aTerminatingPodIsKeptWhenTheServicePublishesNotReadyAddresses() {
         handle(api.created(PODS, pod("web-1", "10.244.1.2", false).build()));
-        Event create = request(api.created(SERVICES, web().editSpec().withPublishNotReadyAddresses(true).endSpec().build()));
+        Event create = request(api.created(
+                SERVICES,
+                web().editSpec().withPublishNotReadyAddresses(true).endSpec().build()));
         assertEquals(List.of("10.244.1.2 |  | http:8080/TCP"), subsets(create), "not ready, yet published as ready");
         answer(create);
 
@@ -271,24 +323,59 @@ class EndpointsControllerTest {
     @Test
     void podsWithoutAnIpFinishedOrOutsideTheSelectorAreLeftOut() {
         handle(api.created(PODS, pod("web-1", "10.244.1.2", true).build()));
-        handle(api.created(PODS, new PodBuilder(aPod("pending").build()).editMetadata().addToLabels("app", "web").endMetadata().build()));
-        handle(api.created(PODS, pod("done", "10.244.1.4", false).editStatus().withPhase("Succeeded").endStatus().build()));
-        handle(api.created(PODS, pod("other", "10.244.1.5", true).editMetadata().addToLabels("app", "db").endMetadata().build()));
-        handle(api.created(PODS, pod("elsewhere", "10.244.1.6", true).editMetadata().withNamespace("team-a").endMetadata().build()));
+        handle(api.created(
+                PODS,
+                new PodBuilder(aPod("pending").build())
+                        .editMetadata()
+                        .addToLabels("app", "web")
+                        .endMetadata()
+                        .build()));
+        handle(api.created(
+                PODS,
+                pod("done", "10.244.1.4", false)
+                        .editStatus()
+                        .withPhase("Succeeded")
+                        .endStatus()
+                        .build()));
+        handle(api.created(
+                PODS,
+                pod("other", "10.244.1.5", true)
+                        .editMetadata()
+                        .addToLabels("app", "db")
+                        .endMetadata()
+                        .build()));
+        handle(api.created(
+                PODS,
+                pod("elsewhere", "10.244.1.6", true)
+                        .editMetadata()
+                        .withNamespace("team-a")
+                        .endMetadata()
+                        .build()));
 
         assertEquals(List.of("10.244.1.2 |  | http:8080/TCP"), subsets(request(api.created(SERVICES, web().build()))));
     }
 
     @Test
     void aPodGettingItsIpJoinsAndAFinishedPodLeaves() {
-        handle(api.created(PODS, new PodBuilder(aPod("web-1").onNode("node-1").build()).editMetadata().addToLabels("app", "web").endMetadata().build()));
+        handle(api.created(
+                PODS,
+                new PodBuilder(aPod("web-1").onNode("node-1").build())
+                        .editMetadata()
+                        .addToLabels("app", "web")
+                        .endMetadata()
+                        .build()));
         answer(request(api.created(SERVICES, web().build())));
 
-        Event started = request(api.statusUpdated(pod("web-1", "10.244.1.2", true).build()));
+        Event started =
+                request(api.statusUpdated(pod("web-1", "10.244.1.2", true).build()));
         assertEquals(List.of("10.244.1.2 |  | http:8080/TCP"), subsets(started));
         answer(started);
 
-        Event finished = request(api.statusUpdated(pod("web-1", "10.244.1.2", false).editStatus().withPhase("Failed").endStatus().build()));
+        Event finished = request(api.statusUpdated(pod("web-1", "10.244.1.2", false)
+                .editStatus()
+                .withPhase("Failed")
+                .endStatus()
+                .build()));
         assertEquals(List.of(), subsets(finished));
     }
 
@@ -296,31 +383,83 @@ class EndpointsControllerTest {
     void aPodRelabelledOutOfTheSelectorLeavesAndARemovedPodToo() {
         webWithTwoReadyPods();
 
-        Event relabelled = request(api.updated(PODS, pod("web-1", "10.244.1.2", true).editMetadata().addToLabels("app", "canary").endMetadata().build()));
+        Event relabelled = request(api.updated(
+                PODS,
+                pod("web-1", "10.244.1.2", true)
+                        .editMetadata()
+                        .addToLabels("app", "canary")
+                        .endMetadata()
+                        .build()));
         assertEquals(List.of("10.244.1.3 |  | http:8080/TCP"), subsets(relabelled));
         answer(relabelled);
 
-        assertEquals(List.of(), subsets(request(api.removed(PODS, pod("web-2", "10.244.1.3", true).build()))));
+        assertEquals(
+                List.of(),
+                subsets(request(
+                        api.removed(PODS, pod("web-2", "10.244.1.3", true).build()))));
     }
 
     @Test
     void aNamedTargetPortIsTheContainerPortOfThatNameAndProtocol() {
-        handle(api.created(PODS, pod("web-1", "10.244.1.2", true).editSpec().editFirstContainer()
-                .addNewPort().withName("web").withContainerPort(8080).withProtocol("TCP").endPort().endContainer().endSpec().build()));
-        handle(api.created(PODS, pod("web-2", "10.244.1.3", true).editSpec().editFirstContainer()
-                .addNewPort().withName("web").withContainerPort(9090).endPort().endContainer().endSpec().build()));
-        handle(api.created(PODS, pod("web-3", "10.244.1.4", true).editSpec().editFirstContainer()
-                .addNewPort().withName("web").withContainerPort(7070).withProtocol("UDP").endPort().endContainer().endSpec().build()));
-        Service named = web().editSpec().editFirstPort().withTargetPort(new IntOrString("web")).endPort()
-                .addNewPort().withName("metrics").withPort(9100).withProtocol("TCP").withTargetPort(new IntOrString(9100)).endPort()
-                .endSpec().build();
+        handle(api.created(
+                PODS,
+                pod("web-1", "10.244.1.2", true)
+                        .editSpec()
+                        .editFirstContainer()
+                        .addNewPort()
+                        .withName("web")
+                        .withContainerPort(8080)
+                        .withProtocol("TCP")
+                        .endPort()
+                        .endContainer()
+                        .endSpec()
+                        .build()));
+        handle(api.created(
+                PODS,
+                pod("web-2", "10.244.1.3", true)
+                        .editSpec()
+                        .editFirstContainer()
+                        .addNewPort()
+                        .withName("web")
+                        .withContainerPort(9090)
+                        .endPort()
+                        .endContainer()
+                        .endSpec()
+                        .build()));
+        handle(api.created(
+                PODS,
+                pod("web-3", "10.244.1.4", true)
+                        .editSpec()
+                        .editFirstContainer()
+                        .addNewPort()
+                        .withName("web")
+                        .withContainerPort(7070)
+                        .withProtocol("UDP")
+                        .endPort()
+                        .endContainer()
+                        .endSpec()
+                        .build()));
+        Service named = web().editSpec()
+                .editFirstPort()
+                .withTargetPort(new IntOrString("web"))
+                .endPort()
+                .addNewPort()
+                .withName("metrics")
+                .withPort(9100)
+                .withProtocol("TCP")
+                .withTargetPort(new IntOrString(9100))
+                .endPort()
+                .endSpec()
+                .build();
 
         Event create = request(api.created(SERVICES, named));
 
-        assertEquals(List.of(
-                "10.244.1.2 |  | http:8080/TCP",
-                "10.244.1.2,10.244.1.3,10.244.1.4 |  | metrics:9100/TCP",
-                "10.244.1.3 |  | http:9090/TCP"), subsets(create),
+        assertEquals(
+                List.of(
+                        "10.244.1.2 |  | http:8080/TCP",
+                        "10.244.1.2,10.244.1.3,10.244.1.4 |  | metrics:9100/TCP",
+                        "10.244.1.3 |  | http:9090/TCP"),
+                subsets(create),
                 "each pod's own port (a port without protocol is TCP), a pod without it only the other; one subset per set of addresses");
     }
 
@@ -328,36 +467,74 @@ class EndpointsControllerTest {
     void aHeadlessServiceIsLabelledAndWithoutPortsListsItsPodsWithNoPort() {
         handle(api.created(PODS, pod("web-1", "10.244.1.2", true).build()));
 
-        Event create = request(api.created(SERVICES, web().editSpec().withClusterIP("None").withPorts(List.of()).endSpec().build()));
+        Event create = request(api.created(
+                SERVICES,
+                web().editSpec()
+                        .withClusterIP("None")
+                        .withPorts(List.of())
+                        .endSpec()
+                        .build()));
 
         assertEquals(List.of("10.244.1.2 |  | "), subsets(create));
-        assertEquals("", written(create).path("metadata").path("labels").path("service.kubernetes.io/headless").asText(null));
+        assertEquals(
+                "",
+                written(create)
+                        .path("metadata")
+                        .path("labels")
+                        .path("service.kubernetes.io/headless")
+                        .asText(null));
     }
 
     @Test
     void servicesWithoutSelectorOrOfTypeExternalNameGetNoEndpoints() {
         handle(api.created(PODS, pod("web-1", "10.244.1.2", true).build()));
 
-        assertEquals(Effects.NONE, handle(api.created(SERVICES, web().editSpec().withSelector(Map.of()).endSpec().build())));
-        assertEquals(Effects.NONE, handle(api.created(SERVICES, web().editMetadata().withName("ext").endMetadata()
-                .editSpec().withType("ExternalName").withExternalName("example.com").endSpec().build())));
-        assertEquals(Effects.NONE, handle(api.statusUpdated(pod("web-1", "10.244.1.2", false).build())));
+        assertEquals(
+                Effects.NONE,
+                handle(api.created(
+                        SERVICES,
+                        web().editSpec().withSelector(Map.of()).endSpec().build())));
+        assertEquals(
+                Effects.NONE,
+                handle(api.created(
+                        SERVICES,
+                        web().editMetadata()
+                                .withName("ext")
+                                .endMetadata()
+                                .editSpec()
+                                .withType("ExternalName")
+                                .withExternalName("example.com")
+                                .endSpec()
+                                .build())));
+        assertEquals(
+                Effects.NONE,
+                handle(api.statusUpdated(pod("web-1", "10.244.1.2", false).build())));
     }
 
     @Test
     void aChangeOfTheServicesLabelsIsWrittenAndDroppedLabelsRemoved() {
         webWithTwoReadyPods();
 
-        Event patch = request(api.updated(SERVICES, web().editMetadata().withLabels(Map.of("tier", "back", "team", "a")).endMetadata().build()));
+        Event patch = request(api.updated(
+                SERVICES,
+                web().editMetadata()
+                        .withLabels(Map.of("tier", "back", "team", "a"))
+                        .endMetadata()
+                        .build()));
 
-        assertEquals("{\"endpoints.kubernetes.io/managed-by\":\"endpoint-controller\",\"team\":\"a\",\"tier\":\"back\"}",
+        assertEquals(
+                "{\"endpoints.kubernetes.io/managed-by\":\"endpoint-controller\",\"team\":\"a\",\"tier\":\"back\"}",
                 written(patch).path("metadata").path("labels").toString());
         answer(patch);
-        Event dropped = request(api.updated(SERVICES, web().editMetadata().withLabels(Map.of()).endMetadata().build()));
-        assertEquals("{\"endpoints.kubernetes.io/managed-by\":\"endpoint-controller\",\"team\":null,\"tier\":null}",
+        Event dropped = request(api.updated(
+                SERVICES,
+                web().editMetadata().withLabels(Map.of()).endMetadata().build()));
+        assertEquals(
+                "{\"endpoints.kubernetes.io/managed-by\":\"endpoint-controller\",\"team\":null,\"tier\":null}",
                 written(dropped).path("metadata").path("labels").toString());
         answer(dropped);
-        assertEquals(Map.of(EndpointsController.LABEL_MANAGED_BY, EndpointsController.CONTROLLER_NAME),
+        assertEquals(
+                Map.of(EndpointsController.LABEL_MANAGED_BY, EndpointsController.CONTROLLER_NAME),
                 state.endpoints("default", "web").orElseThrow().content().labels());
     }
 
@@ -368,8 +545,13 @@ class EndpointsControllerTest {
         Event patch = request(api.at(Instant.parse("2026-11-29T10:00:07.250Z"))
                 .markedTerminating(PODS, terminating(pod("web-1", "10.244.1.2", true))));
 
-        assertEquals("2026-11-29T10:00:07.25Z",
-                written(patch).path("metadata").path("annotations").path("endpoints.kubernetes.io/last-change-trigger-time").asText());
+        assertEquals(
+                "2026-11-29T10:00:07.25Z",
+                written(patch)
+                        .path("metadata")
+                        .path("annotations")
+                        .path("endpoints.kubernetes.io/last-change-trigger-time")
+                        .asText());
     }
 
     @Test
@@ -384,7 +566,10 @@ class EndpointsControllerTest {
         assertEquals(removed.correlationId(), delete.correlationId());
         answer(delete);
         assertTrue(state.endpoints("default", "web").isEmpty());
-        assertEquals(Effects.NONE, handle(api.statusUpdated(pod("web-1", "10.244.1.2", false).build())), "no service selects it now");
+        assertEquals(
+                Effects.NONE,
+                handle(api.statusUpdated(pod("web-1", "10.244.1.2", false).build())),
+                "no service selects it now");
     }
 
     @Test
@@ -402,20 +587,43 @@ class EndpointsControllerTest {
     @Test
     void noRequestIsRepeatedWhileOneIsInFlight() {
         handle(api.created(PODS, pod("web-1", "10.244.1.2", true).build()));
-        Pod pending = new PodBuilder(aPod("web-2").build()).editMetadata().addToLabels("app", "web").endMetadata().build();
+        Pod pending = new PodBuilder(aPod("web-2").build())
+                .editMetadata()
+                .addToLabels("app", "web")
+                .endMetadata()
+                .build();
         handle(api.created(PODS, pending));
         Event create = request(api.created(SERVICES, web().build()));
 
-        assertEquals(Effects.NONE, handle(api.bound(pending, "node-1")), "a selected pod changed, the Endpoints did not");
-        assertEquals(Effects.NONE, handle(api.updated(PODS, pod("web-1", "10.244.1.2", true).editMetadata()
-                .addToAnnotations("note", "irrelevant").endMetadata().build())), "nothing that matters changed");
+        assertEquals(
+                Effects.NONE, handle(api.bound(pending, "node-1")), "a selected pod changed, the Endpoints did not");
+        assertEquals(
+                Effects.NONE,
+                handle(api.updated(
+                        PODS,
+                        pod("web-1", "10.244.1.2", true)
+                                .editMetadata()
+                                .addToAnnotations("note", "irrelevant")
+                                .endMetadata()
+                                .build())),
+                "nothing that matters changed");
         assertEquals(1, state.inFlight("default", "web").size());
         answer(create);
         assertTrue(state.inFlight("default", "web").isEmpty());
 
-        Event patch = request(api.statusUpdated(pod("web-1", "10.244.1.2", false).build()));
-        assertEquals(Effects.NONE, handle(api.statusUpdated(new PodBuilder(pending).editSpec().withNodeName("node-1").endSpec()
-                .withNewStatus().withPhase("Pending").endStatus().build())), "the patch in flight already says it");
+        Event patch =
+                request(api.statusUpdated(pod("web-1", "10.244.1.2", false).build()));
+        assertEquals(
+                Effects.NONE,
+                handle(api.statusUpdated(new PodBuilder(pending)
+                        .editSpec()
+                        .withNodeName("node-1")
+                        .endSpec()
+                        .withNewStatus()
+                        .withPhase("Pending")
+                        .endStatus()
+                        .build())),
+                "the patch in flight already says it");
         answer(patch);
     }
 
@@ -450,7 +658,8 @@ class EndpointsControllerTest {
     void replayingTheSameFactsGivesTheSameRequests() {
         List<Event> facts = new ArrayList<>();
         List<Event> requests = new ArrayList<>();
-        for (Supplier<Event> next : List.<Supplier<Event>>of(() -> api.created(PODS, pod("web-1", "10.244.1.2", false).build()),
+        for (Supplier<Event> next : List.<Supplier<Event>>of(
+                () -> api.created(PODS, pod("web-1", "10.244.1.2", false).build()),
                 () -> api.created(SERVICES, web().build()),
                 () -> api.statusUpdated(pod("web-1", "10.244.1.2", true).build()),
                 () -> api.markedTerminating(PODS, terminating(pod("web-1", "10.244.1.2", true))),
@@ -467,7 +676,9 @@ class EndpointsControllerTest {
         assertEquals(4, requests.size());
 
         EndpointsControllerState replayed = controller.newState();
-        List<Event> again = facts.stream().flatMap(f -> controller.handle(replayed, f, T0).events().stream()).toList();
+        List<Event> again = facts.stream()
+                .flatMap(f -> controller.handle(replayed, f, T0).events().stream())
+                .toList();
 
         assertEquals(requests, again);
     }
@@ -476,8 +687,12 @@ class EndpointsControllerTest {
     void aCreateRefusedBecauseSomeoneElseCreatedTheEndpointsBecomesAPatchAtOnce() {
         handle(api.created(PODS, pod("web-1", "10.244.1.2", true).build()));
         Event create = request(api.created(SERVICES, web().build()));
-        Endpoints theirs = new EndpointsBuilder().withNewMetadata().withName("web")
-                .withNamespace("default").endMetadata().build();
+        Endpoints theirs = new EndpointsBuilder()
+                .withNewMetadata()
+                .withName("web")
+                .withNamespace("default")
+                .endMetadata()
+                .build();
         assertEquals(Effects.NONE, handle(api.created(ENDPOINTS, theirs)), "a create is in flight");
         stored.put("web", Json.tree(theirs));
 
@@ -499,7 +714,8 @@ class EndpointsControllerTest {
         assertEquals(Effects.NONE, handle(api.rejected(create, 422, "Invalid", "Endpoints \"web\" is invalid")));
         assertTrue(state.inFlight("default", "web").isEmpty());
 
-        Event retry = request(api.statusUpdated(pod("web-1", "10.244.1.2", false).build()));
+        Event retry =
+                request(api.statusUpdated(pod("web-1", "10.244.1.2", false).build()));
         assertEquals(EventTypes.CREATION_REQUESTED, retry.type());
         assertEquals(List.of(" | 10.244.1.2 | http:8080/TCP"), subsets(retry));
     }
@@ -508,7 +724,9 @@ class EndpointsControllerTest {
     void aPatchRefusedBecauseTheEndpointsWereDeletedBecomesACreate() {
         webWithTwoReadyPods();
         Event patch = request(api.markedTerminating(PODS, terminating(pod("web-1", "10.244.1.2", true))));
-        assertEquals(Effects.NONE, handle(api.removed(ENDPOINTS, Json.convert(stored.remove("web"), Endpoints.class))),
+        assertEquals(
+                Effects.NONE,
+                handle(api.removed(ENDPOINTS, Json.convert(stored.remove("web"), Endpoints.class))),
                 "the patch in flight already says what they must hold");
 
         Event create = request(api.rejected(patch, 404, "NotFound", "endpoints \"web\" not found"));
@@ -519,24 +737,45 @@ class EndpointsControllerTest {
 
     @Test
     void aRejectionOfSomeoneElsesRequestChangesNothing() {
-        Event unrelated = Event.request("other", "/apiserver", EventTypes.DELETION_REQUESTED, "namespaces/default/pods/x", T0,
-                null, new DeletionRequest("pods", "default", "x", null));
+        Event unrelated = Event.request(
+                "other",
+                "/apiserver",
+                EventTypes.DELETION_REQUESTED,
+                "namespaces/default/pods/x",
+                T0,
+                null,
+                new DeletionRequest("pods", "default", "x", null));
 
         assertEquals(Effects.NONE, handle(api.rejected(unrelated, 404, "NotFound", "pods \"x\" not found")));
     }
 
     @Test
     void aPodIsListedByTheIpOfTheServicesFamily() {
-        handle(api.created(PODS, pod("web-1", "10.244.1.2", true).editStatus()
-                .withPodIPs(new PodIP("10.244.1.2"), new PodIP("fd00::2")).endStatus().build()));
+        handle(api.created(
+                PODS,
+                pod("web-1", "10.244.1.2", true)
+                        .editStatus()
+                        .withPodIPs(new PodIP("10.244.1.2"), new PodIP("fd00::2"))
+                        .endStatus()
+                        .build()));
 
-        assertEquals(List.of("fd00::2 |  | http:8080/TCP"),
-                subsets(request(api.created(SERVICES, web().editSpec().withIpFamilies("IPv6").endSpec().build()))));
+        assertEquals(
+                List.of("fd00::2 |  | http:8080/TCP"),
+                subsets(request(api.created(
+                        SERVICES,
+                        web().editSpec().withIpFamilies("IPv6").endSpec().build()))));
     }
 
     @Test
     void resourceTypesItDoesNotWatchAreIgnored() {
-        assertEquals(Effects.NONE, handle(api.created(ResourceType.NAMESPACES,
-                new NamespaceBuilder().withNewMetadata().withName("team-a").endMetadata().build())));
+        assertEquals(
+                Effects.NONE,
+                handle(api.created(
+                        ResourceType.NAMESPACES,
+                        new NamespaceBuilder()
+                                .withNewMetadata()
+                                .withName("team-a")
+                                .endMetadata()
+                                .build())));
     }
 }

@@ -1,18 +1,5 @@
 package io.podfall.controller.garbagecollector;
 
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
-import io.podfall.model.apiserver.PatchRequest;
-import io.podfall.model.core.Effects;
-import io.podfall.model.event.Event;
-import io.podfall.model.event.EventTypes;
-import io.podfall.model.k8s.ResourceType;
-import org.junit.jupiter.api.Test;
-
-import java.util.ArrayList;
-import java.util.List;
-
 import static io.podfall.controller.garbagecollector.Owners.aDeployment;
 import static io.podfall.controller.garbagecollector.Owners.aPodOf;
 import static io.podfall.controller.garbagecollector.Owners.aReplicaSet;
@@ -22,6 +9,18 @@ import static io.podfall.controller.garbagecollector.Owners.ownedBy;
 import static io.podfall.controller.garbagecollector.Owners.releasedFrom;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.podfall.model.apiserver.PatchRequest;
+import io.podfall.model.core.Effects;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.k8s.ResourceType;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 /**
  * Foreground propagation: an owner with deletionTimestamp and the foregroundDeletion finalizer has its dependents
@@ -37,37 +36,48 @@ class ForegroundDeletionTest extends GarbageCollectorFixture {
 
     @Test
     void theDeploymentWaitsForItsReplicaSetWhichWaitsForItsPodsThenEachLosesItsFinalizer() {
-        given(api.created(ResourceType.DEPLOYMENTS, web), api.created(ResourceType.REPLICASETS, rs), api.created(a),
+        given(
+                api.created(ResourceType.DEPLOYMENTS, web),
+                api.created(ResourceType.REPLICASETS, rs),
+                api.created(a),
                 api.created(b));
         Event kubectlDelete = api.markedTerminating(ResourceType.DEPLOYMENTS, deleting(web, FOREGROUND));
         List<Event> requests = new ArrayList<>();
 
         Effects first = handle(kubectlDelete);
-        assertEquals(List.of("delete replicasets/web-1 Foreground"), requests(first),
+        assertEquals(
+                List.of("delete replicasets/web-1 Foreground"),
+                requests(first),
                 "a dependent with dependents of its own is deleted in foreground too");
         requests.addAll(first.events());
 
-        Effects second = handle(api.answer(only(first), EventTypes.OBJECT_MARKED_TERMINATING, ResourceType.REPLICASETS,
-                deleting(rs, FOREGROUND)));
-        assertEquals(List.of("delete pods/web-1-a Background", "delete pods/web-1-b Background"), requests(second),
+        Effects second = handle(api.answer(
+                only(first), EventTypes.OBJECT_MARKED_TERMINATING, ResourceType.REPLICASETS, deleting(rs, FOREGROUND)));
+        assertEquals(
+                List.of("delete pods/web-1-a Background", "delete pods/web-1-b Background"),
+                requests(second),
                 "pods have no dependents: background");
         requests.addAll(second.events());
 
-        assertTrue(handle(api.answer(second.events().get(0), EventTypes.OBJECT_MARKED_TERMINATING, ResourceType.PODS,
-                deleting(a))).isEmpty());
-        assertTrue(handle(api.answer(second.events().get(1), EventTypes.OBJECT_MARKED_TERMINATING, ResourceType.PODS,
-                deleting(b))).isEmpty());
+        assertTrue(handle(api.answer(
+                        second.events().get(0), EventTypes.OBJECT_MARKED_TERMINATING, ResourceType.PODS, deleting(a)))
+                .isEmpty());
+        assertTrue(handle(api.answer(
+                        second.events().get(1), EventTypes.OBJECT_MARKED_TERMINATING, ResourceType.PODS, deleting(b)))
+                .isEmpty());
         // The kubelets' final deletes, and so the removals, are in the flow of the collector's deletes.
-        assertTrue(handle(api.answer(second.events().get(0), EventTypes.OBJECT_REMOVED, ResourceType.PODS, deleting(a)))
-                .isEmpty(), "web-1-b still blocks the ReplicaSet");
+        assertTrue(
+                handle(api.answer(second.events().get(0), EventTypes.OBJECT_REMOVED, ResourceType.PODS, deleting(a)))
+                        .isEmpty(),
+                "web-1-b still blocks the ReplicaSet");
 
-        Effects third = handle(api.answer(second.events().get(1), EventTypes.OBJECT_REMOVED, ResourceType.PODS,
-                deleting(b)));
+        Effects third =
+                handle(api.answer(second.events().get(1), EventTypes.OBJECT_REMOVED, ResourceType.PODS, deleting(b)));
         assertEquals(List.of("set finalizers [] of replicasets/web-1"), requests(third));
         requests.addAll(third.events());
 
-        Effects fourth = handle(api.answer(only(third), EventTypes.OBJECT_REMOVED, ResourceType.REPLICASETS,
-                deleting(rs)));
+        Effects fourth =
+                handle(api.answer(only(third), EventTypes.OBJECT_REMOVED, ResourceType.REPLICASETS, deleting(rs)));
         assertEquals(List.of("set finalizers [] of deployments/web"), requests(fourth));
         requests.addAll(fourth.events());
 
@@ -83,8 +93,10 @@ class ForegroundDeletionTest extends GarbageCollectorFixture {
         PatchRequest patch = only(handle(marked)).data(PatchRequest.class);
 
         assertEquals(PatchRequest.MERGE, patch.patchType());
-        assertEquals("{\"metadata\":{\"resourceVersion\":\"" + held.getMetadata().getResourceVersion()
-                + "\",\"finalizers\":[\"example.com/keep\"]}}", patch.patch().toString());
+        assertEquals(
+                "{\"metadata\":{\"resourceVersion\":\"" + held.getMetadata().getResourceVersion()
+                        + "\",\"finalizers\":[\"example.com/keep\"]}}",
+                patch.patch().toString());
     }
 
     @Test
@@ -94,7 +106,8 @@ class ForegroundDeletionTest extends GarbageCollectorFixture {
 
         Effects effects = handle(api.markedTerminating(ResourceType.DEPLOYMENTS, deleting(web, FOREGROUND)));
 
-        assertEquals(List.of("delete replicasets/web-1 Background", "set finalizers [] of deployments/web"),
+        assertEquals(
+                List.of("delete replicasets/web-1 Background", "set finalizers [] of deployments/web"),
                 requests(effects));
     }
 
@@ -102,10 +115,13 @@ class ForegroundDeletionTest extends GarbageCollectorFixture {
     void aDependentAlreadyTerminatingBlocksItsOwnerUntilItIsRemoved() {
         given(api.created(ResourceType.REPLICASETS, rs), api.created(a), api.markedTerminating(deleting(a)));
 
-        assertTrue(handle(api.markedTerminating(ResourceType.REPLICASETS, deleting(rs, FOREGROUND))).isEmpty(),
+        assertTrue(
+                handle(api.markedTerminating(ResourceType.REPLICASETS, deleting(rs, FOREGROUND)))
+                        .isEmpty(),
                 "the pod is not deleted twice, and the ReplicaSet waits");
 
-        assertEquals(List.of("set finalizers [] of replicasets/web-1"),
+        assertEquals(
+                List.of("set finalizers [] of replicasets/web-1"),
                 requests(handle(api.removed(ResourceType.PODS, deleting(a)))));
     }
 
@@ -113,14 +129,16 @@ class ForegroundDeletionTest extends GarbageCollectorFixture {
     void aDependentWithAnotherLiveOwnerLosesOnlyTheReferenceToTheWaitingOne() {
         ReplicaSet other = aReplicaSet("other");
         Pod shared = ownedBy(a, other);
-        given(api.created(ResourceType.REPLICASETS, rs), api.created(ResourceType.REPLICASETS, other),
+        given(
+                api.created(ResourceType.REPLICASETS, rs),
+                api.created(ResourceType.REPLICASETS, other),
                 api.created(shared));
 
         Effects effects = handle(api.markedTerminating(ResourceType.REPLICASETS, deleting(rs, FOREGROUND)));
         assertEquals(List.of("remove owners [uid-web-1] from pods/web-1-a"), requests(effects));
 
-        Effects released = handle(api.answer(only(effects), EventTypes.OBJECT_UPDATED, ResourceType.PODS,
-                releasedFrom(shared, rs)));
+        Effects released = handle(
+                api.answer(only(effects), EventTypes.OBJECT_UPDATED, ResourceType.PODS, releasedFrom(shared, rs)));
         assertEquals(List.of("set finalizers [] of replicasets/web-1"), requests(released));
     }
 
@@ -130,11 +148,18 @@ class ForegroundDeletionTest extends GarbageCollectorFixture {
         Effects deletes = handle(api.markedTerminating(ResourceType.REPLICASETS, deleting(rs, FOREGROUND)));
         assertEquals(List.of("delete pods/web-1-a Background", "delete pods/web-1-b Background"), requests(deletes));
 
-        assertTrue(handle(api.rejected(deletes.events().get(0), 429, "TooManyRequests")).isEmpty(),
+        assertTrue(
+                handle(api.rejected(deletes.events().get(0), 429, "TooManyRequests"))
+                        .isEmpty(),
                 "unchanged since: it waits for the next change");
 
-        assertEquals(List.of("delete pods/web-1-a Background"), requests(handle(api.answer(deletes.events().get(1),
-                        EventTypes.OBJECT_MARKED_TERMINATING, ResourceType.PODS, deleting(b)))),
+        assertEquals(
+                List.of("delete pods/web-1-a Background"),
+                requests(handle(api.answer(
+                        deletes.events().get(1),
+                        EventTypes.OBJECT_MARKED_TERMINATING,
+                        ResourceType.PODS,
+                        deleting(b)))),
                 "the ReplicaSet, attempted after its other pod's change, deletes the refused one again, not the terminating one");
     }
 
@@ -142,7 +167,8 @@ class ForegroundDeletionTest extends GarbageCollectorFixture {
     void anOwnerWithoutDependentsLosesItsFinalizerAtOnce() {
         handle(api.created(ResourceType.DEPLOYMENTS, web));
 
-        assertEquals(List.of("set finalizers [] of deployments/web"),
+        assertEquals(
+                List.of("set finalizers [] of deployments/web"),
                 requests(handle(api.markedTerminating(ResourceType.DEPLOYMENTS, deleting(web, FOREGROUND)))));
     }
 }

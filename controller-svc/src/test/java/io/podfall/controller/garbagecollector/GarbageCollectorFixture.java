@@ -1,5 +1,8 @@
 package io.podfall.controller.garbagecollector;
 
+import static io.podfall.controller.testing.ApiServerFacts.T0;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.controller.testing.ApiServerFacts;
 import io.podfall.model.apiserver.DeletionRequest;
@@ -7,16 +10,12 @@ import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
-
 import java.util.ArrayList;
 import java.util.List;
 
-import static io.podfall.controller.testing.ApiServerFacts.T0;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 /**
- * A garbage collector and its state, fed facts the way the log carries them: what every collector test class
- * shares. Every event handed to it is kept, in order, so a test can replay them into a new collector.
+ * A garbage collector and its state, fed facts the way the log carries them: what every collector test class shares.
+ * Every event handed to it is kept, in order, so a test can replay them into a new collector.
  */
 abstract class GarbageCollectorFixture {
     final GarbageCollector gc = new GarbageCollector();
@@ -54,14 +53,16 @@ abstract class GarbageCollectorFixture {
         return switch (event.type()) {
             case EventTypes.DELETION_REQUESTED -> {
                 DeletionRequest delete = event.data(DeletionRequest.class);
-                yield "delete " + delete.resource() + "/" + delete.name() + " " + delete.options().getPropagationPolicy();
+                yield "delete " + delete.resource() + "/" + delete.name() + " "
+                        + delete.options().getPropagationPolicy();
             }
             case EventTypes.PATCH_REQUESTED -> {
                 PatchRequest patch = event.data(PatchRequest.class);
                 JsonNode metadata = patch.patch().path("metadata");
                 String target = patch.resource() + "/" + patch.name();
                 yield PatchRequest.STRATEGIC.equals(patch.patchType())
-                        ? "remove owners " + metadata.path("ownerReferences").findValuesAsText("uid") + " from " + target
+                        ? "remove owners " + metadata.path("ownerReferences").findValuesAsText("uid") + " from "
+                                + target
                         : "set finalizers " + metadata.path("finalizers") + " of " + target;
             }
             default -> event.type();

@@ -1,16 +1,5 @@
 package io.podfall.controller.garbagecollector;
 
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
-import io.podfall.model.Json;
-import io.podfall.model.apiserver.ObjectChange;
-import io.podfall.model.k8s.ResourceType;
-import org.junit.jupiter.api.Test;
-
-import java.time.Instant;
-import java.util.List;
-
 import static io.podfall.controller.garbagecollector.Owners.aPodOf;
 import static io.podfall.controller.garbagecollector.Owners.aReplicaSet;
 import static io.podfall.controller.garbagecollector.Owners.ownedBy;
@@ -20,27 +9,52 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.podfall.model.Json;
+import io.podfall.model.apiserver.ObjectChange;
+import io.podfall.model.k8s.ResourceType;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
 class NodeTest {
     private final ReplicaSet rs = aReplicaSet("web-abc");
 
     @Test
     void aNodeIsWhatTheObjectsMetadataSays() {
-        Pod pod = ownedBy(aPod("web-1").withUid("uid-web-1").withFinalizer("example.com/hold")
-                .terminating(Instant.parse("2026-03-01T10:00:30Z"), 30).build(), rs, false);
+        Pod pod = ownedBy(
+                aPod("web-1")
+                        .withUid("uid-web-1")
+                        .withFinalizer("example.com/hold")
+                        .terminating(Instant.parse("2026-03-01T10:00:30Z"), 30)
+                        .build(),
+                rs,
+                false);
         pod.getMetadata().setResourceVersion("42");
 
         Node node = read(ResourceType.PODS, pod);
 
-        assertEquals(new Node("pods", "default", "web-1", "uid-web-1", "42",
-                List.of(new Node.Owner("apps/v1", "ReplicaSet", "web-abc", "uid-web-abc", false)),
-                List.of("example.com/hold"), true), node);
+        assertEquals(
+                new Node(
+                        "pods",
+                        "default",
+                        "web-1",
+                        "uid-web-1",
+                        "42",
+                        List.of(new Node.Owner("apps/v1", "ReplicaSet", "web-abc", "uid-web-abc", false)),
+                        List.of("example.com/hold"),
+                        true),
+                node);
         assertFalse(read(ResourceType.PODS, aPodOf(rs, "web-2")).beingDeleted());
         assertTrue(read(ResourceType.PODS, aPodOf(rs, "web-2")).owners().get(0).blockOwnerDeletion());
     }
 
     @Test
     void anObjectWithoutAUidIsNoNode() {
-        assertTrue(Node.of(change(ResourceType.PODS, aPod("web-1").withUid("").build())).isEmpty());
+        assertTrue(Node.of(change(ResourceType.PODS, aPod("web-1").withUid("").build()))
+                .isEmpty());
         assertTrue(Node.of(change(ResourceType.PODS, aPod("web-1").build())).isEmpty());
     }
 

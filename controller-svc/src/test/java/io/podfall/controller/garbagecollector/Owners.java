@@ -1,5 +1,8 @@
 package io.podfall.controller.garbagecollector;
 
+import static io.podfall.controller.testing.ApiServerFacts.T0;
+import static io.podfall.model.testing.Pods.aPod;
+
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -8,11 +11,7 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
 import io.podfall.model.Json;
-
 import java.util.List;
-
-import static io.podfall.controller.testing.ApiServerFacts.T0;
-import static io.podfall.model.testing.Pods.aPod;
 
 /**
  * Test data for the ownership graph: workloads in namespace {@code default} with the uid {@code uid-<name>} the
@@ -20,17 +19,26 @@ import static io.podfall.model.testing.Pods.aPod;
  * ({@code controller: true}, {@code blockOwnerDeletion: true} unless told). Each method returns a new object.
  */
 final class Owners {
-    private Owners() {
-    }
+    private Owners() {}
 
     static Deployment aDeployment(String name) {
-        return new DeploymentBuilder().withNewMetadata().withName(name).withNamespace("default").withUid("uid-" + name)
-                .endMetadata().build();
+        return new DeploymentBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace("default")
+                .withUid("uid-" + name)
+                .endMetadata()
+                .build();
     }
 
     static ReplicaSet aReplicaSet(String name) {
-        return new ReplicaSetBuilder().withNewMetadata().withName(name).withNamespace("default").withUid("uid-" + name)
-                .endMetadata().build();
+        return new ReplicaSetBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace("default")
+                .withUid("uid-" + name)
+                .endMetadata()
+                .build();
     }
 
     /** A ReplicaSet of the owner, as the Deployment controller creates it. */
@@ -50,16 +58,25 @@ final class Owners {
     /** A copy of the dependent with one more ownerReference, to the owner. */
     static <T extends HasMetadata> T ownedBy(T dependent, HasMetadata owner, boolean blockOwnerDeletion) {
         T copy = copy(dependent);
-        copy.getMetadata().getOwnerReferences().add(new OwnerReferenceBuilder().withApiVersion(owner.getApiVersion())
-                .withKind(owner.getKind()).withName(owner.getMetadata().getName()).withUid(owner.getMetadata().getUid())
-                .withController(true).withBlockOwnerDeletion(blockOwnerDeletion).build());
+        copy.getMetadata()
+                .getOwnerReferences()
+                .add(new OwnerReferenceBuilder()
+                        .withApiVersion(owner.getApiVersion())
+                        .withKind(owner.getKind())
+                        .withName(owner.getMetadata().getName())
+                        .withUid(owner.getMetadata().getUid())
+                        .withController(true)
+                        .withBlockOwnerDeletion(blockOwnerDeletion)
+                        .build());
         return copy;
     }
 
     /** A copy of the dependent without its reference to the owner, as the collector's patch leaves it. */
     static <T extends HasMetadata> T releasedFrom(T dependent, HasMetadata owner) {
         T copy = copy(dependent);
-        copy.getMetadata().getOwnerReferences().removeIf(r -> r.getUid().equals(owner.getMetadata().getUid()));
+        copy.getMetadata()
+                .getOwnerReferences()
+                .removeIf(r -> r.getUid().equals(owner.getMetadata().getUid()));
         return copy;
     }
 

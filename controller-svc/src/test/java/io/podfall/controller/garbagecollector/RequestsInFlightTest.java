@@ -1,17 +1,5 @@
 package io.podfall.controller.garbagecollector;
 
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
-import io.podfall.model.apiserver.PatchRequest;
-import io.podfall.model.core.Effects;
-import io.podfall.model.event.Event;
-import io.podfall.model.event.EventTypes;
-import io.podfall.model.k8s.ResourceType;
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-
 import static io.podfall.controller.garbagecollector.Owners.aDeployment;
 import static io.podfall.controller.garbagecollector.Owners.aPodOf;
 import static io.podfall.controller.garbagecollector.Owners.aReplicaSet;
@@ -23,9 +11,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.podfall.model.apiserver.PatchRequest;
+import io.podfall.model.core.Effects;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.k8s.ResourceType;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
 /**
- * Idempotence and the API server's answers: redelivered and stale facts emit nothing, a replay of the same facts
- * gives the same requests, no second request about an object while one is unanswered, and rejections.
+ * Idempotence and the API server's answers: redelivered and stale facts emit nothing, a replay of the same facts gives
+ * the same requests, no second request about an object while one is unanswered, and rejections.
  */
 class RequestsInFlightTest extends GarbageCollectorFixture {
     private static final String FOREGROUND = "foregroundDeletion";
@@ -55,7 +54,8 @@ class RequestsInFlightTest extends GarbageCollectorFixture {
 
         assertEquals(Effects.NONE, handle(created), "an older resourceVersion");
 
-        assertEquals(List.of("set finalizers [] of deployments/web"),
+        assertEquals(
+                List.of("set finalizers [] of deployments/web"),
                 requests(handle(api.answer(delete, EventTypes.OBJECT_REMOVED, ResourceType.REPLICASETS, rs))),
                 "the deployment still waits for its dependents");
     }
@@ -93,17 +93,21 @@ class RequestsInFlightTest extends GarbageCollectorFixture {
 
     @Test
     void replayingTheSameFactsGivesTheSameRequests() {
-        given(api.created(ResourceType.DEPLOYMENTS, web), api.created(ResourceType.REPLICASETS, rs),
+        given(
+                api.created(ResourceType.DEPLOYMENTS, web),
+                api.created(ResourceType.REPLICASETS, rs),
                 api.created(aPodOf(rs, "web-1-a")));
         Effects first = handle(api.markedTerminating(ResourceType.DEPLOYMENTS, deleting(web, FOREGROUND)));
-        Effects second = handle(api.answer(only(first), EventTypes.OBJECT_MARKED_TERMINATING, ResourceType.REPLICASETS,
-                deleting(rs, FOREGROUND)));
+        Effects second = handle(api.answer(
+                only(first), EventTypes.OBJECT_MARKED_TERMINATING, ResourceType.REPLICASETS, deleting(rs, FOREGROUND)));
         Effects third = handle(api.rejected(only(second), 404, "NotFound"));
-        Effects fourth = handle(api.answer(only(third), EventTypes.OBJECT_REMOVED, ResourceType.REPLICASETS, deleting(rs)));
+        Effects fourth =
+                handle(api.answer(only(third), EventTypes.OBJECT_REMOVED, ResourceType.REPLICASETS, deleting(rs)));
         List<Effects> recorded = List.of(first, second, third, fourth);
 
         GarbageCollectorState rebuilt = gc.newState();
-        List<Effects> replayed = log.stream().map(e -> gc.handle(rebuilt, e, T0)).toList();
+        List<Effects> replayed =
+                log.stream().map(e -> gc.handle(rebuilt, e, T0)).toList();
 
         assertEquals(recorded, replayed.subList(replayed.size() - 4, replayed.size()));
         assertEquals(List.of("set finalizers [] of deployments/web"), requests(replayed.get(replayed.size() - 1)));
@@ -125,7 +129,8 @@ class RequestsInFlightTest extends GarbageCollectorFixture {
         given(api.created(ResourceType.DEPLOYMENTS, web), api.created(ResourceType.REPLICASETS, rs));
         Event delete = only(handle(api.markedTerminating(ResourceType.DEPLOYMENTS, deleting(web, FOREGROUND))));
 
-        assertEquals(List.of("set finalizers [] of deployments/web"),
+        assertEquals(
+                List.of("set finalizers [] of deployments/web"),
                 requests(handle(api.rejected(delete, 409, "Conflict"))));
         assertFalse(state.knows("uid-web-1"));
     }
@@ -140,8 +145,14 @@ class RequestsInFlightTest extends GarbageCollectorFixture {
         Effects retry = handle(api.rejected(patch, 409, "Conflict"));
 
         assertEquals(List.of("set finalizers [] of deployments/web"), requests(retry));
-        assertEquals(statusWritten.getMetadata().getResourceVersion(),
-                only(retry).data(PatchRequest.class).patch().path("metadata").path("resourceVersion").asText());
+        assertEquals(
+                statusWritten.getMetadata().getResourceVersion(),
+                only(retry)
+                        .data(PatchRequest.class)
+                        .patch()
+                        .path("metadata")
+                        .path("resourceVersion")
+                        .asText());
     }
 
     @Test
@@ -151,7 +162,8 @@ class RequestsInFlightTest extends GarbageCollectorFixture {
         assertEquals(Effects.NONE, handle(api.rejected(delete, 500, "InternalError")));
         assertFalse(state.hasRequestInFlight("uid-stray"));
 
-        assertEquals(List.of("delete pods/stray Background"),
+        assertEquals(
+                List.of("delete pods/stray Background"),
                 requests(handle(api.updated(ResourceType.PODS, ownedBy(stray, aReplicaSet("also-gone"))))));
     }
 

@@ -1,5 +1,13 @@
 package io.podfall.controller.namespace;
 
+import static io.podfall.controller.testing.ApiServerFacts.T0;
+import static io.podfall.model.event.EventTypes.COLLECTION_DELETION_REQUESTED;
+import static io.podfall.model.event.EventTypes.OBJECT_MARKED_TERMINATING;
+import static io.podfall.model.event.EventTypes.OBJECT_REMOVED;
+import static io.podfall.model.event.EventTypes.UPDATE_REQUESTED;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -13,18 +21,9 @@ import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
 import io.podfall.model.event.Event;
 import io.podfall.model.k8s.ResourceType;
-import org.junit.jupiter.api.Test;
-
 import java.util.ArrayList;
 import java.util.List;
-
-import static io.podfall.controller.testing.ApiServerFacts.T0;
-import static io.podfall.model.event.EventTypes.COLLECTION_DELETION_REQUESTED;
-import static io.podfall.model.event.EventTypes.OBJECT_MARKED_TERMINATING;
-import static io.podfall.model.event.EventTypes.OBJECT_REMOVED;
-import static io.podfall.model.event.EventTypes.UPDATE_REQUESTED;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 class NamespaceControllerTest {
     private final NamespaceController controller = new NamespaceController();
@@ -38,22 +37,53 @@ class NamespaceControllerTest {
     }
 
     private static Namespace namespace(String name) {
-        return new NamespaceBuilder().withNewMetadata().withName(name).withUid("uid-ns-" + name).endMetadata()
-                .withNewSpec().withFinalizers("kubernetes").endSpec().withNewStatus().withPhase("Active").endStatus().build();
+        return new NamespaceBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withUid("uid-ns-" + name)
+                .endMetadata()
+                .withNewSpec()
+                .withFinalizers("kubernetes")
+                .endSpec()
+                .withNewStatus()
+                .withPhase("Active")
+                .endStatus()
+                .build();
     }
 
     private static Namespace terminating(Namespace ns) {
-        return new NamespaceBuilder(ns).editMetadata().withDeletionTimestamp(T0.toString()).endMetadata()
-                .editStatus().withPhase("Terminating").endStatus().build();
+        return new NamespaceBuilder(ns)
+                .editMetadata()
+                .withDeletionTimestamp(T0.toString())
+                .endMetadata()
+                .editStatus()
+                .withPhase("Terminating")
+                .endStatus()
+                .build();
     }
 
     private static Pod pod(String ns, String name) {
-        return new PodBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata()
-                .withNewSpec().addNewContainer().withName("app").withImage("nginx").endContainer().endSpec().build();
+        return new PodBuilder()
+                .withNewMetadata()
+                .withNamespace(ns)
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("app")
+                .withImage("nginx")
+                .endContainer()
+                .endSpec()
+                .build();
     }
 
     private static Service service(String ns, String name) {
-        return new ServiceBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata().build();
+        return new ServiceBuilder()
+                .withNewMetadata()
+                .withNamespace(ns)
+                .withName(name)
+                .endMetadata()
+                .build();
     }
 
     private static List<String> types(Effects effects) {
@@ -74,8 +104,11 @@ class NamespaceControllerTest {
 
         assertEquals(List.of(COLLECTION_DELETION_REQUESTED, COLLECTION_DELETION_REQUESTED), types(emptying));
         List<CollectionDeletionRequest> requests = emptying.events().stream()
-                .map(e -> e.data(CollectionDeletionRequest.class)).toList();
-        assertEquals(List.of("pods", "services"), requests.stream().map(CollectionDeletionRequest::resource).toList());
+                .map(e -> e.data(CollectionDeletionRequest.class))
+                .toList();
+        assertEquals(
+                List.of("pods", "services"),
+                requests.stream().map(CollectionDeletionRequest::resource).toList());
         requests.forEach(r -> {
             assertEquals("team-a", r.namespace());
             assertEquals("Background", r.options().getPropagationPolicy());
@@ -99,8 +132,10 @@ class NamespaceControllerTest {
         Effects emptying = deliver(api.markedTerminating(ResourceType.NAMESPACES, terminating(ns)));
         Event collection = emptying.events().get(0);
 
-        assertTrue(deliver(api.answer(collection, OBJECT_MARKED_TERMINATING, ResourceType.PODS, web1)).isEmpty());
-        assertTrue(deliver(api.answer(collection, OBJECT_MARKED_TERMINATING, ResourceType.PODS, web2)).isEmpty());
+        assertTrue(deliver(api.answer(collection, OBJECT_MARKED_TERMINATING, ResourceType.PODS, web1))
+                .isEmpty());
+        assertTrue(deliver(api.answer(collection, OBJECT_MARKED_TERMINATING, ResourceType.PODS, web2))
+                .isEmpty());
         assertTrue(deliver(api.removed(web1)).isEmpty(), "web-2 still terminates");
         Effects finalized = deliver(api.removed(web2));
 
@@ -119,7 +154,8 @@ class NamespaceControllerTest {
         Event marked = api.markedTerminating(ResourceType.NAMESPACES, terminating(ns));
         assertEquals(List.of(UPDATE_REQUESTED), types(deliver(marked)));
         assertTrue(controller.handle(state, marked, T0).isEmpty(), "a redelivery");
-        assertTrue(deliver(api.updated(ResourceType.NAMESPACES, terminating(ns))).isEmpty(), "finalize still in flight");
+        assertTrue(
+                deliver(api.updated(ResourceType.NAMESPACES, terminating(ns))).isEmpty(), "finalize still in flight");
     }
 
     @Test
@@ -128,7 +164,11 @@ class NamespaceControllerTest {
         deliver(api.created(ResourceType.NAMESPACES, ns));
         deliver(api.created(pod("team-a", "web-1")));
         assertTrue(deliver(api.updated(ResourceType.NAMESPACES, ns)).isEmpty());
-        Namespace finalized = new NamespaceBuilder(terminating(ns)).editSpec().withFinalizers(List.of()).endSpec().build();
+        Namespace finalized = new NamespaceBuilder(terminating(ns))
+                .editSpec()
+                .withFinalizers(List.of())
+                .endSpec()
+                .build();
         assertTrue(deliver(api.updated(ResourceType.NAMESPACES, finalized)).isEmpty());
     }
 
@@ -137,7 +177,9 @@ class NamespaceControllerTest {
         Namespace ns = namespace("team-a");
         deliver(api.created(ResourceType.NAMESPACES, ns));
         deliver(api.created(pod("team-a", "web-1")));
-        Event collection = deliver(api.markedTerminating(ResourceType.NAMESPACES, terminating(ns))).events().get(0);
+        Event collection = deliver(api.markedTerminating(ResourceType.NAMESPACES, terminating(ns)))
+                .events()
+                .get(0);
 
         Effects refused = deliver(api.rejected(collection, 500, "InternalError"));
         assertTrue(refused.events().isEmpty());
@@ -146,7 +188,9 @@ class NamespaceControllerTest {
 
         Effects again = controller.fire(state, retry, retry.at());
         assertEquals(List.of(COLLECTION_DELETION_REQUESTED), types(again));
-        assertEquals("pods", again.events().get(0).data(CollectionDeletionRequest.class).resource());
+        assertEquals(
+                "pods",
+                again.events().get(0).data(CollectionDeletionRequest.class).resource());
     }
 
     @Test

@@ -1,5 +1,9 @@
 package io.podfall.controller.nodelifecycle;
 
+import static io.podfall.controller.testing.ApiServerFacts.T0;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -16,18 +20,13 @@ import io.podfall.model.core.TimerKey;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.k8s.ResourceType;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
-
-import static io.podfall.controller.testing.ApiServerFacts.T0;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 class NodeLifecycleControllerTest {
     private final ApiServerFacts api = new ApiServerFacts();
@@ -36,32 +35,61 @@ class NodeLifecycleControllerTest {
     /** node-1 as the API server holds it. */
     private Node node = node("True", T0);
 
-    /** A node as its kubelet registers it: the four kubelet conditions, Ready as given, beating at {@code heartbeat}. */
+    /**
+     * A node as its kubelet registers it: the four kubelet conditions, Ready as given, beating at {@code heartbeat}.
+     */
     private static Node node(String ready, Instant heartbeat) {
         List<NodeCondition> conditions = new ArrayList<>();
         for (String type : List.of("MemoryPressure", "DiskPressure", "PIDPressure")) {
             conditions.add(condition(type, "False", heartbeat));
         }
         conditions.add(condition("Ready", ready, heartbeat));
-        return new NodeBuilder().withNewMetadata().withName("node-1").withCreationTimestamp(T0.toString()).endMetadata()
-                .withNewSpec().endSpec().withNewStatus().withConditions(conditions).endStatus().build();
+        return new NodeBuilder()
+                .withNewMetadata()
+                .withName("node-1")
+                .withCreationTimestamp(T0.toString())
+                .endMetadata()
+                .withNewSpec()
+                .endSpec()
+                .withNewStatus()
+                .withConditions(conditions)
+                .endStatus()
+                .build();
     }
 
     private static NodeCondition condition(String type, String status, Instant heartbeat) {
-        return new NodeConditionBuilder().withType(type).withStatus(status).withReason("Kubelet").withMessage("kubelet")
-                .withLastHeartbeatTime(heartbeat.toString()).withLastTransitionTime(T0.toString()).build();
+        return new NodeConditionBuilder()
+                .withType(type)
+                .withStatus(status)
+                .withReason("Kubelet")
+                .withMessage("kubelet")
+                .withLastHeartbeatTime(heartbeat.toString())
+                .withLastTransitionTime(T0.toString())
+                .build();
     }
 
     private static Node withCondition(Node node, String type, String status, Instant heartbeat) {
         List<NodeCondition> conditions = new ArrayList<>(node.getStatus().getConditions());
         conditions.replaceAll(c -> c.getType().equals(type) ? condition(type, status, heartbeat) : c);
-        return new NodeBuilder(node).editStatus().withConditions(conditions).endStatus().build();
+        return new NodeBuilder(node)
+                .editStatus()
+                .withConditions(conditions)
+                .endStatus()
+                .build();
     }
 
     private static Lease lease(Instant renewTime) {
-        return new LeaseBuilder().withNewMetadata().withName("node-1").withNamespace("kube-node-lease").endMetadata()
-                .withNewSpec().withHolderIdentity("node-1").withLeaseDurationSeconds(40)
-                .withRenewTime(ZonedDateTime.ofInstant(renewTime, ZoneOffset.UTC)).endSpec().build();
+        return new LeaseBuilder()
+                .withNewMetadata()
+                .withName("node-1")
+                .withNamespace("kube-node-lease")
+                .endMetadata()
+                .withNewSpec()
+                .withHolderIdentity("node-1")
+                .withLeaseDurationSeconds(40)
+                .withRenewTime(ZonedDateTime.ofInstant(renewTime, ZoneOffset.UTC))
+                .endSpec()
+                .build();
     }
 
     private Effects handle(Event event) {
@@ -104,7 +132,10 @@ class NodeLifecycleControllerTest {
 
     private static List<String> taints(Event e) {
         List<String> out = new ArrayList<>();
-        patch(e).path("spec").path("taints").forEach(t -> out.add(t.path("key").asText() + ":" + t.path("effect").asText()));
+        patch(e).path("spec")
+                .path("taints")
+                .forEach(t ->
+                        out.add(t.path("key").asText() + ":" + t.path("effect").asText()));
         return out;
     }
 
@@ -134,16 +165,22 @@ class NodeLifecycleControllerTest {
         Event unknown = only(fire(grace));
 
         PatchRequest request = unknown.data(PatchRequest.class);
-        assertEquals(List.of("nodes", "status", PatchRequest.STRATEGIC), List.of(request.resource(), request.subresource(), request.patchType()));
-        assertEquals(node.getMetadata().getResourceVersion(), patch(unknown).path("metadata").path("resourceVersion").asText(),
+        assertEquals(
+                List.of("nodes", "status", PatchRequest.STRATEGIC),
+                List.of(request.resource(), request.subresource(), request.patchType()));
+        assertEquals(
+                node.getMetadata().getResourceVersion(),
+                patch(unknown).path("metadata").path("resourceVersion").asText(),
                 "conditional on the node it read");
         JsonNode conditions = patch(unknown).path("status").path("conditions");
         assertEquals(4, conditions.size());
         for (JsonNode c : conditions) {
             assertEquals("Unknown", c.path("status").asText(), c.toString());
             assertEquals("NodeStatusUnknown", c.path("reason").asText());
-            assertEquals("Kubelet stopped posting node status.", c.path("message").asText());
-            assertEquals(T0.plusSeconds(50).toString(), c.path("lastTransitionTime").asText());
+            assertEquals(
+                    "Kubelet stopped posting node status.", c.path("message").asText());
+            assertEquals(
+                    T0.plusSeconds(50).toString(), c.path("lastTransitionTime").asText());
             assertEquals(T0.toString(), c.path("lastHeartbeatTime").asText(), "the kubelet's last heartbeat stays");
         }
     }
@@ -154,8 +191,17 @@ class NodeLifecycleControllerTest {
         Event unknown = only(fire(grace));
 
         Event tainted = only(apply(unknown, T0.plusSeconds(50)));
-        assertEquals(List.of("node.kubernetes.io/unreachable:NoSchedule", "node.kubernetes.io/unreachable:NoExecute"), taints(tainted));
-        assertEquals(T0.plusSeconds(50).toString(), patch(tainted).path("spec").path("taints").get(1).path("timeAdded").asText());
+        assertEquals(
+                List.of("node.kubernetes.io/unreachable:NoSchedule", "node.kubernetes.io/unreachable:NoExecute"),
+                taints(tainted));
+        assertEquals(
+                T0.plusSeconds(50).toString(),
+                patch(tainted)
+                        .path("spec")
+                        .path("taints")
+                        .get(1)
+                        .path("timeAdded")
+                        .asText());
         assertTrue(apply(tainted, T0.plusSeconds(51)).isEmpty(), "tainted as it should be");
 
         Instant back = T0.plusSeconds(90);
@@ -173,18 +219,29 @@ class NodeLifecycleControllerTest {
         apply(memory, T0.plusSeconds(6));
 
         Event pid = only(store(withCondition(node, "PIDPressure", "True", T0.plusSeconds(7)), T0.plusSeconds(7)));
-        assertEquals(List.of("node.kubernetes.io/memory-pressure:NoSchedule", "node.kubernetes.io/pid-pressure:NoSchedule"), taints(pid));
+        assertEquals(
+                List.of("node.kubernetes.io/memory-pressure:NoSchedule", "node.kubernetes.io/pid-pressure:NoSchedule"),
+                taints(pid));
         apply(pid, T0.plusSeconds(8));
 
-        Event cleared = only(store(withCondition(node, "MemoryPressure", "False", T0.plusSeconds(9)), T0.plusSeconds(9)));
+        Event cleared =
+                only(store(withCondition(node, "MemoryPressure", "False", T0.plusSeconds(9)), T0.plusSeconds(9)));
         assertEquals(List.of("node.kubernetes.io/pid-pressure:NoSchedule"), taints(cleared));
     }
 
     @Test
     void aCordonedNodeIsTaintedUnschedulableAndTaintsOfOthersAreKept() {
         registered();
-        Node cordoned = new NodeBuilder(node).editSpec().withUnschedulable(true).addNewTaint().withKey("dedicated")
-                .withValue("gpu").withEffect("NoSchedule").endTaint().endSpec().build();
+        Node cordoned = new NodeBuilder(node)
+                .editSpec()
+                .withUnschedulable(true)
+                .addNewTaint()
+                .withKey("dedicated")
+                .withValue("gpu")
+                .withEffect("NoSchedule")
+                .endTaint()
+                .endSpec()
+                .build();
 
         Event patch = only(store(cordoned, T0.plusSeconds(1)));
         assertEquals(List.of("dedicated:NoSchedule", "node.kubernetes.io/unschedulable:NoSchedule"), taints(patch));
@@ -195,14 +252,23 @@ class NodeLifecycleControllerTest {
         registered();
         Event memory = only(store(withCondition(node, "MemoryPressure", "True", T0.plusSeconds(5)), T0.plusSeconds(5)));
 
-        assertTrue(store(withCondition(node, "DiskPressure", "True", T0.plusSeconds(6)), T0.plusSeconds(6)).events().isEmpty(),
+        assertTrue(
+                store(withCondition(node, "DiskPressure", "True", T0.plusSeconds(6)), T0.plusSeconds(6))
+                        .events()
+                        .isEmpty(),
                 "the write in flight comes back first");
         Effects refused = handle(api.at(T0.plusSeconds(7)).rejected(memory, 409, "Conflict"));
         Event again = only(refused);
-        assertEquals(List.of("node.kubernetes.io/memory-pressure:NoSchedule", "node.kubernetes.io/disk-pressure:NoSchedule"), taints(again));
-        assertEquals(node.getMetadata().getResourceVersion(), patch(again).path("metadata").path("resourceVersion").asText());
+        assertEquals(
+                List.of("node.kubernetes.io/memory-pressure:NoSchedule", "node.kubernetes.io/disk-pressure:NoSchedule"),
+                taints(again));
+        assertEquals(
+                node.getMetadata().getResourceVersion(),
+                patch(again).path("metadata").path("resourceVersion").asText());
 
-        assertTrue(handle(api.at(T0.plusSeconds(8)).rejected(again, 409, "Conflict")).isEmpty(),
+        assertTrue(
+                handle(api.at(T0.plusSeconds(8)).rejected(again, 409, "Conflict"))
+                        .isEmpty(),
                 "refused at the version the cache still shows: asking again would be refused again");
     }
 
@@ -218,15 +284,23 @@ class NodeLifecycleControllerTest {
 
     @Test
     void aNodeThatNeverPostedReadyGetsTheStartupGracePeriodAndNeverUpdatedConditions() {
-        Node silent = new NodeBuilder().withNewMetadata().withName("node-1").withCreationTimestamp(T0.toString()).endMetadata()
-                .withNewSpec().endSpec().build();
+        Node silent = new NodeBuilder()
+                .withNewMetadata()
+                .withName("node-1")
+                .withCreationTimestamp(T0.toString())
+                .endMetadata()
+                .withNewSpec()
+                .endSpec()
+                .build();
         node = silent;
         Timer startup = handle(api.at(T0).created(silent)).timers().get(0);
         assertEquals(T0.plusSeconds(60), startup.at());
 
         JsonNode conditions = patch(only(fire(startup))).path("status").path("conditions");
         assertEquals("NodeStatusNeverUpdated", conditions.get(0).path("reason").asText());
-        assertEquals("Kubelet never posted node status.", conditions.get(0).path("message").asText());
+        assertEquals(
+                "Kubelet never posted node status.",
+                conditions.get(0).path("message").asText());
     }
 
     @Test
@@ -240,16 +314,23 @@ class NodeLifecycleControllerTest {
     void aRemovedNodeIsForgotten() {
         Timer grace = registered();
         Effects removed = handle(api.at(T0.plusSeconds(1)).removed(ResourceType.NODES, node));
-        assertEquals(List.of("nodelifecycle/node-1"), removed.cancelledTimers().stream().map(TimerKey::id).toList());
+        assertEquals(
+                List.of("nodelifecycle/node-1"),
+                removed.cancelledTimers().stream().map(TimerKey::id).toList());
         assertTrue(fire(grace).isEmpty());
     }
 
     @Test
     void taintsOfTheNodeAsStoredAreNotAskedForAgain() {
         registered();
-        Node tainted = new NodeBuilder(withCondition(node, "MemoryPressure", "True", T0.plusSeconds(5))).editSpec()
-                .withTaints(new io.fabric8.kubernetes.api.model.TaintBuilder().withKey("node.kubernetes.io/memory-pressure")
-                        .withEffect("NoSchedule").build()).endSpec().build();
+        Node tainted = new NodeBuilder(withCondition(node, "MemoryPressure", "True", T0.plusSeconds(5)))
+                .editSpec()
+                .withTaints(new io.fabric8.kubernetes.api.model.TaintBuilder()
+                        .withKey("node.kubernetes.io/memory-pressure")
+                        .withEffect("NoSchedule")
+                        .build())
+                .endSpec()
+                .build();
         assertTrue(store(tainted, T0.plusSeconds(5)).events().isEmpty());
     }
 }

@@ -1,11 +1,18 @@
 package io.podfall.controller.replicaset;
 
-import io.podfall.controller.Expectations;
+import static io.podfall.controller.testing.ApiServerFacts.T0;
+import static io.podfall.controller.testing.ReplicaPods.aPodOf;
+import static io.podfall.controller.testing.ReplicaSets.aReplicaSet;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetStatus;
+import io.podfall.controller.Expectations;
 import io.podfall.controller.testing.ApiServerFacts;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.CreationRequest;
@@ -17,19 +24,11 @@ import io.podfall.model.core.Timer;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.k8s.ResourceType;
-import org.junit.jupiter.api.Test;
-
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
-import static io.podfall.controller.testing.ApiServerFacts.T0;
-import static io.podfall.controller.testing.ReplicaPods.aPodOf;
-import static io.podfall.controller.testing.ReplicaSets.aReplicaSet;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 class ReplicaSetControllerTest {
     private static final ResourceType RS = ResourceType.REPLICASETS;
@@ -56,12 +55,15 @@ class ReplicaSetControllerTest {
     /** The pod each creation asks for. */
     private static List<Pod> podsAskedFor(Effects effects) {
         return ofType(effects, EventTypes.CREATION_REQUESTED).stream()
-                .map(e -> Json.convert(e.data(CreationRequest.class).object(), Pod.class)).toList();
+                .map(e -> Json.convert(e.data(CreationRequest.class).object(), Pod.class))
+                .toList();
     }
 
     /** The names of the pods whose deletion is asked for, in order. */
     private static List<String> deletions(Effects effects) {
-        return ofType(effects, EventTypes.DELETION_REQUESTED).stream().map(e -> e.data(DeletionRequest.class).name()).toList();
+        return ofType(effects, EventTypes.DELETION_REQUESTED).stream()
+                .map(e -> e.data(DeletionRequest.class).name())
+                .toList();
     }
 
     /** The status a status patch writes. */
@@ -103,8 +105,15 @@ class ReplicaSetControllerTest {
         assertNull(pod.getMetadata().getName());
         assertEquals(Map.of("app", "web"), pod.getMetadata().getLabels());
         OwnerReference owner = pod.getMetadata().getOwnerReferences().get(0);
-        assertEquals(List.of("apps/v1", "ReplicaSet", "web", "uid-web", true, true), List.of(owner.getApiVersion(),
-                owner.getKind(), owner.getName(), owner.getUid(), owner.getController(), owner.getBlockOwnerDeletion()));
+        assertEquals(
+                List.of("apps/v1", "ReplicaSet", "web", "uid-web", true, true),
+                List.of(
+                        owner.getApiVersion(),
+                        owner.getKind(),
+                        owner.getName(),
+                        owner.getUid(),
+                        owner.getController(),
+                        owner.getBlockOwnerDeletion()));
         assertEquals("nginx:1.27", pod.getSpec().getContainers().get(0).getImage());
     }
 
@@ -116,9 +125,11 @@ class ReplicaSetControllerTest {
         assertEquals(2, podsAskedFor(first).size());
 
         assertEquals(Effects.NONE, handle(created), "a redelivered fact");
-        Effects relabelled = handle(api.updated(RS, aReplicaSet("web").replicas(2).build()));
+        Effects relabelled =
+                handle(api.updated(RS, aReplicaSet("web").replicas(2).build()));
         assertEquals(List.of(), podsAskedFor(relabelled), "another change of the ReplicaSet before its pods are seen");
-        Event answer = api.createdFrom(ofType(first, EventTypes.CREATION_REQUESTED).get(0));
+        Event answer =
+                api.createdFrom(ofType(first, EventTypes.CREATION_REQUESTED).get(0));
         assertEquals(List.of(), podsAskedFor(handle(answer)), "one of two creations answered");
     }
 
@@ -130,39 +141,53 @@ class ReplicaSetControllerTest {
             handle(api.createdFrom(creation));
         }
 
-        Effects scaled = handle(api.updated(RS, aReplicaSet("web").replicas(3).generation(2).build()));
+        Effects scaled = handle(
+                api.updated(RS, aReplicaSet("web").replicas(3).generation(2).build()));
 
         assertEquals(1, podsAskedFor(scaled).size());
     }
 
     @Test
     void aPodMarkedTerminatingIsReplacedAtOnceWhileItStillTerminates() {
-        ReplicaSet rs = api.created(RS, aReplicaSet("web").replicas(2).build()).data(ObjectChange.class).object(ReplicaSet.class);
+        ReplicaSet rs = api.created(RS, aReplicaSet("web").replicas(2).build())
+                .data(ObjectChange.class)
+                .object(ReplicaSet.class);
         Pod a = aPodOf(rs, "web-a").onNode("node-1").ready(T0).build();
         existing(rs, a, aPodOf(rs, "web-b").onNode("node-1").ready(T0).build());
 
-        Effects effects = handle(api.markedTerminating(aPodOf(rs, "web-a").onNode("node-1").ready(T0)
-                .terminating(T0.plusSeconds(30)).build()));
+        Effects effects = handle(api.markedTerminating(aPodOf(rs, "web-a")
+                .onNode("node-1")
+                .ready(T0)
+                .terminating(T0.plusSeconds(30))
+                .build()));
 
         assertEquals(1, podsAskedFor(effects).size());
         assertTrue(state.pod("uid-web-a").isPresent(), "the terminating pod is still known");
-        assertEquals(1, statusWritten(ofType(effects, EventTypes.PATCH_REQUESTED).get(0)).getReplicas(),
+        assertEquals(
+                1,
+                statusWritten(ofType(effects, EventTypes.PATCH_REQUESTED).get(0))
+                        .getReplicas(),
                 "a terminating pod is no replica");
     }
 
     @Test
     void aFinishedPodIsReplaced() {
-        ReplicaSet rs = api.created(RS, aReplicaSet("web").replicas(1).build()).data(ObjectChange.class).object(ReplicaSet.class);
+        ReplicaSet rs = api.created(RS, aReplicaSet("web").replicas(1).build())
+                .data(ObjectChange.class)
+                .object(ReplicaSet.class);
         existing(rs, aPodOf(rs, "web-a").onNode("node-1").ready(T0).build());
 
-        Effects effects = handle(api.statusUpdated(aPodOf(rs, "web-a").onNode("node-1").inPhase("Failed").build()));
+        Effects effects = handle(api.statusUpdated(
+                aPodOf(rs, "web-a").onNode("node-1").inPhase("Failed").build()));
 
         assertEquals(1, podsAskedFor(effects).size());
     }
 
     @Test
     void podsOfAnotherControllerOrOfNoneDoNotCount() {
-        ReplicaSet other = api.created(RS, aReplicaSet("other").build()).data(ObjectChange.class).object(ReplicaSet.class);
+        ReplicaSet other = api.created(RS, aReplicaSet("other").build())
+                .data(ObjectChange.class)
+                .object(ReplicaSet.class);
         handle(api.created(aPodOf(other, "other-a").labelled("app", "web").build()));
         Pod orphan = aPodOf(other, "orphan").labelled("app", "web").build();
         orphan.getMetadata().setOwnerReferences(List.of());
@@ -175,31 +200,52 @@ class ReplicaSetControllerTest {
 
     @Test
     void scaleDownDeletesUnassignedThenPendingThenNotReadyPodsFirst() {
-        ReplicaSet rs = api.created(RS, aReplicaSet("web").replicas(4).build()).data(ObjectChange.class).object(ReplicaSet.class);
-        existing(rs,
+        ReplicaSet rs = api.created(RS, aReplicaSet("web").replicas(4).build())
+                .data(ObjectChange.class)
+                .object(ReplicaSet.class);
+        existing(
+                rs,
                 aPodOf(rs, "ready").onNode("node-1").ready(T0).build(),
-                aPodOf(rs, "running-not-ready").onNode("node-2").inPhase("Running").build(),
+                aPodOf(rs, "running-not-ready")
+                        .onNode("node-2")
+                        .inPhase("Running")
+                        .build(),
                 aPodOf(rs, "pending").onNode("node-3").build(),
                 aPodOf(rs, "unassigned").build());
 
-        assertEquals(List.of("unassigned", "pending"), deletions(handle(api.updated(RS, aReplicaSet("web").replicas(2).generation(2).build()))));
+        assertEquals(
+                List.of("unassigned", "pending"),
+                deletions(handle(api.updated(
+                        RS, aReplicaSet("web").replicas(2).generation(2).build()))));
     }
 
     @Test
     void aDeletionInFlightBlocksFurtherDeletionsUntilThePodIsSeenTerminating() {
-        ReplicaSet rs = api.created(RS, aReplicaSet("web").replicas(2).build()).data(ObjectChange.class).object(ReplicaSet.class);
-        existing(rs, aPodOf(rs, "a").onNode("node-1").ready(T0).createdAt(T0).build(),
+        ReplicaSet rs = api.created(RS, aReplicaSet("web").replicas(2).build())
+                .data(ObjectChange.class)
+                .object(ReplicaSet.class);
+        existing(
+                rs,
+                aPodOf(rs, "a").onNode("node-1").ready(T0).createdAt(T0).build(),
                 aPodOf(rs, "b").onNode("node-1").ready(T0).createdAt(T0).build());
-        Effects scaled = handle(api.updated(RS, aReplicaSet("web").replicas(1).generation(2).build()));
+        Effects scaled = handle(
+                api.updated(RS, aReplicaSet("web").replicas(1).generation(2).build()));
         List<String> victims = deletions(scaled);
         assertEquals(1, victims.size());
         String survivor = victims.get(0).equals("a") ? "b" : "a";
 
-        assertEquals(List.of(), deletions(handle(api.updated(RS, aReplicaSet("web").replicas(0).generation(3).build()))),
+        assertEquals(
+                List.of(),
+                deletions(handle(api.updated(
+                        RS, aReplicaSet("web").replicas(0).generation(3).build()))),
                 "scaled to 0 while the first deletion is unanswered");
 
-        Effects observed = handle(api.markedTerminating(aPodOf(rs, victims.get(0)).onNode("node-1").ready(T0).createdAt(T0)
-                .terminating(T0.plusSeconds(30)).build()));
+        Effects observed = handle(api.markedTerminating(aPodOf(rs, victims.get(0))
+                .onNode("node-1")
+                .ready(T0)
+                .createdAt(T0)
+                .terminating(T0.plusSeconds(30))
+                .build()));
         assertEquals(List.of(survivor), deletions(observed));
     }
 
@@ -216,26 +262,36 @@ class ReplicaSetControllerTest {
         Timer retry = rejected.timers().get(0);
         assertEquals("replicaset/retry/default/web", retry.key().id());
         assertEquals(T0.plusMillis(5), retry.at());
-        assertEquals(List.of(), handle(api.updated(RS, aReplicaSet("web").replicas(1).build()), T0.plusMillis(1)).events(),
+        assertEquals(
+                List.of(),
+                handle(api.updated(RS, aReplicaSet("web").replicas(1).build()), T0.plusMillis(1))
+                        .events(),
                 "nothing while the backoff runs");
 
         Effects retried = controller.fire(state, retry, retry.at());
 
         assertEquals(1, podsAskedFor(retried).size());
-        ReplicaSetStatus status = statusWritten(ofType(retried, EventTypes.PATCH_REQUESTED).get(0));
+        ReplicaSetStatus status =
+                statusWritten(ofType(retried, EventTypes.PATCH_REQUESTED).get(0));
         assertEquals("ReplicaFailure", status.getConditions().get(0).getType());
         assertEquals("FailedCreate", status.getConditions().get(0).getReason());
-        assertEquals("Forbidden: namespaces/default/pods/", status.getConditions().get(0).getMessage());
+        assertEquals(
+                "Forbidden: namespaces/default/pods/",
+                status.getConditions().get(0).getMessage());
     }
 
     @Test
     void theBackoffDoublesWithEveryRejectionInARow() {
         ReplicaSet rs = aReplicaSet("web").replicas(1).build();
-        Event creation = ofType(handle(api.created(RS, rs)), EventTypes.CREATION_REQUESTED).get(0);
+        Event creation = ofType(handle(api.created(RS, rs)), EventTypes.CREATION_REQUESTED)
+                .get(0);
         Timer first = handle(api.rejected(creation, 403, "Forbidden")).timers().get(0);
-        Event again = ofType(controller.fire(state, first, first.at()), EventTypes.CREATION_REQUESTED).get(0);
+        Event again = ofType(controller.fire(state, first, first.at()), EventTypes.CREATION_REQUESTED)
+                .get(0);
 
-        Timer second = handle(api.rejected(again, 403, "Forbidden"), first.at()).timers().get(0);
+        Timer second = handle(api.rejected(again, 403, "Forbidden"), first.at())
+                .timers()
+                .get(0);
 
         assertEquals(first.at().plusMillis(10), second.at());
     }
@@ -244,7 +300,10 @@ class ReplicaSetControllerTest {
     void anAnswerThatNeverComesEndsTheExpectationAfterFiveMinutes() {
         ReplicaSet rs = aReplicaSet("web").replicas(1).build();
         Effects first = handle(api.created(RS, rs));
-        Timer timeout = first.timers().stream().filter(t -> t.key().id().equals("replicaset/expectations/default/web")).findFirst().orElseThrow();
+        Timer timeout = first.timers().stream()
+                .filter(t -> t.key().id().equals("replicaset/expectations/default/web"))
+                .findFirst()
+                .orElseThrow();
         assertEquals(T0.plus(Expectations.TIMEOUT), timeout.at());
 
         Effects expired = controller.fire(state, timeout, timeout.at());
@@ -254,55 +313,97 @@ class ReplicaSetControllerTest {
 
     @Test
     void aReplicaSetBeingDeletedManagesNoPodsButStillWritesItsStatus() {
-        ReplicaSet rs = api.created(RS, aReplicaSet("web").replicas(2).build()).data(ObjectChange.class).object(ReplicaSet.class);
+        ReplicaSet rs = api.created(RS, aReplicaSet("web").replicas(2).build())
+                .data(ObjectChange.class)
+                .object(ReplicaSet.class);
         existing(rs, aPodOf(rs, "a").onNode("node-1").ready(T0).build());
 
         ReplicaSet deleting = aReplicaSet("web").replicas(2).terminating(T0).build();
         Effects effects = handle(api.markedTerminating(RS, deleting));
         assertEquals(List.of(), podsAskedFor(effects));
         ofType(effects, EventTypes.PATCH_REQUESTED).forEach(patch -> handle(api.patchedFrom(patch, deleting)));
-        Effects gone = handle(api.markedTerminating(aPodOf(rs, "a").onNode("node-1").ready(T0).terminating(T0.plusSeconds(30)).build()));
+        Effects gone = handle(api.markedTerminating(aPodOf(rs, "a")
+                .onNode("node-1")
+                .ready(T0)
+                .terminating(T0.plusSeconds(30))
+                .build()));
         assertEquals(List.of(), podsAskedFor(gone), "its pod terminates and is not replaced");
-        assertEquals(0, statusWritten(ofType(gone, EventTypes.PATCH_REQUESTED).get(0)).getReplicas());
+        assertEquals(
+                0,
+                statusWritten(ofType(gone, EventTypes.PATCH_REQUESTED).get(0)).getReplicas());
     }
 
     @Test
     void theStatusCountsReadyFullyLabelledAndObservedGenerationAndIsWrittenOnlyWhenItChanges() {
-        ReplicaSet rs = api.created(RS, aReplicaSet("web").replicas(2).generation(3).build()).data(ObjectChange.class).object(ReplicaSet.class);
+        ReplicaSet rs = api.created(
+                        RS, aReplicaSet("web").replicas(2).generation(3).build())
+                .data(ObjectChange.class)
+                .object(ReplicaSet.class);
         Pod a = aPodOf(rs, "a").onNode("node-1").build();
         handle(api.created(a));
         handle(api.created(aPodOf(rs, "b").onNode("node-1").ready(T0).build()));
-        Event patch = ofType(handle(api.created(RS, rs)), EventTypes.PATCH_REQUESTED).get(0);
+        Event patch =
+                ofType(handle(api.created(RS, rs)), EventTypes.PATCH_REQUESTED).get(0);
         assertEquals("namespaces/default/replicasets/web", patch.subject());
         ReplicaSetStatus status = statusWritten(patch);
-        assertEquals(List.of(2, 2, 1, 1, 3L), List.of(status.getReplicas(), status.getFullyLabeledReplicas(),
-                status.getReadyReplicas(), status.getAvailableReplicas(), status.getObservedGeneration()));
+        assertEquals(
+                List.of(2, 2, 1, 1, 3L),
+                List.of(
+                        status.getReplicas(),
+                        status.getFullyLabeledReplicas(),
+                        status.getReadyReplicas(),
+                        status.getAvailableReplicas(),
+                        status.getObservedGeneration()));
 
-        assertEquals(List.of(), handle(api.statusUpdated(aPodOf(rs, "a").onNode("node-1").ready(T0).build())).events(),
+        assertEquals(
+                List.of(),
+                handle(api.statusUpdated(
+                                aPodOf(rs, "a").onNode("node-1").ready(T0).build()))
+                        .events(),
                 "a change while the first write is in flight");
         Event stored = api.patchedFrom(patch, rs);
         Effects afterAnswer = handle(stored);
-        assertEquals(2, statusWritten(ofType(afterAnswer, EventTypes.PATCH_REQUESTED).get(0)).getReadyReplicas(),
+        assertEquals(
+                2,
+                statusWritten(ofType(afterAnswer, EventTypes.PATCH_REQUESTED).get(0))
+                        .getReadyReplicas(),
                 "the answer shows the status is behind");
-        JsonNode second = ofType(afterAnswer, EventTypes.PATCH_REQUESTED).get(0).data(PatchRequest.class).patch();
+        JsonNode second = ofType(afterAnswer, EventTypes.PATCH_REQUESTED)
+                .get(0)
+                .data(PatchRequest.class)
+                .patch();
         ReplicaSet current = stored.data(ObjectChange.class).object(ReplicaSet.class);
-        assertEquals(Effects.NONE, handle(api.patchedFrom(ofType(afterAnswer, EventTypes.PATCH_REQUESTED).get(0), current)),
+        assertEquals(
+                Effects.NONE,
+                handle(api.patchedFrom(
+                        ofType(afterAnswer, EventTypes.PATCH_REQUESTED).get(0), current)),
                 "the status written is the status seen: nothing more " + second);
     }
 
     @Test
     void withMinReadySecondsAReadyPodBecomesAvailableWhenATimerWakesTheSync() {
-        ReplicaSet rs = api.created(RS, aReplicaSet("web").replicas(1).minReadySeconds(10).build()).data(ObjectChange.class).object(ReplicaSet.class);
+        ReplicaSet rs = api.created(
+                        RS, aReplicaSet("web").replicas(1).minReadySeconds(10).build())
+                .data(ObjectChange.class)
+                .object(ReplicaSet.class);
         handle(api.created(aPodOf(rs, "a").onNode("node-1").ready(T0).build()));
         Effects effects = handle(api.created(RS, rs));
-        assertEquals(0, statusWritten(ofType(effects, EventTypes.PATCH_REQUESTED).get(0)).getAvailableReplicas());
+        assertEquals(
+                0,
+                statusWritten(ofType(effects, EventTypes.PATCH_REQUESTED).get(0))
+                        .getAvailableReplicas());
         handle(api.patchedFrom(ofType(effects, EventTypes.PATCH_REQUESTED).get(0), rs));
-        Timer available = effects.timers().stream().filter(t -> t.key().id().equals("replicaset/available/default/web")).findFirst().orElseThrow();
+        Timer available = effects.timers().stream()
+                .filter(t -> t.key().id().equals("replicaset/available/default/web"))
+                .findFirst()
+                .orElseThrow();
         assertEquals(T0.plusSeconds(10).plusMillis(1), available.at());
 
         Effects woken = controller.fire(state, available, available.at());
 
-        assertEquals(1, statusWritten(ofType(woken, EventTypes.PATCH_REQUESTED).get(0)).getAvailableReplicas());
+        assertEquals(
+                1,
+                statusWritten(ofType(woken, EventTypes.PATCH_REQUESTED).get(0)).getAvailableReplicas());
     }
 
     @Test
@@ -325,11 +426,13 @@ class ReplicaSetControllerTest {
         for (Event creation : ofType(first, EventTypes.CREATION_REQUESTED)) {
             live.add(handle(api.createdFrom(creation)));
         }
-        live.add(handle(api.updated(RS, aReplicaSet("web").replicas(1).generation(2).build())));
+        live.add(handle(
+                api.updated(RS, aReplicaSet("web").replicas(1).generation(2).build())));
 
         ReplicaSetController rebuilt = new ReplicaSetController();
         ReplicaSetState fresh = rebuilt.newState();
-        List<Effects> replayed = log.stream().map(e -> rebuilt.handle(fresh, e, T0)).toList();
+        List<Effects> replayed =
+                log.stream().map(e -> rebuilt.handle(fresh, e, T0)).toList();
 
         assertEquals(live, replayed);
         assertEquals(2, deletions(live.get(live.size() - 1)).size());

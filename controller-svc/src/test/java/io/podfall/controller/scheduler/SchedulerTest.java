@@ -1,5 +1,12 @@
 package io.podfall.controller.scheduler;
 
+import static io.podfall.controller.testing.ApiServerFacts.T0;
+import static io.podfall.controller.testing.Nodes.aNode;
+import static io.podfall.model.testing.Pods.aPod;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.controller.testing.ApiServerFacts;
@@ -9,17 +16,9 @@ import io.podfall.model.core.Effects;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.k8s.ResourceType;
-import org.junit.jupiter.api.Test;
-
 import java.util.List;
 import java.util.Optional;
-
-import static io.podfall.controller.testing.ApiServerFacts.T0;
-import static io.podfall.controller.testing.Nodes.aNode;
-import static io.podfall.model.testing.Pods.aPod;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 class SchedulerTest {
     private final Scheduler scheduler = new Scheduler();
@@ -32,8 +31,11 @@ class SchedulerTest {
 
     /** Pod name → node name of every binding requested, in order. */
     private static List<String> bindings(Effects effects) {
-        return effects.events().stream().filter(e -> e.is(EventTypes.BINDING_REQUESTED)).map(e -> e.data(BindingRequest.class))
-                .map(b -> b.name() + "->" + b.nodeName()).toList();
+        return effects.events().stream()
+                .filter(e -> e.is(EventTypes.BINDING_REQUESTED))
+                .map(e -> e.data(BindingRequest.class))
+                .map(b -> b.name() + "->" + b.nodeName())
+                .toList();
     }
 
     @Test
@@ -67,9 +69,17 @@ class SchedulerTest {
     void neverBindsBoundTerminatingOrForeignPods() {
         handle(api.created(aNode("node-1").build()));
 
-        assertTrue(handle(api.created(aPod("bound").onNode("node-1").build())).events().isEmpty());
-        assertTrue(handle(api.created(aPod("leaving").terminating(T0.plusSeconds(30), 30).build())).events().isEmpty());
-        Pod foreign = new PodBuilder(aPod("foreign").build()).editSpec().withSchedulerName("my-scheduler").endSpec()
+        assertTrue(handle(api.created(aPod("bound").onNode("node-1").build()))
+                .events()
+                .isEmpty());
+        assertTrue(handle(api.created(
+                        aPod("leaving").terminating(T0.plusSeconds(30), 30).build()))
+                .events()
+                .isEmpty());
+        Pod foreign = new PodBuilder(aPod("foreign").build())
+                .editSpec()
+                .withSchedulerName("my-scheduler")
+                .endSpec()
                 .build();
         assertTrue(handle(api.created(foreign)).events().isEmpty());
         assertEquals(List.of(), state.queue());
@@ -128,7 +138,9 @@ class SchedulerTest {
         Pod pod = aPod("web-1").build();
         Effects effects = handle(api.created(pod));
 
-        assertEquals(List.of(EventTypes.PATCH_REQUESTED), effects.events().stream().map(Event::type).toList());
+        assertEquals(
+                List.of(EventTypes.PATCH_REQUESTED),
+                effects.events().stream().map(Event::type).toList());
         PatchRequest patch = effects.events().get(0).data(PatchRequest.class);
         assertEquals("status", patch.subresource());
         assertEquals("web-1", patch.name());
@@ -136,10 +148,15 @@ class SchedulerTest {
         assertEquals("PodScheduled", condition.path("type").asText());
         assertEquals("False", condition.path("status").asText());
         assertEquals("Unschedulable", condition.path("reason").asText());
-        assertEquals("0/1 nodes are available: 1 node(s) were not ready or unschedulable.", condition.path("message").asText());
+        assertEquals(
+                "0/1 nodes are available: 1 node(s) were not ready or unschedulable.",
+                condition.path("message").asText());
 
-        assertTrue(handle(api.updated(ResourceType.PODS, pod)).events().isEmpty(), "its own patch stored: said already");
-        assertEquals(List.of("web-1->node-2"), bindings(handle(api.created(aNode("node-2").build()))));
+        assertTrue(
+                handle(api.updated(ResourceType.PODS, pod)).events().isEmpty(), "its own patch stored: said already");
+        assertEquals(
+                List.of("web-1->node-2"),
+                bindings(handle(api.created(aNode("node-2").build()))));
     }
 
     @Test
@@ -167,7 +184,9 @@ class SchedulerTest {
         assertEquals(List.of(), bindings(handle(api.created(aPod("web-1").build()))));
         assertEquals(List.of("uid-web-1"), state.queue());
 
-        assertEquals(List.of("web-1->node-4"), bindings(handle(api.created(aNode("node-4").build()))));
+        assertEquals(
+                List.of("web-1->node-4"),
+                bindings(handle(api.created(aNode("node-4").build()))));
     }
 
     @Test
@@ -182,7 +201,9 @@ class SchedulerTest {
         assertEquals(List.of("uid-web-1"), state.queue());
         assertTrue(handle(rejection).events().isEmpty(), "duplicate rejection");
 
-        assertEquals(List.of("web-1->node-1", "other->node-1"), bindings(handle(api.created(aPod("other").build()))));
+        assertEquals(
+                List.of("web-1->node-1", "other->node-1"),
+                bindings(handle(api.created(aPod("other").build()))));
     }
 
     @Test
@@ -201,8 +222,14 @@ class SchedulerTest {
         handle(api.created(aPod("web-1").build()));
         Event unrelated = api.created(aPod("web-2").build());
 
-        handle(api.rejected(Event.causedBy(unrelated.asCause(), unrelated.id(), 0, "/controller/scheduler",
-                EventTypes.BINDING_REQUESTED, unrelated.subject(), T0,
+        handle(api.rejected(Event.causedBy(
+                unrelated.asCause(),
+                unrelated.id(),
+                0,
+                "/controller/scheduler",
+                EventTypes.BINDING_REQUESTED,
+                unrelated.subject(),
+                T0,
                 new BindingRequest("default", "web-2", "uid-web-2", "node-1"))));
 
         assertEquals(Optional.of("node-1"), state.assumedNode("uid-web-1"));
@@ -228,10 +255,13 @@ class SchedulerTest {
         handle(api.created(aPod("done").onNode("node-1").build()));
         handle(api.created(aPod("busy").onNode("node-2").build()));
 
-        handle(api.statusUpdated(aPod("done").onNode("node-1").inPhase("Succeeded").build()));
+        handle(api.statusUpdated(
+                aPod("done").onNode("node-1").inPhase("Succeeded").build()));
 
         assertEquals(0, state.podsOn("node-1"));
-        assertEquals(List.of("web-1->node-1"), bindings(handle(api.created(aPod("web-1").build()))));
+        assertEquals(
+                List.of("web-1->node-1"),
+                bindings(handle(api.created(aPod("web-1").build()))));
     }
 
     @Test
@@ -249,58 +279,97 @@ class SchedulerTest {
 
     @Test
     void aNodeUnderPressureGetsNoNewPodsTheOtherNodeDoes() {
-        handle(api.created(aNode("node-1").tainted("node.kubernetes.io/memory-pressure", "NoSchedule").build()));
+        handle(api.created(aNode("node-1")
+                .tainted("node.kubernetes.io/memory-pressure", "NoSchedule")
+                .build()));
         handle(api.created(aNode("node-2").build()));
         handle(api.created(aPod("busy").onNode("node-2").build()));
 
-        assertEquals(List.of("web-1->node-2"), bindings(handle(api.created(aPod("web-1").build()))),
+        assertEquals(
+                List.of("web-1->node-2"),
+                bindings(handle(api.created(aPod("web-1").build()))),
                 "the busier node, since the idle one is tainted");
     }
 
     @Test
     void aPodThatToleratesTheTaintMayGoThere() {
-        handle(api.created(aNode("node-1").tainted("node.kubernetes.io/memory-pressure", "NoSchedule").build()));
-        Pod tolerant = new PodBuilder(aPod("agent").build()).editSpec().addNewToleration()
-                .withKey("node.kubernetes.io/memory-pressure").withOperator("Exists").withEffect("NoSchedule").endToleration()
-                .endSpec().build();
+        handle(api.created(aNode("node-1")
+                .tainted("node.kubernetes.io/memory-pressure", "NoSchedule")
+                .build()));
+        Pod tolerant = new PodBuilder(aPod("agent").build())
+                .editSpec()
+                .addNewToleration()
+                .withKey("node.kubernetes.io/memory-pressure")
+                .withOperator("Exists")
+                .withEffect("NoSchedule")
+                .endToleration()
+                .endSpec()
+                .build();
 
         assertEquals(List.of("agent->node-1"), bindings(handle(api.created(tolerant))));
     }
 
     @Test
     void aNoExecuteTaintKeepsPodsAwayAPreferNoScheduleTaintDoesNot() {
-        handle(api.created(aNode("node-1").tainted("node.kubernetes.io/unreachable", "NoExecute").build()));
+        handle(api.created(aNode("node-1")
+                .tainted("node.kubernetes.io/unreachable", "NoExecute")
+                .build()));
         assertEquals(List.of(), bindings(handle(api.created(aPod("web-1").build()))));
 
-        handle(api.created(aNode("node-2").tainted("example.com/slow", "PreferNoSchedule").build()));
-        assertEquals(List.of("web-1->node-2"), state.assumedNode("uid-web-1").map(n -> "web-1->" + n).stream().toList());
+        handle(api.created(
+                aNode("node-2").tainted("example.com/slow", "PreferNoSchedule").build()));
+        assertEquals(
+                List.of("web-1->node-2"),
+                state.assumedNode("uid-web-1").map(n -> "web-1->" + n).stream().toList());
     }
 
     @Test
     void withTheOnlyNodeTaintedThePodStaysPendingSaysWhyAndIsPlacedWhenTheTaintGoes() {
-        Event tainted = api.created(aNode("node-1").tainted("node.kubernetes.io/memory-pressure", "NoSchedule").build());
+        Event tainted = api.created(aNode("node-1")
+                .tainted("node.kubernetes.io/memory-pressure", "NoSchedule")
+                .build());
         handle(tainted);
 
         Effects pending = handle(api.created(aPod("web-1").build()));
         assertEquals(List.of(), bindings(pending));
-        assertEquals("0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/memory-pressure: }.",
-                pending.events().get(0).data(PatchRequest.class).patch().path("status").path("conditions").get(0)
-                        .path("message").asText());
+        assertEquals(
+                "0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/memory-pressure: }.",
+                pending.events()
+                        .get(0)
+                        .data(PatchRequest.class)
+                        .patch()
+                        .path("status")
+                        .path("conditions")
+                        .get(0)
+                        .path("message")
+                        .asText());
 
-        assertEquals(List.of("web-1->node-1"), bindings(handle(api.updated(ResourceType.NODES, aNode("node-1").build()))));
+        assertEquals(
+                List.of("web-1->node-1"),
+                bindings(handle(api.updated(ResourceType.NODES, aNode("node-1").build()))));
     }
 
     @Test
     void theUnschedulableMessageCountsEachReason() {
-        handle(api.created(aNode("node-1").tainted("node.kubernetes.io/disk-pressure", "NoSchedule").build()));
+        handle(api.created(aNode("node-1")
+                .tainted("node.kubernetes.io/disk-pressure", "NoSchedule")
+                .build()));
         handle(api.created(aNode("node-2").notReady().build()));
         handle(api.created(aNode("node-3").cordoned().build()));
 
         Effects pending = handle(api.created(aPod("web-1").build()));
-        assertEquals("0/3 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/disk-pressure: }, "
+        assertEquals(
+                "0/3 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/disk-pressure: }, "
                         + "2 node(s) were not ready or unschedulable.",
-                pending.events().get(0).data(PatchRequest.class).patch().path("status").path("conditions").get(0)
-                        .path("message").asText());
+                pending.events()
+                        .get(0)
+                        .data(PatchRequest.class)
+                        .patch()
+                        .path("status")
+                        .path("conditions")
+                        .get(0)
+                        .path("message")
+                        .asText());
     }
 
     @Test
@@ -314,9 +383,17 @@ class SchedulerTest {
         Effects pending = handle(api.created(aPod("web-3").build()));
 
         assertEquals(List.of(), bindings(pending));
-        assertEquals("0/2 nodes are available: 1 Too many pods, 1 node(s) were not ready or unschedulable.",
-                pending.events().get(0).data(PatchRequest.class).patch().path("status").path("conditions").get(0)
-                        .path("message").asText());
+        assertEquals(
+                "0/2 nodes are available: 1 Too many pods, 1 node(s) were not ready or unschedulable.",
+                pending.events()
+                        .get(0)
+                        .data(PatchRequest.class)
+                        .patch()
+                        .path("status")
+                        .path("conditions")
+                        .get(0)
+                        .path("message")
+                        .asText());
         assertEquals(2, state.podsOn("node-1"));
         assertEquals(List.of("web-3->node-1"), bindings(handle(api.removed(first))));
     }

@@ -19,7 +19,6 @@ import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonValue;
-
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -53,8 +52,14 @@ public final class ApiServerFacts {
     }
 
     public Event bound(Pod pod, String nodeName) {
-        return fact(EventTypes.POD_BOUND, ResourceType.PODS,
-                stored(new PodBuilder(pod).editSpec().withNodeName(nodeName).endSpec().build()));
+        return fact(
+                EventTypes.POD_BOUND,
+                ResourceType.PODS,
+                stored(new PodBuilder(pod)
+                        .editSpec()
+                        .withNodeName(nodeName)
+                        .endSpec()
+                        .build()));
     }
 
     public Event statusUpdated(Pod pod) {
@@ -139,30 +144,53 @@ public final class ApiServerFacts {
     /** The API server's refusal of a binding, as it answers the request: caused by it. */
     public Event rejected(Event bindingRequested) {
         BindingRequest binding = bindingRequested.data(BindingRequest.class);
-        return rejected(bindingRequested, 409, "Conflict",
+        return rejected(
+                bindingRequested,
+                409,
+                "Conflict",
                 "Operation cannot be fulfilled on pods/binding \"" + binding.name() + "\"");
     }
 
-    /** The API server's refusal of any request, with the Status code and reason it answers (404 NotFound, 409 Conflict). */
+    /**
+     * The API server's refusal of any request, with the Status code and reason it answers (404 NotFound, 409 Conflict).
+     */
     public Event rejected(Event request, int code, String reason) {
         return rejected(request, code, reason, reason + ": " + request.subject());
     }
 
     /** The API server's refusal of any request, with the Status code, reason and message: caused by it. */
     public Event rejected(Event request, int code, String reason, String message) {
-        return Event.causedBy(request.asCause(), request.id(), 0, "/apiserver", EventTypes.REQUEST_REJECTED,
-                request.subject(), time, new RequestRejection(new StatusBuilder().withStatus("Failure").withReason(reason)
-                        .withCode(code).withMessage(message).build()));
+        return Event.causedBy(
+                request.asCause(),
+                request.id(),
+                0,
+                "/apiserver",
+                EventTypes.REQUEST_REJECTED,
+                request.subject(),
+                time,
+                new RequestRejection(new StatusBuilder()
+                        .withStatus("Failure")
+                        .withReason(reason)
+                        .withCode(code)
+                        .withMessage(message)
+                        .build()));
     }
 
     /**
      * What the API server stored in answer to a request (a creation, a deletion, a patch): the fact is caused by the
-     * request, and so in its flow. A later fact of the same flow (a pod's removal after the kubelet's final delete)
-     * may be given as another answer to the same request.
+     * request, and so in its flow. A later fact of the same flow (a pod's removal after the kubelet's final delete) may
+     * be given as another answer to the same request.
      */
     public Event answer(Event request, String type, ResourceType resource, HasMetadata object) {
-        return Event.causedBy(request.asCause(), request.id(), ++facts, "/apiserver", type, subject(resource, object),
-                time, ObjectChange.of(resource, stored(object)));
+        return Event.causedBy(
+                request.asCause(),
+                request.id(),
+                ++facts,
+                "/apiserver",
+                type,
+                subject(resource, object),
+                time,
+                ObjectChange.of(resource, stored(object)));
     }
 
     private <T extends HasMetadata> T stored(T object) {
@@ -174,11 +202,20 @@ public final class ApiServerFacts {
     }
 
     private Event fact(String type, ResourceType resource, HasMetadata object) {
-        return Event.request("fact-" + ++facts, "/apiserver", type, subject(resource, object), time, null,
+        return Event.request(
+                "fact-" + ++facts,
+                "/apiserver",
+                type,
+                subject(resource, object),
+                time,
+                null,
                 ObjectChange.of(resource, object));
     }
 
     private static String subject(ResourceType resource, HasMetadata object) {
-        return Subjects.of(object.getMetadata().getNamespace(), resource.plural(), object.getMetadata().getName());
+        return Subjects.of(
+                object.getMetadata().getNamespace(),
+                resource.plural(),
+                object.getMetadata().getName());
     }
 }

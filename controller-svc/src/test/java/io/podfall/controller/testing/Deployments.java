@@ -3,7 +3,6 @@ package io.podfall.controller.testing;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
-
 import java.time.Instant;
 
 /**
@@ -15,15 +14,40 @@ public final class Deployments {
     private final DeploymentBuilder b;
 
     private Deployments(String name) {
-        b = new DeploymentBuilder().withNewMetadata().withName(name).withNamespace("default").withGeneration(1L).endMetadata()
-                .withNewSpec().withReplicas(1).withRevisionHistoryLimit(10).withProgressDeadlineSeconds(600)
-                .withNewSelector().addToMatchLabels("app", name).endSelector()
-                .withNewStrategy().withType("RollingUpdate").withNewRollingUpdate()
-                .withMaxSurge(new IntOrString("25%")).withMaxUnavailable(new IntOrString("25%")).endRollingUpdate().endStrategy()
-                .withNewTemplate().withNewMetadata().addToLabels("app", name).endMetadata()
-                .withNewSpec().addNewContainer().withName("app").withImage("nginx:1.27").endContainer().endSpec()
-                .endTemplate().endSpec()
-                .withNewStatus().endStatus();
+        b = new DeploymentBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace("default")
+                .withGeneration(1L)
+                .endMetadata()
+                .withNewSpec()
+                .withReplicas(1)
+                .withRevisionHistoryLimit(10)
+                .withProgressDeadlineSeconds(600)
+                .withNewSelector()
+                .addToMatchLabels("app", name)
+                .endSelector()
+                .withNewStrategy()
+                .withType("RollingUpdate")
+                .withNewRollingUpdate()
+                .withMaxSurge(new IntOrString("25%"))
+                .withMaxUnavailable(new IntOrString("25%"))
+                .endRollingUpdate()
+                .endStrategy()
+                .withNewTemplate()
+                .withNewMetadata()
+                .addToLabels("app", name)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("app")
+                .withImage("nginx:1.27")
+                .endContainer()
+                .endSpec()
+                .endTemplate()
+                .endSpec()
+                .withNewStatus()
+                .endStatus();
     }
 
     public static Deployments aDeployment(String name) {
@@ -37,7 +61,15 @@ public final class Deployments {
 
     /** A new image is a new pod template, hence a new generation. */
     public Deployments image(String image) {
-        b.editSpec().editTemplate().editSpec().editFirstContainer().withImage(image).endContainer().endSpec().endTemplate().endSpec();
+        b.editSpec()
+                .editTemplate()
+                .editSpec()
+                .editFirstContainer()
+                .withImage(image)
+                .endContainer()
+                .endSpec()
+                .endTemplate()
+                .endSpec();
         return this;
     }
 
@@ -47,8 +79,14 @@ public final class Deployments {
     }
 
     public Deployments rollingUpdate(IntOrString maxSurge, IntOrString maxUnavailable) {
-        b.editSpec().editStrategy().editRollingUpdate().withMaxSurge(maxSurge).withMaxUnavailable(maxUnavailable)
-                .endRollingUpdate().endStrategy().endSpec();
+        b.editSpec()
+                .editStrategy()
+                .editRollingUpdate()
+                .withMaxSurge(maxSurge)
+                .withMaxUnavailable(maxUnavailable)
+                .endRollingUpdate()
+                .endStrategy()
+                .endSpec();
         return this;
     }
 
@@ -63,8 +101,11 @@ public final class Deployments {
     }
 
     public Deployments terminating(Instant deletionTimestamp) {
-        b.editMetadata().withDeletionTimestamp(deletionTimestamp.toString()).withDeletionGracePeriodSeconds(0L)
-                .addToFinalizers("foregroundDeletion").endMetadata();
+        b.editMetadata()
+                .withDeletionTimestamp(deletionTimestamp.toString())
+                .withDeletionGracePeriodSeconds(0L)
+                .addToFinalizers("foregroundDeletion")
+                .endMetadata();
         return this;
     }
 

@@ -3,7 +3,6 @@ package io.podfall.controller.testing;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-
 import java.time.Instant;
 
 /** Test data for nodes, Ready as a kubelet registers them unless told: {@code aNode("node-1").notReady().build()}. */
@@ -13,7 +12,12 @@ public final class Nodes {
     private Integer allocatablePods;
 
     private Nodes(String name) {
-        b = new NodeBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec().endSpec();
+        b = new NodeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .endSpec();
     }
 
     public static Nodes aNode(String name) {
@@ -47,9 +51,16 @@ public final class Nodes {
     }
 
     public Node build() {
-        b.withNewStatus().addNewCondition().withType("Ready").withStatus(ready).endCondition().endStatus();
+        b.withNewStatus()
+                .addNewCondition()
+                .withType("Ready")
+                .withStatus(ready)
+                .endCondition()
+                .endStatus();
         if (allocatablePods != null) {
-            b.editStatus().addToAllocatable("pods", new Quantity(allocatablePods.toString())).endStatus();
+            b.editStatus()
+                    .addToAllocatable("pods", new Quantity(allocatablePods.toString()))
+                    .endStatus();
         }
         return b.build();
     }

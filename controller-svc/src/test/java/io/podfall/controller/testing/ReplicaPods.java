@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.podfall.controller.CachedPod;
 import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
-
 import java.time.Instant;
 
 /**
@@ -17,15 +16,25 @@ public final class ReplicaPods {
     private final PodBuilder b;
 
     private ReplicaPods(ReplicaSet rs, String name) {
-        b = new PodBuilder().withNewMetadata().withName(name).withNamespace(rs.getMetadata().getNamespace())
+        b = new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(rs.getMetadata().getNamespace())
                 .withUid("uid-" + name)
                 .withLabels(rs.getSpec().getTemplate().getMetadata().getLabels())
-                .addNewOwnerReference().withApiVersion(ResourceType.REPLICASETS.apiVersion())
-                .withKind(ResourceType.REPLICASETS.kind()).withName(rs.getMetadata().getName())
-                .withUid(rs.getMetadata().getUid()).withController(true).withBlockOwnerDeletion(true).endOwnerReference()
+                .addNewOwnerReference()
+                .withApiVersion(ResourceType.REPLICASETS.apiVersion())
+                .withKind(ResourceType.REPLICASETS.kind())
+                .withName(rs.getMetadata().getName())
+                .withUid(rs.getMetadata().getUid())
+                .withController(true)
+                .withBlockOwnerDeletion(true)
+                .endOwnerReference()
                 .endMetadata()
                 .withSpec(rs.getSpec().getTemplate().getSpec())
-                .withNewStatus().withPhase("Pending").endStatus();
+                .withNewStatus()
+                .withPhase("Pending")
+                .endStatus();
     }
 
     public static ReplicaPods aPodOf(ReplicaSet rs, String name) {
@@ -44,8 +53,14 @@ public final class ReplicaPods {
 
     /** Running with its Ready condition True since {@code since}, as the kubelet writes it. */
     public ReplicaPods ready(Instant since) {
-        b.editStatus().withPhase("Running").addNewCondition().withType("Ready").withStatus("True")
-                .withLastTransitionTime(since.toString()).endCondition().endStatus();
+        b.editStatus()
+                .withPhase("Running")
+                .addNewCondition()
+                .withType("Ready")
+                .withStatus("True")
+                .withLastTransitionTime(since.toString())
+                .endCondition()
+                .endStatus();
         return this;
     }
 
@@ -55,12 +70,19 @@ public final class ReplicaPods {
     }
 
     public ReplicaPods restarts(int count) {
-        b.editStatus().addNewContainerStatus().withName("app").withRestartCount(count).endContainerStatus().endStatus();
+        b.editStatus()
+                .addNewContainerStatus()
+                .withName("app")
+                .withRestartCount(count)
+                .endContainerStatus()
+                .endStatus();
         return this;
     }
 
     public ReplicaPods deletionCost(int cost) {
-        b.editMetadata().addToAnnotations("controller.kubernetes.io/pod-deletion-cost", Integer.toString(cost)).endMetadata();
+        b.editMetadata()
+                .addToAnnotations("controller.kubernetes.io/pod-deletion-cost", Integer.toString(cost))
+                .endMetadata();
         return this;
     }
 
@@ -70,7 +92,10 @@ public final class ReplicaPods {
     }
 
     public ReplicaPods terminating(Instant deletionTimestamp) {
-        b.editMetadata().withDeletionTimestamp(deletionTimestamp.toString()).withDeletionGracePeriodSeconds(30L).endMetadata();
+        b.editMetadata()
+                .withDeletionTimestamp(deletionTimestamp.toString())
+                .withDeletionGracePeriodSeconds(30L)
+                .endMetadata();
         return this;
     }
 

@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
 import io.podfall.model.k8s.ResourceType;
-
 import java.time.Instant;
 
 /**
@@ -15,12 +14,29 @@ public final class ReplicaSets {
     private final ReplicaSetBuilder b;
 
     private ReplicaSets(String name) {
-        b = new ReplicaSetBuilder().withNewMetadata().withName(name).withNamespace("default").withGeneration(1L).endMetadata()
-                .withNewSpec().withReplicas(1)
-                .withNewSelector().addToMatchLabels("app", name).endSelector()
-                .withNewTemplate().withNewMetadata().addToLabels("app", name).endMetadata()
-                .withNewSpec().addNewContainer().withName("app").withImage("nginx:1.27").endContainer().endSpec()
-                .endTemplate().endSpec();
+        b = new ReplicaSetBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace("default")
+                .withGeneration(1L)
+                .endMetadata()
+                .withNewSpec()
+                .withReplicas(1)
+                .withNewSelector()
+                .addToMatchLabels("app", name)
+                .endSelector()
+                .withNewTemplate()
+                .withNewMetadata()
+                .addToLabels("app", name)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("app")
+                .withImage("nginx:1.27")
+                .endContainer()
+                .endSpec()
+                .endTemplate()
+                .endSpec();
     }
 
     public static ReplicaSets aReplicaSet(String name) {
@@ -44,15 +60,25 @@ public final class ReplicaSets {
 
     /** Controlled by {@code owner} (a Deployment), as the Deployment controller creates it. */
     public ReplicaSets controlledBy(HasMetadata owner) {
-        b.editMetadata().addNewOwnerReference().withApiVersion(ResourceType.DEPLOYMENTS.apiVersion())
-                .withKind(owner.getKind()).withName(owner.getMetadata().getName()).withUid(owner.getMetadata().getUid())
-                .withController(true).withBlockOwnerDeletion(true).endOwnerReference().endMetadata();
+        b.editMetadata()
+                .addNewOwnerReference()
+                .withApiVersion(ResourceType.DEPLOYMENTS.apiVersion())
+                .withKind(owner.getKind())
+                .withName(owner.getMetadata().getName())
+                .withUid(owner.getMetadata().getUid())
+                .withController(true)
+                .withBlockOwnerDeletion(true)
+                .endOwnerReference()
+                .endMetadata();
         return this;
     }
 
     public ReplicaSets terminating(Instant deletionTimestamp) {
-        b.editMetadata().withDeletionTimestamp(deletionTimestamp.toString()).withDeletionGracePeriodSeconds(0L)
-                .addToFinalizers("foregroundDeletion").endMetadata();
+        b.editMetadata()
+                .withDeletionTimestamp(deletionTimestamp.toString())
+                .withDeletionGracePeriodSeconds(0L)
+                .addToFinalizers("foregroundDeletion")
+                .endMetadata();
         return this;
     }
 

@@ -17,8 +17,7 @@ import java.util.function.Predicate;
 
 /** Runs a real client program (kubectl, python3) as a user would, and keeps what it printed. */
 public final class Command {
-    private Command() {
-    }
+    private Command() {}
 
     public record Result(int exitCode, String stdout, String stderr) {
         @Override
@@ -31,7 +30,8 @@ public final class Command {
         try {
             Path out = Files.createTempFile("podfall-cmd-", ".out");
             Path err = Files.createTempFile("podfall-cmd-", ".err");
-            ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+            ProcessBuilder pb =
+                    new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
             pb.environment().putAll(env);
             Process p = pb.start();
             try (var in = p.getOutputStream()) {
@@ -41,8 +41,8 @@ public final class Command {
             }
             if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
                 p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-                throw new IllegalStateException("timed out after " + timeoutSeconds + " s: " + command
-                        + "\nstdout: " + Files.readString(out) + "\nstderr: " + Files.readString(err));
+                throw new IllegalStateException("timed out after " + timeoutSeconds + " s: " + command + "\nstdout: "
+                        + Files.readString(out) + "\nstderr: " + Files.readString(err));
             }
             Result r = new Result(p.exitValue(), Files.readString(out), Files.readString(err));
             Files.deleteIfExists(out);
@@ -57,8 +57,8 @@ public final class Command {
     }
 
     /**
-     * Starts a program that runs until stopped (a watch), with standard error merged into what it prints. Close
-     * the result to stop it.
+     * Starts a program that runs until stopped (a watch), with standard error merged into what it prints. Close the
+     * result to stop it.
      */
     public static Running start(List<String> command, Map<String, String> env) {
         try {
@@ -77,13 +77,16 @@ public final class Command {
 
         private Running(Process process) {
             this.process = process;
-            Thread reader = new Thread(() -> {
-                try (var in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                    in.lines().forEach(lines::add);
-                } catch (IOException | UncheckedIOException e) {
-                    // the process was stopped: what it printed is kept
-                }
-            }, "command-output");
+            Thread reader = new Thread(
+                    () -> {
+                        try (var in = new BufferedReader(
+                                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                            in.lines().forEach(lines::add);
+                        } catch (IOException | UncheckedIOException e) {
+                            // the process was stopped: what it printed is kept
+                        }
+                    },
+                    "command-output");
             reader.setDaemon(true);
             reader.start();
         }

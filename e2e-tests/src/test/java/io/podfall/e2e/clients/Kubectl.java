@@ -8,9 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/**
- * A kubectl binary pointed at the suite's API server with no kubeconfig and a discovery cache of its own.
- */
+/** A kubectl binary pointed at the suite's API server with no kubeconfig and a discovery cache of its own. */
 public final class Kubectl {
     /** This machine's kubectl, on the usual paths, or null. */
     public static final String SYSTEM = Command.find("/usr/bin/kubectl", "/usr/local/bin/kubectl");

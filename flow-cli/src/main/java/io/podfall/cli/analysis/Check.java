@@ -3,16 +3,15 @@ package io.podfall.cli.analysis;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.podfall.model.Json;
 import io.podfall.model.event.Event;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The invariants of pod deletion, checked over a whole log. Each finding names the events that prove it, so it
- * can be looked up on the topic ({@code kcat}) or in an export. Each family of invariants is a class of its own;
- * this runs them in a fixed order and collects what they find.
+ * The invariants of pod deletion, checked over a whole log. Each finding names the events that prove it, so it can be
+ * looked up on the topic ({@code kcat}) or in an export. Each family of invariants is a class of its own; this runs
+ * them in a fixed order and collects what they find.
  */
 public final class Check {
     /** How long after a flow's last step (or its deadline) a log must go on before a stalled flow is an error. */
@@ -20,17 +19,19 @@ public final class Check {
     /** How long finalizers may keep an object after its final delete before {@code finalizer-blocking} warns. */
     public static final Duration FINALIZER_THRESHOLD = Duration.ofSeconds(30);
 
-    public enum Level { ERROR, WARNING }
+    public enum Level {
+        ERROR,
+        WARNING
+    }
 
     public record Finding(Level level, String rule, String subject, String message, List<String> eventIds) {
         public String render() {
-            return level + " " + rule + " " + subject + ": " + message
-                    + " [events " + String.join(", ", eventIds) + "]";
+            return level + " " + rule + " " + subject + ": " + message + " [events " + String.join(", ", eventIds)
+                    + "]";
         }
     }
 
-    private Check() {
-    }
+    private Check() {}
 
     public static List<Finding> of(List<Event> log) {
         return of(log, FINALIZER_THRESHOLD);

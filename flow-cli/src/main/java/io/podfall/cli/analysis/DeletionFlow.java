@@ -7,7 +7,6 @@ import io.podfall.model.apiserver.EvictionRequest;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.runtime.ContainerSignal;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -16,25 +15,36 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * One pod deletion, asked by a client or a controller, and every event of its correlation about that pod, in log
- * order. The kubelet's final delete carries the same correlation, so the flow runs from the request to the
- * sandbox's removal.
+ * One pod deletion, asked by a client or a controller, and every event of its correlation about that pod, in log order.
+ * The kubelet's final delete carries the same correlation, so the flow runs from the request to the sandbox's removal.
  */
 public record DeletionFlow(Event request, List<Event> events) {
 
     /** The order of a graceful deletion, as the end-to-end test asserts it; the second delete is the kubelet's. */
     public static final List<String> GRACEFUL_ORDER = List.of(
-            EventTypes.DELETION_REQUESTED, EventTypes.OBJECT_MARKED_TERMINATING, EventTypes.POD_TERMINATION_STARTED,
-            EventTypes.STOP_CONTAINER_REQUESTED, EventTypes.CONTAINER_SIGNALLED, EventTypes.CONTAINER_EXITED,
-            EventTypes.STOP_POD_SANDBOX_REQUESTED, EventTypes.POD_IP_RELEASED, EventTypes.SANDBOX_STOPPED,
-            EventTypes.POD_TERMINATED, EventTypes.STATUS_UPDATE_REQUESTED, EventTypes.POD_STATUS_UPDATED,
-            EventTypes.DELETION_REQUESTED, EventTypes.OBJECT_REMOVED, EventTypes.REMOVE_POD_SANDBOX_REQUESTED,
-            EventTypes.CONTAINER_REMOVED, EventTypes.SANDBOX_REMOVED);
+            EventTypes.DELETION_REQUESTED,
+            EventTypes.OBJECT_MARKED_TERMINATING,
+            EventTypes.POD_TERMINATION_STARTED,
+            EventTypes.STOP_CONTAINER_REQUESTED,
+            EventTypes.CONTAINER_SIGNALLED,
+            EventTypes.CONTAINER_EXITED,
+            EventTypes.STOP_POD_SANDBOX_REQUESTED,
+            EventTypes.POD_IP_RELEASED,
+            EventTypes.SANDBOX_STOPPED,
+            EventTypes.POD_TERMINATED,
+            EventTypes.STATUS_UPDATE_REQUESTED,
+            EventTypes.POD_STATUS_UPDATED,
+            EventTypes.DELETION_REQUESTED,
+            EventTypes.OBJECT_REMOVED,
+            EventTypes.REMOVE_POD_SANDBOX_REQUESTED,
+            EventTypes.CONTAINER_REMOVED,
+            EventTypes.SANDBOX_REMOVED);
+
     private static final int KUBELET_DELETE = GRACEFUL_ORDER.lastIndexOf(EventTypes.DELETION_REQUESTED);
 
     /**
-     * Every pod deletion in the log, in the order they were requested, each with the events of its correlation
-     * about its pod ({@link #key}).
+     * Every pod deletion in the log, in the order they were requested, each with the events of its correlation about
+     * its pod ({@link #key}).
      */
     public static List<DeletionFlow> all(List<Event> log) {
         Map<String, List<Event>> byKey = new LinkedHashMap<>();
@@ -51,19 +61,20 @@ public record DeletionFlow(Event request, List<Event> events) {
     }
 
     /**
-     * The root of a pod deletion: a {@code DeletionRequested} of a pod from anyone but its kubelet (whose delete
-     * ends a deletion): a client's, which starts a correlation of its own, or a controller's in the flow of what
-     * caused it (the garbage collector's in a Deployment's cascade, the ReplicaSet controller's on a scale-down);
-     * or an {@code EvictionRequested} (a drain), which deletes the pod the same way.
+     * The root of a pod deletion: a {@code DeletionRequested} of a pod from anyone but its kubelet (whose delete ends a
+     * deletion): a client's, which starts a correlation of its own, or a controller's in the flow of what caused it
+     * (the garbage collector's in a Deployment's cascade, the ReplicaSet controller's on a scale-down); or an
+     * {@code EvictionRequested} (a drain), which deletes the pod the same way.
      */
     static boolean isRequest(Event e) {
-        return (e.is(EventTypes.DELETION_REQUESTED) || e.is(EventTypes.EVICTION_REQUESTED)) && isPod(e.subject())
+        return (e.is(EventTypes.DELETION_REQUESTED) || e.is(EventTypes.EVICTION_REQUESTED))
+                && isPod(e.subject())
                 && !e.source().startsWith("/kubelet/");
     }
 
     /**
-     * Which pod deletion an event belongs to: its correlation and its subject. A cascade deletes many pods in
-     * one correlation; each pod's events carry its own subject.
+     * Which pod deletion an event belongs to: its correlation and its subject. A cascade deletes many pods in one
+     * correlation; each pod's events carry its own subject.
      */
     static String key(Event e) {
         return e.correlationId() + " " + e.subject();
@@ -109,8 +120,8 @@ public record DeletionFlow(Event request, List<Event> events) {
     }
 
     /**
-     * The stop signal StopContainer sends first: SIGTERM, or the image's STOPSIGNAL (nginx's SIGQUIT); anything
-     * but the SIGKILL that ends the grace period.
+     * The stop signal StopContainer sends first: SIGTERM, or the image's STOPSIGNAL (nginx's SIGQUIT); anything but the
+     * SIGKILL that ends the grace period.
      */
     static boolean isStopSignal(Event e) {
         return e.is(EventTypes.CONTAINER_SIGNALLED) && !isKill(e.data(ContainerSignal.class));
@@ -128,7 +139,8 @@ public record DeletionFlow(Event request, List<Event> events) {
     static Long askedGrace(Event request) {
         if (request.is(EventTypes.EVICTION_REQUESTED)) {
             JsonNode eviction = request.data(EvictionRequest.class).eviction();
-            JsonNode grace = eviction == null ? null : eviction.path("deleteOptions").path("gracePeriodSeconds");
+            JsonNode grace =
+                    eviction == null ? null : eviction.path("deleteOptions").path("gracePeriodSeconds");
             return grace != null && grace.isNumber() ? grace.asLong() : null;
         }
         DeleteOptions options = request.data(DeletionRequest.class).options();

@@ -2,16 +2,15 @@ package io.podfall.cli.analysis;
 
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
-
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * The endpoints controller's answer to a pod being marked for deletion, followed by causation through a log read
- * in order: the pod's {@code ObjectMarkedTerminating}, the controller's {@code PatchRequested} of an Endpoints
- * object it caused, the API server's {@code ObjectUpdated} of that patch, the moment the pod left the Service.
- * Only Endpoints count: other controllers patch other objects on the same fact (a ReplicaSet's status).
+ * The endpoints controller's answer to a pod being marked for deletion, followed by causation through a log read in
+ * order: the pod's {@code ObjectMarkedTerminating}, the controller's {@code PatchRequested} of an Endpoints object it
+ * caused, the API server's {@code ObjectUpdated} of that patch, the moment the pod left the Service. Only Endpoints
+ * count: other controllers patch other objects on the same fact (a ReplicaSet's status).
  */
 final class EndpointsChain {
     /** The id of each event of a chain so far, to the pod's ObjectMarkedTerminating that began it. */

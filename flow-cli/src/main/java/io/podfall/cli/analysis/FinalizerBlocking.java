@@ -4,7 +4,6 @@ import io.podfall.cli.analysis.Check.Finding;
 import io.podfall.cli.analysis.Check.Level;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -17,15 +16,13 @@ import java.util.StringJoiner;
 
 /**
  * {@code finalizer-blocking}: an object its finalizers kept in the store longer than a threshold after its final
- * delete: the delete found grace 0 (a pod's comes from its kubelet, once its containers stopped) with finalizers
- * left, so the API server only marked it (store.go markAsDeleting: deletionGracePeriodSeconds 0) and removes it
- * with the update that takes the last one away. Meanwhile a pod's name cannot be reused and a foreground owner
- * waits. A warning naming the finalizers, with the delete, the marking, each update that took finalizers away and
- * the removal.
+ * delete: the delete found grace 0 (a pod's comes from its kubelet, once its containers stopped) with finalizers left,
+ * so the API server only marked it (store.go markAsDeleting: deletionGracePeriodSeconds 0) and removes it with the
+ * update that takes the last one away. Meanwhile a pod's name cannot be reused and a foreground owner waits. A warning
+ * naming the finalizers, with the delete, the marking, each update that took finalizers away and the removal.
  */
 final class FinalizerBlocking {
-    private FinalizerBlocking() {
-    }
+    private FinalizerBlocking() {}
 
     static List<Finding> of(List<Event> log, Duration threshold) {
         Map<String, Event> deletes = new HashMap<>();
@@ -43,14 +40,19 @@ final class FinalizerBlocking {
             String uid = object.uid();
             List<Event> hold = held.get(uid);
             Long grace = object.deletionGracePeriodSeconds();
-            if (hold == null && !e.is(EventTypes.OBJECT_REMOVED) && object.terminating()
-                    && grace != null && grace == 0 && !object.finalizers().isEmpty()) {
+            if (hold == null
+                    && !e.is(EventTypes.OBJECT_REMOVED)
+                    && object.terminating()
+                    && grace != null
+                    && grace == 0
+                    && !object.finalizers().isEmpty()) {
                 hold = new ArrayList<>();
                 Optional.ofNullable(deletes.get(e.causationId())).ifPresent(hold::add);
                 hold.add(e);
                 held.put(uid, hold);
-            } else if (hold != null && (e.is(EventTypes.OBJECT_REMOVED)
-                    || !object.finalizers().equals(finalizers(hold.get(hold.size() - 1))))) {
+            } else if (hold != null
+                    && (e.is(EventTypes.OBJECT_REMOVED)
+                            || !object.finalizers().equals(finalizers(hold.get(hold.size() - 1))))) {
                 hold.add(e);
                 if (e.is(EventTypes.OBJECT_REMOVED)) {
                     held.remove(uid);
@@ -90,7 +92,10 @@ final class FinalizerBlocking {
         }
         Event last = states.get(states.size() - 1);
         boolean removed = last.is(EventTypes.OBJECT_REMOVED);
-        return Optional.of(new Finding(Level.WARNING, "finalizer-blocking", since.subject(),
+        return Optional.of(new Finding(
+                Level.WARNING,
+                "finalizer-blocking",
+                since.subject(),
                 "kept by its finalizers " + finalizers(since) + " " + held.toMillis() + " ms after its final delete"
                         + (delete == null ? "" : " by " + delete.source()) + " (longer than " + threshold.toMillis()
                         + " ms)" + (changes.length() == 0 ? "" : ": " + changes)

@@ -8,7 +8,6 @@ import io.podfall.model.kubelet.GracePeriodShortened;
 import io.podfall.model.kubelet.PodTermination;
 import io.podfall.model.runtime.ContainerSignal;
 import io.podfall.model.runtime.StopContainer;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -17,17 +16,15 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code killed-before-grace}: a container got SIGKILL before the pod's grace period ran out: before the
- * kubelet's deadline (from PodTerminationStarted, or the latest GracePeriodShortened), else before its
- * StopContainer timeout. The kubelet rounds the seconds left up, so a correct kill is never early.
+ * {@code killed-before-grace}: a container got SIGKILL before the pod's grace period ran out: before the kubelet's
+ * deadline (from PodTerminationStarted, or the latest GracePeriodShortened), else before its StopContainer timeout. The
+ * kubelet rounds the seconds left up, so a correct kill is never early.
  */
 final class KilledBeforeGrace {
-    private KilledBeforeGrace() {
-    }
+    private KilledBeforeGrace() {}
 
     /** When the grace period runs out, and the event that says so. */
-    private record Limit(Event by, Instant due) {
-    }
+    private record Limit(Event by, Instant due) {}
 
     static List<Finding> of(List<Event> log) {
         Map<String, Limit> deadlines = new HashMap<>();
@@ -45,7 +42,8 @@ final class KilledBeforeGrace {
                 }
                 case EventTypes.STOP_CONTAINER_REQUESTED -> {
                     StopContainer s = e.data(StopContainer.class);
-                    stops.put(s.podUid() + "/" + Check.container(s.containerId(), s.containerName()),
+                    stops.put(
+                            s.podUid() + "/" + Check.container(s.containerId(), s.containerName()),
                             new Limit(e, e.time().plusSeconds(s.timeoutSeconds())));
                 }
                 case EventTypes.CONTAINER_SIGNALLED -> {
@@ -58,16 +56,19 @@ final class KilledBeforeGrace {
                         limit = stops.get(s.podUid() + "/" + Check.container(s.containerId(), s.containerName()));
                     }
                     if (limit != null && e.time().isBefore(limit.due())) {
-                        out.add(new Finding(Level.ERROR, "killed-before-grace", e.subject(),
+                        out.add(new Finding(
+                                Level.ERROR,
+                                "killed-before-grace",
+                                e.subject(),
                                 "container " + s.containerName() + " got SIGKILL at " + e.time() + ", "
-                                        + Duration.between(e.time(), limit.due()).toMillis()
+                                        + Duration.between(e.time(), limit.due())
+                                                .toMillis()
                                         + " ms before the grace period ran out (" + limit.due() + ", from "
                                         + limit.by().type() + ")",
                                 List.of(e.id(), limit.by().id())));
                     }
                 }
-                default -> {
-                }
+                default -> {}
             }
         }
         return out;

@@ -9,7 +9,6 @@ import io.podfall.model.kubelet.PodTerminationStart;
 import io.podfall.model.runtime.ContainerSignal;
 import io.podfall.model.runtime.RunPodSandbox;
 import io.podfall.model.runtime.StopContainer;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,17 +21,16 @@ import java.util.stream.Stream;
 
 /**
  * {@code killed-though-exiting}: a container got SIGKILL although its process would have exited on the stop signal
- * within the grace period it was owed: the kill cut a graceful exit short. The process is read from the annotations
- * the runtime got at RunPodSandbox, else from the pod object on the log ({@link SimulatedProcess}). Owed is the
- * grace period the deletion requested (the API server's first deletionGracePeriodSeconds: the delete's, else the
- * spec's), or the pod's spec.terminationGracePeriodSeconds when that was 0 (a force deletion) or no delete asked (the
- * kubelet's eviction), counted from the start of termination as the kubelet counts it. A warning when the kubelet
- * honoured a shorter grace period, which the log explains (a force deletion, a second delete with less, an
- * eviction's override); an error when it honoured all that was owed and the process was killed anyway.
+ * within the grace period it was owed: the kill cut a graceful exit short. The process is read from the annotations the
+ * runtime got at RunPodSandbox, else from the pod object on the log ({@link SimulatedProcess}). Owed is the grace
+ * period the deletion requested (the API server's first deletionGracePeriodSeconds: the delete's, else the spec's), or
+ * the pod's spec.terminationGracePeriodSeconds when that was 0 (a force deletion) or no delete asked (the kubelet's
+ * eviction), counted from the start of termination as the kubelet counts it. A warning when the kubelet honoured a
+ * shorter grace period, which the log explains (a force deletion, a second delete with less, an eviction's override);
+ * an error when it honoured all that was owed and the process was killed anyway.
  */
 final class KilledThoughExiting {
-    private KilledThoughExiting() {
-    }
+    private KilledThoughExiting() {}
 
     static List<Finding> of(List<Event> log) {
         Map<String, PodRecord> pods = new HashMap<>();
@@ -58,27 +56,28 @@ final class KilledThoughExiting {
                 case EventTypes.GRACE_PERIOD_SHORTENED -> {
                     GracePeriodShortened s = e.data(GracePeriodShortened.class);
                     if (s.compat() == null) {
-                        pod(pods, s.podUid()).ifPresent(p -> p.honoured = new Grace(e, s.gracePeriodSeconds(),
-                                " from " + s.previousGracePeriodSeconds() + " s"));
+                        pod(pods, s.podUid())
+                                .ifPresent(p -> p.honoured = new Grace(
+                                        e, s.gracePeriodSeconds(), " from " + s.previousGracePeriodSeconds() + " s"));
                     }
                 }
                 case EventTypes.STOP_CONTAINER_REQUESTED -> {
                     StopContainer s = e.data(StopContainer.class);
-                    pod(pods, s.podUid()).ifPresent(p ->
-                            p.stops.putIfAbsent(Check.container(s.containerId(), s.containerName()), e));
+                    pod(pods, s.podUid())
+                            .ifPresent(
+                                    p -> p.stops.putIfAbsent(Check.container(s.containerId(), s.containerName()), e));
                 }
                 case EventTypes.CONTAINER_SIGNALLED -> {
                     ContainerSignal s = e.data(ContainerSignal.class);
                     Optional<PodRecord> pod = pod(pods, s.podUid());
                     if (!DeletionFlow.isKill(s)) {
-                        pod.ifPresent(p -> p.signals.putIfAbsent(Check.container(s.containerId(), s.containerName()),
-                                e));
+                        pod.ifPresent(
+                                p -> p.signals.putIfAbsent(Check.container(s.containerId(), s.containerName()), e));
                     } else {
                         pod.flatMap(p -> p.killedThoughExiting(e, s)).ifPresent(out::add);
                     }
                 }
-                default -> {
-                }
+                default -> {}
             }
         }
         return out;
@@ -94,23 +93,24 @@ final class KilledThoughExiting {
     }
 
     /** A grace period the kubelet honoured, the event that says so, and what that event tells of why. */
-    private record Grace(Event by, long seconds, String why) {
-    }
+    private record Grace(Event by, long seconds, String why) {}
 
     /** The grace period a pod was owed, the event that says so, and why that one. */
-    private record Owed(long seconds, Event by, String why) {
-    }
+    private record Owed(long seconds, Event by, String why) {}
 
     /** What the log told so far of one pod (by uid) that decides whether a kill cut its graceful exit short. */
     private static final class PodRecord {
         /** The event whose annotations describe the pod's processes: RunPodSandboxRequested, else a whole pod. */
         Event behaviour;
+
         Map<String, String> annotations;
         /** The latest whole pod object: its spec.terminationGracePeriodSeconds. */
         Event spec;
+
         long specGrace;
         /** The first ObjectMarkedTerminating: the grace period the deletion requested. */
         Event marked;
+
         Long requestedGrace;
         /** The kubelet's PodTerminationStarted: where the grace period counts from. */
         Event started;
@@ -118,6 +118,7 @@ final class KilledThoughExiting {
         Grace honoured;
         /** Each container's first StopContainerRequested and first stop signal. */
         final Map<String, Event> stops = new HashMap<>();
+
         final Map<String, Event> signals = new HashMap<>();
 
         void sandbox(Event e, Map<String, String> podAnnotations) {
@@ -160,22 +161,35 @@ final class KilledThoughExiting {
             if (exit.isAfter(from.plusSeconds(owed.seconds()))) {
                 return Optional.empty();
             }
-            Grace given = honoured != null ? honoured
-                    : stop == null ? null : new Grace(stop, stop.data(StopContainer.class).timeoutSeconds(), "");
+            Grace given = honoured != null
+                    ? honoured
+                    : stop == null
+                            ? null
+                            : new Grace(stop, stop.data(StopContainer.class).timeoutSeconds(), "");
             boolean shortened = given != null && given.seconds() >= 0 && given.seconds() < owed.seconds();
             Event signalled = signal != null ? signal : stop;
             List<String> ids = Stream.of(kill, signal, stop, behaviour, owed.by(), given == null ? null : given.by())
-                    .filter(Objects::nonNull).map(Event::id).distinct().toList();
-            return Optional.of(new Finding(shortened ? Level.WARNING : Level.ERROR, "killed-though-exiting",
-                    kill.subject(), "container " + killed.containerName() + " got SIGKILL "
-                    + Duration.between(signalled.time(), kill.time()).toMillis() + " ms after "
-                    + (signal != null ? signal.data(ContainerSignal.class).signal() : "StopContainer")
-                    + ", though its process (" + SimulatedProcess.describe(annotations) + ") would have exited "
-                    + process.exitDelay().toMillis() + " ms after "
-                    + (stop != null ? "StopContainer" : "it") + ", within the " + owed.seconds()
-                    + " s grace period it was owed (" + owed.why() + "); the kubelet honoured "
-                    + (given == null ? "no grace period on the log"
-                    : given.seconds() + " s (" + given.by().type() + given.why() + ")"), ids));
+                    .filter(Objects::nonNull)
+                    .map(Event::id)
+                    .distinct()
+                    .toList();
+            return Optional.of(new Finding(
+                    shortened ? Level.WARNING : Level.ERROR,
+                    "killed-though-exiting",
+                    kill.subject(),
+                    "container " + killed.containerName() + " got SIGKILL "
+                            + Duration.between(signalled.time(), kill.time()).toMillis() + " ms after "
+                            + (signal != null
+                                    ? signal.data(ContainerSignal.class).signal()
+                                    : "StopContainer")
+                            + ", though its process (" + SimulatedProcess.describe(annotations) + ") would have exited "
+                            + process.exitDelay().toMillis() + " ms after "
+                            + (stop != null ? "StopContainer" : "it") + ", within the " + owed.seconds()
+                            + " s grace period it was owed (" + owed.why() + "); the kubelet honoured "
+                            + (given == null
+                                    ? "no grace period on the log"
+                                    : given.seconds() + " s (" + given.by().type() + given.why() + ")"),
+                    ids));
         }
 
         /** What the deletion requested, unless 0 or nothing: then the pod's spec; null when the log tells neither. */
@@ -186,8 +200,13 @@ final class KilledThoughExiting {
             if (spec == null) {
                 return null;
             }
-            return new Owed(specGrace, spec, "spec.terminationGracePeriodSeconds; " + (marked == null
-                    ? "no delete requested one" : "the delete requested 0 s: a force deletion"));
+            return new Owed(
+                    specGrace,
+                    spec,
+                    "spec.terminationGracePeriodSeconds; "
+                            + (marked == null
+                                    ? "no delete requested one"
+                                    : "the delete requested 0 s: a force deletion"));
         }
     }
 }

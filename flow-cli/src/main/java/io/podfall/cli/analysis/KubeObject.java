@@ -2,7 +2,6 @@ package io.podfall.cli.analysis;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.model.event.Event;
-
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -53,15 +52,19 @@ record KubeObject(JsonNode object) {
     }
 
     Optional<Instant> deletionTimestamp() {
-        return terminating() ? Optional.of(Instant.parse(metadata().path("deletionTimestamp").asText()))
+        return terminating()
+                ? Optional.of(Instant.parse(metadata().path("deletionTimestamp").asText()))
                 : Optional.empty();
     }
 
     /** metadata.annotations; a null value stays null, as when the runtime reads them ({@code RunPodSandbox}). */
     Map<String, String> annotations() {
         Map<String, String> annotations = new LinkedHashMap<>();
-        metadata().path("annotations").properties().forEach(a ->
-                annotations.put(a.getKey(), a.getValue().isNull() ? null : a.getValue().asText()));
+        metadata()
+                .path("annotations")
+                .properties()
+                .forEach(a -> annotations.put(
+                        a.getKey(), a.getValue().isNull() ? null : a.getValue().asText()));
         return annotations;
     }
 
@@ -70,8 +73,10 @@ record KubeObject(JsonNode object) {
         return object.path("spec").path("containers").isArray();
     }
 
-    /** A pod's spec.terminationGracePeriodSeconds, 30 when absent (the API server's default:
-     * pkg/apis/core/v1/defaults.go SetDefaults_PodSpec). */
+    /**
+     * A pod's spec.terminationGracePeriodSeconds, 30 when absent (the API server's default:
+     * pkg/apis/core/v1/defaults.go SetDefaults_PodSpec).
+     */
     long terminationGracePeriodSeconds() {
         return object.path("spec").path("terminationGracePeriodSeconds").asLong(30);
     }

@@ -7,7 +7,6 @@ import io.podfall.model.csi.StagedVolume;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.runtime.Sandbox;
-
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -22,8 +21,7 @@ import java.util.stream.Stream;
  * {@code volume-leaked}, a CSI volume left mounted.
  */
 final class Leaks {
-    private Leaks() {
-    }
+    private Leaks() {}
 
     /** CNI gave a pod an IP, the pod was removed, and CNI DEL never came for that sandbox. */
     static List<Finding> ips(List<Event> log) {
@@ -42,8 +40,12 @@ final class Leaks {
             Sandbox s = e.data(Sandbox.class);
             Event gone = removed.get(s.podUid());
             if (gone != null && !released.containsKey(s.sandboxId())) {
-                out.add(new Finding(Level.ERROR, "ip-leaked", e.subject(), "IP " + s.ip() + " of sandbox "
-                        + s.sandboxId() + " on " + s.node() + " never released, though the pod was removed",
+                out.add(new Finding(
+                        Level.ERROR,
+                        "ip-leaked",
+                        e.subject(),
+                        "IP " + s.ip() + " of sandbox " + s.sandboxId() + " on " + s.node()
+                                + " never released, though the pod was removed",
                         List.of(e.id(), gone.id())));
             }
         }
@@ -51,12 +53,12 @@ final class Leaks {
     }
 
     /**
-     * A CSI volume a removed pod left mounted: published into the pod and never unpublished, or staged on the node
-     * and never unstaged although every pod of the node that published it since was removed. The kubelet's volume
-     * manager unpublishes before the pod's final status, and unstages once no pod of the node uses the volume
+     * A CSI volume a removed pod left mounted: published into the pod and never unpublished, or staged on the node and
+     * never unstaged although every pod of the node that published it since was removed. The kubelet's volume manager
+     * unpublishes before the pod's final status, and unstages once no pod of the node uses the volume
      * (pkg/kubelet/volumemanager/reconciler/reconciler.go: unmountVolumes, unmountDetachDevices), so only a force
-     * deletion, whose pod leaves the store at once, sees these steps after the removal: the finding is a warning
-     * while the log ends less than {@link Check#STALL} after the pod's last event.
+     * deletion, whose pod leaves the store at once, sees these steps after the removal: the finding is a warning while
+     * the log ends less than {@link Check#STALL} after the pod's last event.
      */
     static List<Finding> volumes(List<Event> log) {
         Map<String, Event> removed = removedPods(log);
@@ -83,8 +85,7 @@ final class Leaks {
                 }
                 case EventTypes.NODE_UNSTAGE_VOLUME_REQUESTED -> asked.put(device(e), e);
                 case EventTypes.VOLUME_UNSTAGED -> staged.remove(device(e));
-                default -> {
-                }
+                default -> {}
             }
         }
         Instant end = Check.end(log);
@@ -93,18 +94,32 @@ final class Leaks {
             PublishedVolume v = e.data(PublishedVolume.class);
             Event gone = removed.get(v.podUid());
             if (gone != null) {
-                out.add(volumeLeak(e, gone, asked.get(mount), lastOf, end, "volume " + v.volumeName() + " ("
-                        + v.volumeId() + ") published into the pod on " + v.node() + " never unpublished"));
+                out.add(volumeLeak(
+                        e,
+                        gone,
+                        asked.get(mount),
+                        lastOf,
+                        end,
+                        "volume " + v.volumeName() + " (" + v.volumeId() + ") published into the pod on " + v.node()
+                                + " never unpublished"));
             }
         });
         staged.forEach((device, e) -> {
-            List<Event> gone = usedBy.get(device).keySet().stream().map(removed::get).toList();
+            List<Event> gone =
+                    usedBy.get(device).keySet().stream().map(removed::get).toList();
             if (!gone.isEmpty() && !gone.contains(null)) {
                 StagedVolume v = e.data(StagedVolume.class);
-                Event last = gone.stream().max(Comparator.comparing(Event::time)).orElseThrow();
-                out.add(volumeLeak(e, last, asked.get(device), lastOf, end, "volume " + v.volumeId() + " staged on "
-                        + v.node() + " never unstaged, though no pod of the node uses it"
-                        + (gone.size() > 1 ? " (" + gone.size() + " pods published it)" : "")));
+                Event last =
+                        gone.stream().max(Comparator.comparing(Event::time)).orElseThrow();
+                out.add(volumeLeak(
+                        e,
+                        last,
+                        asked.get(device),
+                        lastOf,
+                        end,
+                        "volume " + v.volumeId() + " staged on "
+                                + v.node() + " never unstaged, though no pod of the node uses it"
+                                + (gone.size() > 1 ? " (" + gone.size() + " pods published it)" : "")));
             }
         });
         return out;
@@ -137,19 +152,27 @@ final class Leaks {
     }
 
     /** A volume left mounted for a removed pod: an error once the log went on for a while after its last event. */
-    private static Finding volumeLeak(Event mounted, Event gone, Event asked, Map<String, Instant> lastOf, Instant end,
-                                      String what) {
-        Instant settled = Stream.of(gone.time(), lastOf.get(gone.subject())).max(Instant::compareTo).orElseThrow();
+    private static Finding volumeLeak(
+            Event mounted, Event gone, Event asked, Map<String, Instant> lastOf, Instant end, String what) {
+        Instant settled = Stream.of(gone.time(), lastOf.get(gone.subject()))
+                .max(Instant::compareTo)
+                .orElseThrow();
         boolean maybeRunning = Check.mayStillCome(end, settled);
         List<String> ids = new ArrayList<>(List.of(mounted.id(), gone.id()));
         if (asked != null) {
             ids.add(asked.id());
         }
-        return new Finding(maybeRunning ? Level.WARNING : Level.ERROR, "volume-leaked", gone.subject(), what
-                + ", though the pod was removed at " + gone.time()
-                + (asked == null ? "" : "; " + asked.type() + " at " + asked.time() + " got no answer")
-                + (maybeRunning ? "; the log ends within " + Check.STALL.toSeconds()
-                + " s of the pod's last event, so it may still come" : ""),
+        return new Finding(
+                maybeRunning ? Level.WARNING : Level.ERROR,
+                "volume-leaked",
+                gone.subject(),
+                what
+                        + ", though the pod was removed at " + gone.time()
+                        + (asked == null ? "" : "; " + asked.type() + " at " + asked.time() + " got no answer")
+                        + (maybeRunning
+                                ? "; the log ends within " + Check.STALL.toSeconds()
+                                        + " s of the pod's last event, so it may still come"
+                                : ""),
                 ids);
     }
 }

@@ -14,8 +14,7 @@ public final class MermaidPage {
     private static final String WEBJAR = "META-INF/resources/webjars/mermaid/";
     private static final String POM = "META-INF/maven/org.webjars.npm/mermaid/pom.properties";
 
-    private MermaidPage() {
-    }
+    private MermaidPage() {}
 
     public static String html(String title, String mermaid) {
         String version = mermaidVersion();

@@ -5,7 +5,6 @@ import io.podfall.cli.analysis.Check.Level;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.runtime.ContainerState;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -15,13 +14,12 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * {@code removed-while-running}: a pod left the store while a container of it still ran. Expected only after a
- * force deletion (grace 0 from the client): the API server then deletes at once and the node catches up, as
- * upstream documents.
+ * {@code removed-while-running}: a pod left the store while a container of it still ran. Expected only after a force
+ * deletion (grace 0 from the client): the API server then deletes at once and the node catches up, as upstream
+ * documents.
  */
 final class RemovedWhileRunning {
-    private RemovedWhileRunning() {
-    }
+    private RemovedWhileRunning() {}
 
     static List<Finding> of(List<Event> log) {
         Map<String, Map<String, Event>> running = new HashMap<>();
@@ -54,7 +52,10 @@ final class RemovedWhileRunning {
                 }
                 DeletionFlow flow = flows.get(DeletionFlow.key(e));
                 boolean forced = flow != null && flow.forced();
-                out.add(new Finding(forced ? Level.WARNING : Level.ERROR, "removed-while-running", e.subject(),
+                out.add(new Finding(
+                        forced ? Level.WARNING : Level.ERROR,
+                        "removed-while-running",
+                        e.subject(),
                         "removed from the store while container(s) " + String.join(", ", names) + " still ran"
                                 + (forced ? " (force deletion: the API server does not wait for the node)" : ""),
                         ids));
@@ -69,8 +70,9 @@ final class RemovedWhileRunning {
 
     private static Optional<Event> exitAfter(List<Event> log, int from, Event started) {
         ContainerState s = started.data(ContainerState.class);
-        return log.subList(from, log.size()).stream().filter(e -> e.is(EventTypes.CONTAINER_EXITED)
-                && isOf(e.data(ContainerState.class), s)).findFirst();
+        return log.subList(from, log.size()).stream()
+                .filter(e -> e.is(EventTypes.CONTAINER_EXITED) && isOf(e.data(ContainerState.class), s))
+                .findFirst();
     }
 
     /** Whether a container state is of the same container as {@code other}. */

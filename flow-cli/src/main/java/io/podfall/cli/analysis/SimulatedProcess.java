@@ -7,11 +7,11 @@ import java.util.Map;
 /**
  * What a container's simulated process does on its stop signal, as a reader of the log tells it from the pod's
  * annotations: the two that decide whether and when it exits. The runtime owns the rule (runtime-svc
- * {@code ProcessBehaviour}, the README's "How a simulated process behaves"); this reads it the same way, a value
- * that cannot be read meaning its default: {@code podfall.io/on-sigterm} {@code exit} unless {@code ignore} (any
- * case), {@code podfall.io/exit-delay-seconds} non-negative decimal seconds, else 0.
+ * {@code ProcessBehaviour}, the README's "How a simulated process behaves"); this reads it the same way, a value that
+ * cannot be read meaning its default: {@code podfall.io/on-sigterm} {@code exit} unless {@code ignore} (any case),
+ * {@code podfall.io/exit-delay-seconds} non-negative decimal seconds, else 0.
  *
- * @param exits     whether the process exits on the stop signal (else only SIGKILL ends it)
+ * @param exits whether the process exits on the stop signal (else only SIGKILL ends it)
  * @param exitDelay from the stop signal to that exit
  */
 record SimulatedProcess(boolean exits, Duration exitDelay) {
@@ -42,7 +42,8 @@ record SimulatedProcess(boolean exits, Duration exitDelay) {
             if (s.signum() < 0) {
                 return Duration.ZERO;
             }
-            return s.compareTo(BigDecimal.valueOf(LONGEST.toSeconds())) >= 0 ? LONGEST
+            return s.compareTo(BigDecimal.valueOf(LONGEST.toSeconds())) >= 0
+                    ? LONGEST
                     : Duration.ofMillis(s.movePointRight(3).longValue());
         } catch (NumberFormatException e) {
             return Duration.ZERO;

@@ -5,7 +5,6 @@ import io.podfall.model.Json;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.runtime.ContainerSignal;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,17 +17,24 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * Every pod deletion of a log, measured: how long the whole deletion and each of its phases took, how often a
- * container had to be killed, how much of the requested grace period the containers got, and how often a pod
- * was still in a Service's Endpoints when it got SIGTERM (traffic may still reach it: the endpoints controller and
- * the kubelet both act on the pod being marked for deletion, and race). Percentiles are
- * nearest-rank: the value at rank ceil(p/100 * n) of the sorted values, so every figure is one that occurred.
+ * Every pod deletion of a log, measured: how long the whole deletion and each of its phases took, how often a container
+ * had to be killed, how much of the requested grace period the containers got, and how often a pod was still in a
+ * Service's Endpoints when it got SIGTERM (traffic may still reach it: the endpoints controller and the kubelet both
+ * act on the pod being marked for deletion, and race). Percentiles are nearest-rank: the value at rank ceil(p/100 * n)
+ * of the sorted values, so every figure is one that occurred.
  */
-public record Stats(int flows, int completed, int rejected, int killed, int inEndpoints, int endpointsAfterSigterm,
-                    Map<String, Summary> durations) {
+public record Stats(
+        int flows,
+        int completed,
+        int rejected,
+        int killed,
+        int inEndpoints,
+        int endpointsAfterSigterm,
+        Map<String, Summary> durations) {
 
     /** Row names, in the order of the table. */
     public static final String TOTAL = "total (request -> removed)";
+
     public static final String TO_TERMINATING = "request -> terminating";
     public static final String TO_SIGTERM = "terminating -> SIGTERM";
     public static final String TO_ENDPOINTS = "terminating -> out of endpoints";
@@ -42,7 +48,11 @@ public record Stats(int flows, int completed, int rejected, int killed, int inEn
     public record Summary(int n, long p50, long p90, long p99, long max) {
         public static Summary of(List<Long> values) {
             List<Long> sorted = values.stream().sorted().toList();
-            return new Summary(sorted.size(), rank(sorted, 50), rank(sorted, 90), rank(sorted, 99),
+            return new Summary(
+                    sorted.size(),
+                    rank(sorted, 50),
+                    rank(sorted, 90),
+                    rank(sorted, 99),
                     sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1));
         }
 
@@ -73,18 +83,20 @@ public record Stats(int flows, int completed, int rejected, int killed, int inEn
     }
 
     /**
-     * What stats reads of one pod deletion, folded from the events of its correlation in log order: the times of
-     * the first of each step (the last container exit), and the grace periods. Nothing of an event is kept but
-     * these, so a deletion costs the same few fields however many events it has.
+     * What stats reads of one pod deletion, folded from the events of its correlation in log order: the times of the
+     * first of each step (the last container exit), and the grace periods. Nothing of an event is kept but these, so a
+     * deletion costs the same few fields however many events it has.
      */
     static final class Deletion {
         final Instant requested;
         /** The grace period the client asked for; null when it asked none. */
         final Long askedGrace;
+
         final String requestId;
         Instant terminating;
         /** The API server's deletionGracePeriodSeconds, on the first ObjectMarkedTerminating. */
         Long terminatingGrace;
+
         Instant sigterm;
         Instant sigkill;
         Instant lastExit;
@@ -92,6 +104,7 @@ public record Stats(int flows, int completed, int rejected, int killed, int inEn
         Instant removed;
         /** When a Service's Endpoints first changed in answer to the pod being marked for deletion. */
         Instant outOfEndpoints;
+
         boolean rejected;
 
         Deletion(Event request) {
@@ -120,8 +133,7 @@ public record Stats(int flows, int completed, int rejected, int killed, int inEn
                 case EventTypes.SANDBOX_STOPPED -> sandboxStopped = sandboxStopped == null ? e.time() : sandboxStopped;
                 case EventTypes.OBJECT_REMOVED -> removed = removed == null ? e.time() : removed;
                 case EventTypes.REQUEST_REJECTED -> rejected |= DeletionFlow.rejects(e, requestId);
-                default -> {
-                }
+                default -> {}
             }
         }
 
@@ -132,11 +144,11 @@ public record Stats(int flows, int completed, int rejected, int killed, int inEn
     }
 
     /**
-     * Stats of a log read one event at a time, in log order, without keeping the log: each event is folded into
-     * its deletion's {@link Deletion} and forgotten. Memory grows with the number of deletions (a few fields
-     * each, as the exact percentiles need one number per phase and deletion anyway), not with their events.
-     * A deletion is never closed early: steps may still come after its pod is gone (a restarted runtime
-     * repeating a kill), and they count as they did when the whole log was held.
+     * Stats of a log read one event at a time, in log order, without keeping the log: each event is folded into its
+     * deletion's {@link Deletion} and forgotten. Memory grows with the number of deletions (a few fields each, as the
+     * exact percentiles need one number per phase and deletion anyway), not with their events. A deletion is never
+     * closed early: steps may still come after its pod is gone (a restarted runtime repeating a kill), and they count
+     * as they did when the whole log was held.
      */
     public static final class Collector implements Consumer<Event> {
         private final Instant since;
@@ -163,7 +175,8 @@ public record Stats(int flows, int completed, int rejected, int killed, int inEn
         @Override
         public void accept(Event e) {
             if (DeletionFlow.isRequest(e)) {
-                if ((since == null || !e.time().isBefore(since)) && (until == null || e.time().isBefore(until))) {
+                if ((since == null || !e.time().isBefore(since))
+                        && (until == null || e.time().isBefore(until))) {
                     deletions.putIfAbsent(DeletionFlow.key(e), new Deletion(e));
                 }
                 return;
@@ -175,7 +188,10 @@ public record Stats(int flows, int completed, int rejected, int killed, int inEn
                     markedFor.put(e.id(), d);
                 }
             }
-            endpoints.accept(e).map(marked -> markedFor.get(marked.id())).filter(x -> x.outOfEndpoints == null)
+            endpoints
+                    .accept(e)
+                    .map(marked -> markedFor.get(marked.id()))
+                    .filter(x -> x.outOfEndpoints == null)
                     .ifPresent(x -> x.outOfEndpoints = e.time());
         }
 
@@ -200,11 +216,13 @@ public record Stats(int flows, int completed, int rejected, int killed, int inEn
                     continue;
                 }
                 flows++;
-                PHASES.forEach((row, phase) -> phase.apply(d).ifPresent(x -> millis.get(row).add(x.toMillis())));
+                PHASES.forEach((row, phase) ->
+                        phase.apply(d).ifPresent(x -> millis.get(row).add(x.toMillis())));
                 completed += d.removed != null ? 1 : 0;
                 killed += d.sigkill != null ? 1 : 0;
                 inEndpoints += d.outOfEndpoints != null ? 1 : 0;
-                afterSigterm += d.outOfEndpoints != null && d.sigterm != null && d.outOfEndpoints.isAfter(d.sigterm) ? 1 : 0;
+                afterSigterm +=
+                        d.outOfEndpoints != null && d.sigterm != null && d.outOfEndpoints.isAfter(d.sigterm) ? 1 : 0;
             }
             Map<String, Summary> summaries = new LinkedHashMap<>();
             millis.forEach((row, values) -> summaries.put(row, Summary.of(values)));
@@ -223,16 +241,23 @@ public record Stats(int flows, int completed, int rejected, int killed, int inEn
 
     public String render() {
         StringBuilder out = new StringBuilder();
-        out.append(String.format("deletion flows: %d (completed %d, incomplete %d; rejected requests %d)%n",
+        out.append(String.format(
+                "deletion flows: %d (completed %d, incomplete %d; rejected requests %d)%n",
                 flows, completed, flows - completed, rejected));
         out.append(String.format("SIGKILL rate: %d/%d (%.1f%%)%n", killed, flows, 100 * sigkillRate()));
-        out.append(String.format("still in a Service's endpoints after SIGTERM: %d/%d of the pods that were in one%n%n",
+        out.append(String.format(
+                "still in a Service's endpoints after SIGTERM: %d/%d of the pods that were in one%n%n",
                 endpointsAfterSigterm, inEndpoints));
         int label = durations.keySet().stream().mapToInt(String::length).max().orElse(0);
         String row = "%-" + label + "s %5s %10s %10s %10s %10s%n";
         out.append(String.format(row, "in ms", "n", "p50", "p90", "p99", "max"));
-        durations.forEach((name, s) -> out.append(String.format(row, name, s.n(),
-                s.n() == 0 ? "-" : s.p50(), s.n() == 0 ? "-" : s.p90(), s.n() == 0 ? "-" : s.p99(),
+        durations.forEach((name, s) -> out.append(String.format(
+                row,
+                name,
+                s.n(),
+                s.n() == 0 ? "-" : s.p50(),
+                s.n() == 0 ? "-" : s.p90(),
+                s.n() == 0 ? "-" : s.p99(),
                 s.n() == 0 ? "-" : s.max())));
         return out.toString();
     }
@@ -253,7 +278,8 @@ public record Stats(int flows, int completed, int rejected, int killed, int inEn
 
     /** JSON keys: the row names in camel case ("request -> terminating" is "requestToTerminating"). */
     static String key(String row) {
-        String[] words = row.replaceAll("\\(.*\\)", "").replace("->", "to").trim().split("[^A-Za-z0-9]+");
+        String[] words =
+                row.replaceAll("\\(.*\\)", "").replace("->", "to").trim().split("[^A-Za-z0-9]+");
         StringBuilder k = new StringBuilder(words[0].toLowerCase());
         for (int i = 1; i < words.length; i++) {
             k.append(Character.toUpperCase(words[i].charAt(0))).append(words[i].substring(1));

@@ -3,7 +3,6 @@ package io.podfall.cli.analysis;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
@@ -12,9 +11,9 @@ import java.util.Optional;
 import java.util.StringJoiner;
 
 /**
- * One flow read back from the log: every event of a correlation id, in log order, with its offset in
- * simulated time from the request that started the flow, how long after its object's previous phase boundary it
- * came and which boundary it is ({@link Phases}), and what decided each step.
+ * One flow read back from the log: every event of a correlation id, in log order, with its offset in simulated time
+ * from the request that started the flow, how long after its object's previous phase boundary it came and which
+ * boundary it is ({@link Phases}), and what decided each step.
  */
 public record Timeline(String correlationId, List<Step> steps) {
 
@@ -23,22 +22,42 @@ public record Timeline(String correlationId, List<Step> steps) {
      * (null when nothing came before it), the boundary it is ("" for none), who, what, to which object, and the
      * deciding facts.
      */
-    public record Step(long offsetMillis, Long sincePhaseMillis, String phase, String component, String type,
-                       String subject, String detail) {
+    public record Step(
+            long offsetMillis,
+            Long sincePhaseMillis,
+            String phase,
+            String component,
+            String type,
+            String subject,
+            String detail) {
         static Step of(Event e, Instant start, Phases.Mark mark) {
-            return new Step(Duration.between(start, e.time()).toMillis(), mark.sinceMillis(), mark.boundary(),
-                    Timeline.component(e.source()), e.type(), e.subject(), Timeline.detail(e));
+            return new Step(
+                    Duration.between(start, e.time()).toMillis(),
+                    mark.sinceMillis(),
+                    mark.boundary(),
+                    Timeline.component(e.source()),
+                    e.type(),
+                    e.subject(),
+                    Timeline.detail(e));
         }
     }
 
     public static Timeline of(List<Event> log, String correlationId) {
-        List<Event> flow = log.stream().filter(e -> e.correlationId().equals(correlationId)).toList();
+        List<Event> flow = log.stream()
+                .filter(e -> e.correlationId().equals(correlationId))
+                .toList();
         if (flow.isEmpty()) {
             return new Timeline(correlationId, List.of());
         }
-        var start = flow.stream().filter(e -> e.id().equals(correlationId)).findFirst().orElse(flow.get(0)).time();
+        var start = flow.stream()
+                .filter(e -> e.id().equals(correlationId))
+                .findFirst()
+                .orElse(flow.get(0))
+                .time();
         Phases phases = new Phases();
-        return new Timeline(correlationId, flow.stream().map(e -> Step.of(e, start, phases.accept(e))).toList());
+        return new Timeline(
+                correlationId,
+                flow.stream().map(e -> Step.of(e, start, phases.accept(e))).toList());
     }
 
     /**
@@ -53,13 +72,14 @@ public record Timeline(String correlationId, List<Step> steps) {
     }
 
     /**
-     * A delete (or an eviction, a delete by the Eviction API) that starts a deletion: of {@code subject} by anyone
-     * but a kubelet (whose delete ends one), or, with no subject, one a client asked for (the API server appends it).
+     * A delete (or an eviction, a delete by the Eviction API) that starts a deletion: of {@code subject} by anyone but
+     * a kubelet (whose delete ends one), or, with no subject, one a client asked for (the API server appends it).
      */
     static boolean isDeletion(Event e, String subject) {
         return (e.is(EventTypes.DELETION_REQUESTED) || e.is(EventTypes.EVICTION_REQUESTED))
-                && (subject == null ? e.source().equals("/apiserver")
-                : subject.equals(e.subject()) && !e.source().startsWith("/kubelet/"));
+                && (subject == null
+                        ? e.source().equals("/apiserver")
+                        : subject.equals(e.subject()) && !e.source().startsWith("/kubelet/"));
     }
 
     public List<String> types() {
@@ -67,8 +87,8 @@ public record Timeline(String correlationId, List<Step> steps) {
     }
 
     /**
-     * A table, one step a line, columns as wide as their widest cell: the offset from the request, the time since
-     * the object's previous phase boundary, the boundary the step is, component, type, subject, what decided it.
+     * A table, one step a line, columns as wide as their widest cell: the offset from the request, the time since the
+     * object's previous phase boundary, the boundary the step is, component, type, subject, what decided it.
      */
     public String render() {
         Columns columns = new Columns(1, 1, 1, 1);
@@ -106,9 +126,17 @@ public record Timeline(String correlationId, List<Step> steps) {
         }
 
         String line(Step s) {
-            return String.format("%+8d ms  %11s  %-" + phase + "s  %-" + component + "s  %-" + type + "s  %-" + subject + "s  %s",
-                    s.offsetMillis(), s.sincePhaseMillis() == null ? "" : String.format("%+d ms", s.sincePhaseMillis()),
-                    s.phase(), s.component(), s.type(), s.subject() == null ? "" : s.subject(), s.detail()).stripTrailing();
+            return String.format(
+                            "%+8d ms  %11s  %-" + phase + "s  %-" + component + "s  %-" + type + "s  %-" + subject
+                                    + "s  %s",
+                            s.offsetMillis(),
+                            s.sincePhaseMillis() == null ? "" : String.format("%+d ms", s.sincePhaseMillis()),
+                            s.phase(),
+                            s.component(),
+                            s.type(),
+                            s.subject() == null ? "" : s.subject(),
+                            s.detail())
+                    .stripTrailing();
         }
     }
 

@@ -1,7 +1,6 @@
 package io.podfall.cli.analysis;
 
 import io.podfall.model.event.Event;
-
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -11,17 +10,18 @@ import java.util.function.Predicate;
 
 /**
  * {@code podfall timeline --follow}: the timeline of flows as their events arrive, a line a step in the format of
- * {@link Timeline#render()}. It is fed the log in order: first what the log held when following began (the
- * history, printed as {@code timeline} would print it: the chosen flow as it stands), then each new event, which
- * prints its step if it belongs to a followed flow, under a {@code flow ID} line whenever the flow changes.
- * A flow is followed from the event that starts it: a client's delete (of the chosen pod, if one is) or the first
- * event of the chosen correlation. It keeps the start of each followed flow (for the offsets) and its
- * {@link Phases} (a step's time since its object's previous boundary), and during the history the events of the
- * latest flow only; columns start wide enough for the usual cells and grow, never shrink, for a wider one.
+ * {@link Timeline#render()}. It is fed the log in order: first what the log held when following began (the history,
+ * printed as {@code timeline} would print it: the chosen flow as it stands), then each new event, which prints its step
+ * if it belongs to a followed flow, under a {@code flow ID} line whenever the flow changes. A flow is followed from the
+ * event that starts it: a client's delete (of the chosen pod, if one is) or the first event of the chosen correlation.
+ * It keeps the start of each followed flow (for the offsets) and its {@link Phases} (a step's time since its object's
+ * previous boundary), and during the history the events of the latest flow only; columns start wide enough for the
+ * usual cells and grow, never shrink, for a wider one.
  */
 public final class TimelineFollower {
     /** Phase, component, type and subject widths that fit the steps of a pod deletion. */
     private static final int PHASE = 18;
+
     private static final int COMPONENT = 14;
     private static final int TYPE = 33;
     private static final int SUBJECT = 30;
@@ -32,9 +32,11 @@ public final class TimelineFollower {
     private final Map<String, Instant> followed = new HashMap<>();
     /** The phases of each followed flow, folded from all its events (the history's too). */
     private final Map<String, Phases> phases = new HashMap<>();
+
     private final Timeline.Columns columns = new Timeline.Columns(PHASE, COMPONENT, TYPE, SUBJECT);
     /** During the history: the latest flow, and its events so far with their phase marks. */
     private String latest;
+
     private final List<Map.Entry<Event, Phases.Mark>> latestEvents = new ArrayList<>();
     private boolean live;
     /** The flow of the last step printed, so a step of another one prints its header first. */
@@ -69,7 +71,9 @@ public final class TimelineFollower {
         if (live) {
             return print(e, mark);
         }
-        if (isStart && (latest == null || e.time().isAfter(latestEvents.get(0).getKey().time()))) {
+        if (isStart
+                && (latest == null
+                        || e.time().isAfter(latestEvents.get(0).getKey().time()))) {
             latest = flow;
             latestEvents.clear();
         }

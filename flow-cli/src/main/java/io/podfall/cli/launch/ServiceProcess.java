@@ -1,7 +1,6 @@
 package io.podfall.cli.launch;
 
 import io.podfall.broker.NativeMemory;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -20,13 +19,16 @@ import java.util.concurrent.TimeUnit;
 /** One podfall service, run from its packaged Quarkus app ({@code target/quarkus-app/quarkus-run.jar}) as a process. */
 public final class ServiceProcess {
     /**
-     * The AppCDS archive Quarkus writes beside the jar when it packages the app ({@code
-     * quarkus.package.jar.appcds.enabled}, the root pom): the classes a start loads, already parsed and verified.
+     * The AppCDS archive Quarkus writes beside the jar when it packages the app
+     * ({@code quarkus.package.jar.appcds.enabled}, the root pom): the classes a start loads, already parsed and
+     * verified.
      */
     static final String CLASS_DATA_ARCHIVE = "app-cds.jsa";
     /** Each service's heap, in MB: its cap, and so its start on any machine of 16 GB or more (1/64 of it). */
     public static final long HEAP_MB = 256;
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final String name;
     private final int port;
@@ -40,8 +42,8 @@ public final class ServiceProcess {
         this.process = process;
     }
 
-    static ServiceProcess start(Path projectRoot, String name, int port, Map<String, String> config,
-                                List<String> jvmOptions, Path logDir) {
+    static ServiceProcess start(
+            Path projectRoot, String name, int port, Map<String, String> config, List<String> jvmOptions, Path logDir) {
         Path jar = projectRoot.resolve(name).resolve("target/quarkus-app/quarkus-run.jar");
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(jar + " is missing: build the suite first (./mvnw -B package -DskipTests)");
@@ -52,9 +54,11 @@ public final class ServiceProcess {
             Files.createDirectories(logDir);
             // In the app's directory: the archive holds the class path of the build's training run, relative to it
             // ("quarkus-run.jar:lib/boot/…"), and JDK 17 maps it for that very class path only.
-            Process p = NativeMemory.withFewArenas(new ProcessBuilder(cmd)).directory(jar.getParent().toFile())
+            Process p = NativeMemory.withFewArenas(new ProcessBuilder(cmd))
+                    .directory(jar.getParent().toFile())
                     .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
             return new ServiceProcess(name, port, log, p);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + name, e);
@@ -65,12 +69,12 @@ public final class ServiceProcess {
      * The command that runs the service, in the jar's directory: a 256 MB heap and the serial collector, unless
      * {@code jvmOptions}, which come after, say otherwise ({@code -Xmx} wins as the later one; another collector
      * replaces the serial one, since the JVM refuses two); the native heap trimmed ({@link NativeMemory}); and the
-     * classes from the app's archive where the build wrote one. A JVM other than the build's cannot map it: it says
-     * so in one warning and loads the classes itself.
+     * classes from the app's archive where the build wrote one. A JVM other than the build's cannot map it: it says so
+     * in one warning and loads the classes itself.
      */
     static List<String> command(Path jar, int port, Map<String, String> config, List<String> jvmOptions) {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx" + HEAP_MB + "m"));
+        List<String> cmd = new ArrayList<>(
+                List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + HEAP_MB + "m"));
         if (jvmOptions.stream().noneMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"))) {
             cmd.add("-XX:+UseSerialGC");
         }
@@ -88,7 +92,8 @@ public final class ServiceProcess {
     /** Waits until SmallRye Health reports the service ready (it has rebuilt its state from the log). */
     void awaitReady(Instant deadline) {
         HttpRequest ready = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/q/health/ready"))
-                .timeout(Duration.ofSeconds(2)).build();
+                .timeout(Duration.ofSeconds(2))
+                .build();
         while (Instant.now().isBefore(deadline)) {
             if (!process.isAlive()) {
                 throw new IllegalStateException(name + " exited with code " + process.exitValue() + "; see " + log);

@@ -1,7 +1,6 @@
 package io.podfall.cli.launch;
 
 import io.podfall.broker.KafkaBroker;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -12,18 +11,20 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The whole suite on this machine: a Kafka broker (unless one is given) and the four services, each a process
- * of its own, as {@code podfall up} runs it and as the end-to-end tests drive it.
+ * The whole suite on this machine: a Kafka broker (unless one is given) and the four services, each a process of its
+ * own, as {@code podfall up} runs it and as the end-to-end tests drive it.
  */
 public final class Suite implements AutoCloseable {
     /** The services in start order; each consumes the whole log, so the order only matters for readability. */
-    public static final List<String> SERVICES = List.of("apiserver-svc", "controller-svc", "kubelet-svc", "runtime-svc");
+    public static final List<String> SERVICES =
+            List.of("apiserver-svc", "controller-svc", "kubelet-svc", "runtime-svc");
 
     private final Options options;
     private final KafkaBroker ownBroker;
     private final String bootstrap;
     /** What every service is given: the broker, the topic, and one simulated clock. */
     private final Map<String, String> config = new LinkedHashMap<>();
+
     private final Map<String, ServiceProcess> services = new LinkedHashMap<>();
     private final List<String> jvmOptions;
 
@@ -43,13 +44,20 @@ public final class Suite implements AutoCloseable {
     }
 
     /** Settings of one run. {@code apiserverPort} 0 and {@code servicePortBase} 0 mean free ports. */
-    public record Options(Path projectRoot, Path workDir, String bootstrap, int brokerPort, int apiserverPort,
-                          int servicePortBase, String topic, double timeScale, Duration startTimeout) {
-    }
+    public record Options(
+            Path projectRoot,
+            Path workDir,
+            String bootstrap,
+            int brokerPort,
+            int apiserverPort,
+            int servicePortBase,
+            String topic,
+            double timeScale,
+            Duration startTimeout) {}
 
     /**
-     * What a benchmark changes for every service: settings on top of the suite's ({@code podfall.kubelet.nodes},
-     * say) and JVM options after the defaults (a larger {@code -Xmx} wins over the default one).
+     * What a benchmark changes for every service: settings on top of the suite's ({@code podfall.kubelet.nodes}, say)
+     * and JVM options after the defaults (a larger {@code -Xmx} wins over the default one).
      */
     public record Tuning(Map<String, String> settings, List<String> jvmOptions) {
         public static final Tuning NONE = new Tuning(Map.of(), List.of());
@@ -63,7 +71,8 @@ public final class Suite implements AutoCloseable {
         KafkaBroker broker = null;
         String bootstrap = o.bootstrap();
         if (bootstrap == null) {
-            broker = KafkaBroker.at(o.workDir().resolve("kafka"), o.brokerPort()).start(o.startTimeout());
+            broker =
+                    KafkaBroker.at(o.workDir().resolve("kafka"), o.brokerPort()).start(o.startTimeout());
             bootstrap = broker.bootstrapServers();
         }
         Suite suite = new Suite(o, tuning, broker, bootstrap);
@@ -71,7 +80,9 @@ public final class Suite implements AutoCloseable {
             Instant deadline = Instant.now().plus(o.startTimeout());
             for (int i = 0; i < SERVICES.size(); i++) {
                 String name = SERVICES.get(i);
-                int port = i == 0 ? portOr(o.apiserverPort()) : o.servicePortBase() == 0 ? KafkaBroker.freePort() : o.servicePortBase() + i - 1;
+                int port = i == 0
+                        ? portOr(o.apiserverPort())
+                        : o.servicePortBase() == 0 ? KafkaBroker.freePort() : o.servicePortBase() + i - 1;
                 suite.launch(name, port);
             }
             for (ServiceProcess s : suite.services.values()) {
@@ -85,8 +96,8 @@ public final class Suite implements AutoCloseable {
     }
 
     /**
-     * Stops a service and starts it again on the same port; returns once it is ready, that is once it has
-     * rebuilt its state from the log.
+     * Stops a service and starts it again on the same port; returns once it is ready, that is once it has rebuilt its
+     * state from the log.
      */
     public ServiceProcess restart(String name) {
         return restart(name, Map.of());
@@ -111,7 +122,12 @@ public final class Suite implements AutoCloseable {
     private ServiceProcess launch(String name, int port, Map<String, String> settings) {
         Map<String, String> merged = new LinkedHashMap<>(config);
         merged.putAll(settings);
-        ServiceProcess p = ServiceProcess.start(options.projectRoot(), name, port, merged, jvmOptions,
+        ServiceProcess p = ServiceProcess.start(
+                options.projectRoot(),
+                name,
+                port,
+                merged,
+                jvmOptions,
                 options.workDir().resolve("logs"));
         services.put(name, p);
         return p;
@@ -144,8 +160,8 @@ public final class Suite implements AutoCloseable {
     }
 
     /**
-     * Stops the services all at once, then the broker if this suite started it. They share nothing but the log, so
-     * no order matters; one after another, each taking 2.3 to 3 s to shut down, the suite took 11.7 s to stop.
+     * Stops the services all at once, then the broker if this suite started it. They share nothing but the log, so no
+     * order matters; one after another, each taking 2.3 to 3 s to shut down, the suite took 11.7 s to stop.
      */
     @Override
     public void close() {

@@ -3,7 +3,6 @@ package io.podfall.cli.log;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventCatalogue;
 import io.podfall.model.event.UnreadableEventException;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,12 +18,10 @@ import java.util.function.Consumer;
 
 /** The log as a file: JSON Lines, one structured CloudEvent a line, in log order ({@code podfall export}). */
 public final class EventFile {
-    private EventFile() {
-    }
+    private EventFile() {}
 
     /** What a file held: its events, and the lines that were not readable events (with the first reason). */
-    public record Contents(List<Event> events, int unreadable, String firstProblem) {
-    }
+    public record Contents(List<Event> events, int unreadable, String firstProblem) {}
 
     public static Contents read(Path file) {
         try (InputStream in = Files.newInputStream(file)) {
@@ -38,7 +35,10 @@ public final class EventFile {
     public static Contents read(InputStream in) {
         List<Event> events = new ArrayList<>();
         Problems p = forEach(in, events::add);
-        return new Contents(List.copyOf(events), p.unreadable(), p.named().isEmpty() ? null : p.named().get(0));
+        return new Contents(
+                List.copyOf(events),
+                p.unreadable(),
+                p.named().isEmpty() ? null : p.named().get(0));
     }
 
     /**
@@ -51,13 +51,14 @@ public final class EventFile {
 
         /** {@code line 4: not JSON: ...; line 7: unknown event type ...}, and how many more there were. */
         public String describe() {
-            return String.join("; ", named) + (unreadable > named.size() ? "; and " + (unreadable - named.size()) + " more" : "");
+            return String.join("; ", named)
+                    + (unreadable > named.size() ? "; and " + (unreadable - named.size()) + " more" : "");
         }
     }
 
     /**
-     * Streams the events of a file to {@code sink} in file order, one line at a time, so that a reader that folds
-     * them keeps none of them; the same rules as {@link #read(InputStream)}.
+     * Streams the events of a file to {@code sink} in file order, one line at a time, so that a reader that folds them
+     * keeps none of them; the same rules as {@link #read(InputStream)}.
      */
     public static Problems forEach(InputStream in, Consumer<Event> sink) {
         int unreadable = 0;
@@ -76,7 +77,8 @@ public final class EventFile {
                 } catch (UnreadableEventException ex) {
                     unreadable++;
                     if (named.size() < Problems.NAMED) {
-                        named.add("line " + n + ": " + ex.getMessage().lines().findFirst().orElse(""));
+                        named.add("line " + n + ": "
+                                + ex.getMessage().lines().findFirst().orElse(""));
                     }
                     continue;
                 }

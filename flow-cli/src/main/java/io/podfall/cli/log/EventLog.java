@@ -4,6 +4,15 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.EventCatalogue;
 import io.podfall.model.event.EventCodec;
 import io.podfall.model.event.UnreadableEventException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -14,19 +23,9 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.function.Consumer;
-import java.util.function.Predicate;
-
 /**
- * Reads the event topic from the beginning, as an analysis tool does: assigned partitions, no consumer group,
- * nothing committed, so reading never disturbs the services.
+ * Reads the event topic from the beginning, as an analysis tool does: assigned partitions, no consumer group, nothing
+ * committed, so reading never disturbs the services.
  */
 public final class EventLog implements AutoCloseable {
     private static final Duration POLL = Duration.ofMillis(200);
@@ -38,13 +37,19 @@ public final class EventLog implements AutoCloseable {
 
     public EventLog(String bootstrap, String topic) {
         this.topic = topic;
-        consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000),
-                new StringDeserializer(), new ByteArrayDeserializer());
+        consumer = new KafkaConsumer<>(
+                Map.of(
+                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        bootstrap,
+                        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                        false,
+                        ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                        5000),
+                new StringDeserializer(),
+                new ByteArrayDeserializer());
         partitions = consumer.partitionsFor(topic, Duration.ofSeconds(10)).stream()
-                .map(p -> new TopicPartition(topic, p.partition())).toList();
+                .map(p -> new TopicPartition(topic, p.partition()))
+                .toList();
         consumer.assign(partitions);
         consumer.seekToBeginning(partitions);
     }
@@ -52,7 +57,9 @@ public final class EventLog implements AutoCloseable {
     /** How many records the topic holds now. */
     public long size() {
         Map<TopicPartition, Long> begin = consumer.beginningOffsets(partitions);
-        return consumer.endOffsets(partitions).entrySet().stream().mapToLong(e -> e.getValue() - begin.get(e.getKey())).sum();
+        return consumer.endOffsets(partitions).entrySet().stream()
+                .mapToLong(e -> e.getValue() - begin.get(e.getKey()))
+                .sum();
     }
 
     /** Everything on the topic now. */
@@ -86,9 +93,9 @@ public final class EventLog implements AutoCloseable {
     }
 
     /**
-     * Streams the topic to {@code sink} from the beginning and then live, as records arrive, until the calling
-     * thread is interrupted (the interrupt is consumed) or {@link #stop()} is called. {@code caughtUp} runs once,
-     * between the last record that was on the topic when following began and the first one after it.
+     * Streams the topic to {@code sink} from the beginning and then live, as records arrive, until the calling thread
+     * is interrupted (the interrupt is consumed) or {@link #stop()} is called. {@code caughtUp} runs once, between the
+     * last record that was on the topic when following began and the first one after it.
      *
      * @throws IllegalStateException when the topic does not exist
      */
@@ -162,10 +169,13 @@ public final class EventLog implements AutoCloseable {
 
     /** The event a record holds, if it is one of the catalogue. */
     public static Event decode(ConsumerRecord<String, byte[]> r) {
-        Event e = EventCodec.decode(name -> {
-            Header h = r.headers().lastHeader(name);
-            return h == null ? null : h.value();
-        }, r.value()).withJsonData();
+        Event e = EventCodec.decode(
+                        name -> {
+                            Header h = r.headers().lastHeader(name);
+                            return h == null ? null : h.value();
+                        },
+                        r.value())
+                .withJsonData();
         EventCatalogue.check(e);
         return e;
     }

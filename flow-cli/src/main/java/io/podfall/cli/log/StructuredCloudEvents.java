@@ -8,7 +8,6 @@ import io.podfall.model.event.EventCodec;
 import io.podfall.model.event.Rfc3339;
 import io.podfall.model.event.TraceContext;
 import io.podfall.model.event.UnreadableEventException;
-
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -17,14 +16,13 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 
 /**
- * CloudEvents 1.0 JSON event format, structured content mode: every attribute and the data in one JSON object.
- * The counterpart of the binary mode of {@link EventCodec}, with the same attributes and the same rules for a
- * reader (specversion 1.x, this contract's dataschema or none, JSON data), so a file of these lines holds the
- * log exactly as the topic does.
+ * CloudEvents 1.0 JSON event format, structured content mode: every attribute and the data in one JSON object. The
+ * counterpart of the binary mode of {@link EventCodec}, with the same attributes and the same rules for a reader
+ * (specversion 1.x, this contract's dataschema or none, JSON data), so a file of these lines holds the log exactly as
+ * the topic does.
  */
 public final class StructuredCloudEvents {
-    private StructuredCloudEvents() {
-    }
+    private StructuredCloudEvents() {}
 
     /** One line of a JSON Lines file: the attributes, then the data's JSON text as the event holds it. */
     public static String line(Event e) {
@@ -93,7 +91,8 @@ public final class StructuredCloudEvents {
         }
         String schema = text(o, "dataschema");
         if (schema != null && !schema.equals(EventCodec.DATA_SCHEMA)) {
-            throw new UnreadableEventException("unsupported dataschema " + schema + " (this reader knows " + EventCodec.DATA_SCHEMA + ")");
+            throw new UnreadableEventException(
+                    "unsupported dataschema " + schema + " (this reader knows " + EventCodec.DATA_SCHEMA + ")");
         }
         String contentType = text(o, "datacontenttype");
         if (contentType != null && !contentType.startsWith(EventCodec.CONTENT_TYPE)) {
@@ -115,8 +114,16 @@ public final class StructuredCloudEvents {
             traceparent = TraceContext.traceparent(TraceContext.traceIdFrom(id), id);
         }
         String correlationId = text(o, "correlationid");
-        return Event.ofJson(id, required(o, "source"), required(o, "type"), text(o, "subject"), time,
-                correlationId == null ? id : correlationId, text(o, "causationid"), traceparent, Json.bytes(data));
+        return Event.ofJson(
+                id,
+                required(o, "source"),
+                required(o, "type"),
+                text(o, "subject"),
+                time,
+                correlationId == null ? id : correlationId,
+                text(o, "causationid"),
+                traceparent,
+                Json.bytes(data));
     }
 
     private static String text(JsonNode o, String name) {

@@ -2,6 +2,14 @@ package io.podfall.cli.log;
 
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventCodec;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -14,15 +22,6 @@ import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-
 /** Appends events to a topic as the services do: binary mode, keyed by namespace, in the given order. */
 public final class TopicWriter implements AutoCloseable {
     private final String bootstrap;
@@ -32,21 +31,28 @@ public final class TopicWriter implements AutoCloseable {
     public TopicWriter(String bootstrap, String topic) {
         this.bootstrap = bootstrap;
         this.topic = topic;
-        producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true),
-                new StringSerializer(), new ByteArraySerializer());
+        producer = new KafkaProducer<>(
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        bootstrap,
+                        ProducerConfig.ACKS_CONFIG,
+                        "all",
+                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                        true),
+                new StringSerializer(),
+                new ByteArraySerializer());
     }
 
     /** Creates the topic with one partition (as a service does when it is missing) unless it exists. */
     public void createTopicIfMissing() throws InterruptedException, TimeoutException {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            admin.createTopics(List.of(new NewTopic(topic, Optional.of(1), Optional.empty()))).all()
+            admin.createTopics(List.of(new NewTopic(topic, Optional.of(1), Optional.empty())))
+                    .all()
                     .get(30, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
-                throw new IllegalStateException("cannot create topic " + topic + ": " + e.getCause().getMessage(), e);
+                throw new IllegalStateException(
+                        "cannot create topic " + topic + ": " + e.getCause().getMessage(), e);
             }
         }
     }
@@ -67,7 +73,8 @@ public final class TopicWriter implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while appending to " + topic, e);
             } catch (ExecutionException e) {
-                throw new IllegalStateException("cannot append to " + topic + ": " + e.getCause().getMessage(), e);
+                throw new IllegalStateException(
+                        "cannot append to " + topic + ": " + e.getCause().getMessage(), e);
             }
         }
     }

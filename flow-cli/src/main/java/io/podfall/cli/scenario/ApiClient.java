@@ -2,7 +2,6 @@ package io.podfall.cli.scenario;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.model.Json;
-
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -15,22 +14,24 @@ import java.util.function.Predicate;
 
 /**
  * The few Kubernetes API calls the scenarios make, in plain HTTP and JSON, as any client would send them. Like
- * client-go, a call the API server answers 503 (it is still rebuilding its state from the log) or 429 is sent
- * again after the {@code Retry-After} it gives, until the server is ready: so a scenario started right after the
- * suite is up waits for it rather than failing on its first call.
+ * client-go, a call the API server answers 503 (it is still rebuilding its state from the log) or 429 is sent again
+ * after the {@code Retry-After} it gives, until the server is ready: so a scenario started right after the suite is up
+ * waits for it rather than failing on its first call.
  */
 public final class ApiClient {
     /** How long a call waits for the API server to be ready: a rebuild from the log takes seconds. */
     static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
     /** The wait when a 503 or 429 says none (or gives a date): client-go's default is one second too. */
     private static final Duration DEFAULT_RETRY_AFTER = Duration.ofSeconds(1);
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String server;
     private final Duration readyTimeout;
     private final Consumer<String> waiting;
 
     public ApiClient(String server) {
-        this(server, READY_TIMEOUT, what -> { });
+        this(server, READY_TIMEOUT, what -> {});
     }
 
     /** @param waiting told, once a call, that the API server is not ready yet and the call waits for it */
@@ -44,11 +45,11 @@ public final class ApiClient {
         this.waiting = waiting;
     }
 
-    public record Response(int code, JsonNode body) {
-    }
+    public record Response(int code, JsonNode body) {}
 
     public Response post(String path, Object body) {
-        return send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
+        return send(HttpRequest.newBuilder(uri(path))
+                .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(Json.bytes(body))));
     }
 
@@ -58,12 +59,14 @@ public final class ApiClient {
 
     /** A JSON merge patch (RFC 7386): what {@code kubectl patch --type=merge} sends. */
     public Response patch(String path, Object mergePatch) {
-        return send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/merge-patch+json")
+        return send(HttpRequest.newBuilder(uri(path))
+                .header("Content-Type", "application/merge-patch+json")
                 .method("PATCH", HttpRequest.BodyPublishers.ofByteArray(Json.bytes(mergePatch))));
     }
 
     public Response delete(String path, Object deleteOptions) {
-        return send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
+        return send(HttpRequest.newBuilder(uri(path))
+                .header("Content-Type", "application/json")
                 .method("DELETE", HttpRequest.BodyPublishers.ofByteArray(Json.bytes(deleteOptions))));
     }
 
@@ -83,8 +86,8 @@ public final class ApiClient {
     }
 
     /**
-     * Sends the request, and again while the API server answers it is not ready (503) or too busy (429), after the
-     * wait its {@code Retry-After} asks for; fails when it still does so {@link #readyTimeout} after the first time.
+     * Sends the request, and again while the API server answers it is not ready (503) or too busy (429), after the wait
+     * its {@code Retry-After} asks for; fails when it still does so {@link #readyTimeout} after the first time.
      */
     private Response send(HttpRequest.Builder builder) {
         HttpRequest request = builder.timeout(Duration.ofSeconds(40)).build();
@@ -99,7 +102,8 @@ public final class ApiClient {
             String said = r.statusCode() + " " + body.path("message").asText(body.toString());
             if (lastTry) {
                 throw new IllegalStateException("the API server at " + server + " was not ready within "
-                        + readyTimeout.toSeconds() + "s: " + request.method() + " " + request.uri().getPath()
+                        + readyTimeout.toSeconds() + "s: " + request.method() + " "
+                        + request.uri().getPath()
                         + " last got " + said);
             }
             Instant now = Instant.now();
@@ -121,8 +125,11 @@ public final class ApiClient {
 
     /** {@code Retry-After} in seconds (RFC 9110); an HTTP-date, or none, is the default wait. */
     private static Duration retryAfter(HttpResponse<?> response) {
-        return response.headers().firstValue("Retry-After").filter(s -> s.trim().matches("\\d{1,9}"))
-                .map(s -> Duration.ofSeconds(Long.parseLong(s.trim()))).orElse(DEFAULT_RETRY_AFTER);
+        return response.headers()
+                .firstValue("Retry-After")
+                .filter(s -> s.trim().matches("\\d{1,9}"))
+                .map(s -> Duration.ofSeconds(Long.parseLong(s.trim())))
+                .orElse(DEFAULT_RETRY_AFTER);
     }
 
     private HttpResponse<byte[]> exchange(HttpRequest request) {

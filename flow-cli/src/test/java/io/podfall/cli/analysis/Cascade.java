@@ -1,20 +1,19 @@
 package io.podfall.cli.analysis;
 
+import static io.podfall.cli.analysis.PodLog.at;
+import static io.podfall.cli.analysis.PodLog.data;
+
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
-
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
-import static io.podfall.cli.analysis.PodLog.at;
-import static io.podfall.cli.analysis.PodLog.data;
-
 /**
  * A synthetic {@code kubectl delete deployment web --cascade=foreground}, in the order the suite logs it: the
- * Deployment and its ReplicaSet marked with the foregroundDeletion finalizer, the garbage collector's delete of each
- * of the two pods (their deletions overlap; the endpoints controller takes the first out of its Service), then the
+ * Deployment and its ReplicaSet marked with the foregroundDeletion finalizer, the garbage collector's delete of each of
+ * the two pods (their deletions overlap; the endpoints controller takes the first out of its Service), then the
  * ReplicaSet and the Deployment let go and removed, each caused by the removal before it.
  */
 public final class Cascade {
@@ -27,7 +26,13 @@ public final class Cascade {
     private int seq;
 
     public Cascade() {
-        Event request = Event.request("del-web", "/apiserver", EventTypes.DELETION_REQUESTED, DEPLOYMENT, at(0), null,
+        Event request = Event.request(
+                "del-web",
+                "/apiserver",
+                EventTypes.DELETION_REQUESTED,
+                DEPLOYMENT,
+                at(0),
+                null,
                 data("resource", "deployments", "options", data("propagationPolicy", "Foreground")));
         Event marked = next(request, "/apiserver", EventTypes.OBJECT_MARKED_TERMINATING, DEPLOYMENT, 10);
         Event rsDelete = next(marked, "/controller/garbagecollector", EventTypes.DELETION_REQUESTED, REPLICA_SET, 20);
@@ -36,7 +41,8 @@ public final class Cascade {
 
         first.deletedInCascade(rsMarked, 40, 2, 100, false);
         Event podMarked = first.events.get(1);
-        Event patch = next(podMarked, "/controller/endpoint", EventTypes.PATCH_REQUESTED, "namespaces/default/endpoints/web", 60);
+        Event patch = next(
+                podMarked, "/controller/endpoint", EventTypes.PATCH_REQUESTED, "namespaces/default/endpoints/web", 60);
         first.events.add(patch);
         first.events.add(next(patch, "/apiserver", EventTypes.OBJECT_UPDATED, "namespaces/default/endpoints/web", 70));
         second.deletedInCascade(rsMarked, 41, 2, 200, false);
@@ -45,11 +51,15 @@ public final class Cascade {
         pods.sort(Comparator.comparing(Event::time));
         events.addAll(pods);
 
-        Event lastGone = second.events.stream().filter(e -> e.is(EventTypes.OBJECT_REMOVED)).findFirst().orElseThrow();
+        Event lastGone = second.events.stream()
+                .filter(e -> e.is(EventTypes.OBJECT_REMOVED))
+                .findFirst()
+                .orElseThrow();
         Event rsLetGo = next(lastGone, "/controller/garbagecollector", EventTypes.PATCH_REQUESTED, REPLICA_SET, 500);
         Event rsGone = next(rsLetGo, "/apiserver", EventTypes.OBJECT_REMOVED, REPLICA_SET, 505);
         Event letGo = next(rsGone, "/controller/garbagecollector", EventTypes.PATCH_REQUESTED, DEPLOYMENT, 510);
-        events.addAll(List.of(rsLetGo, rsGone, letGo, next(letGo, "/apiserver", EventTypes.OBJECT_REMOVED, DEPLOYMENT, 515)));
+        events.addAll(
+                List.of(rsLetGo, rsGone, letGo, next(letGo, "/apiserver", EventTypes.OBJECT_REMOVED, DEPLOYMENT, 515)));
     }
 
     private Event next(Event cause, String source, String type, String subject, long ms) {

@@ -4,7 +4,6 @@ import io.podfall.model.Json;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
-
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -89,50 +88,145 @@ public final class PodLog {
 
     /** A client's delete with a grace period at {@code ms}; its id is "del-NAME". */
     public Event delete(long ms, long grace) {
-        return request("del-" + name, ms, EventTypes.DELETION_REQUESTED, data("resource", "pods", "namespace", namespace,
-                "name", name, "options", data("gracePeriodSeconds", grace)));
+        return request(
+                "del-" + name,
+                ms,
+                EventTypes.DELETION_REQUESTED,
+                data(
+                        "resource",
+                        "pods",
+                        "namespace",
+                        namespace,
+                        "name",
+                        name,
+                        "options",
+                        data("gracePeriodSeconds", grace)));
     }
 
     /** CRI RunPodSandbox with the pod's annotations, which tell the runtime how its processes behave. */
     public Event sandboxRequested(long ms, Map<String, String> annotations) {
-        return then(ms, kubelet, EventTypes.RUN_POD_SANDBOX_REQUESTED, data("node", node, "podUid", uid,
-                "namespace", namespace, "name", name, "annotations", annotations));
+        return then(
+                ms,
+                kubelet,
+                EventTypes.RUN_POD_SANDBOX_REQUESTED,
+                data("node", node, "podUid", uid, "namespace", namespace, "name", name, "annotations", annotations));
     }
 
     /** The whole pod as the API server stores it: its spec's grace period, its annotations, its container app. */
     public Event stored(long ms, String type, long specGrace, Map<String, String> annotations) {
-        return then(ms, "/apiserver", type, data("resource", "pods", "object", data(
-                "metadata", data("uid", uid, "namespace", namespace, "name", name, "annotations", annotations),
-                "spec", data("nodeName", node, "terminationGracePeriodSeconds", specGrace,
-                        "containers", List.of(data("name", "app", "image", "nginx"))))));
+        return then(
+                ms,
+                "/apiserver",
+                type,
+                data(
+                        "resource",
+                        "pods",
+                        "object",
+                        data(
+                                "metadata",
+                                        data(
+                                                "uid",
+                                                uid,
+                                                "namespace",
+                                                namespace,
+                                                "name",
+                                                name,
+                                                "annotations",
+                                                annotations),
+                                "spec",
+                                        data(
+                                                "nodeName",
+                                                node,
+                                                "terminationGracePeriodSeconds",
+                                                specGrace,
+                                                "containers",
+                                                List.of(data("name", "app", "image", "nginx"))))));
     }
 
     public Event graceShortened(long ms, long previous, long grace, String compat) {
-        Map<String, Object> d = data("node", node, "podUid", uid, "namespace", namespace, "name", name,
-                "previousGracePeriodSeconds", previous, "gracePeriodSeconds", grace);
+        Map<String, Object> d = data(
+                "node",
+                node,
+                "podUid",
+                uid,
+                "namespace",
+                namespace,
+                "name",
+                name,
+                "previousGracePeriodSeconds",
+                previous,
+                "gracePeriodSeconds",
+                grace);
         d.put("compat", compat);
         return then(ms, kubelet, EventTypes.GRACE_PERIOD_SHORTENED, d);
     }
 
     public Event markedTerminating(long ms, long grace) {
-        return then(ms, "/apiserver", EventTypes.OBJECT_MARKED_TERMINATING, data("resource", "pods", "object",
-                data("metadata", data("uid", uid, "deletionGracePeriodSeconds", grace,
-                        "deletionTimestamp", at(ms).plusSeconds(grace).toString()), "status", data("phase", "Running"))));
+        return then(
+                ms,
+                "/apiserver",
+                EventTypes.OBJECT_MARKED_TERMINATING,
+                data(
+                        "resource",
+                        "pods",
+                        "object",
+                        data(
+                                "metadata",
+                                data(
+                                        "uid",
+                                        uid,
+                                        "deletionGracePeriodSeconds",
+                                        grace,
+                                        "deletionTimestamp",
+                                        at(ms).plusSeconds(grace).toString()),
+                                "status",
+                                data("phase", "Running"))));
     }
 
     public Event terminationStarted(long ms, long grace) {
-        return then(ms, kubelet, EventTypes.POD_TERMINATION_STARTED, data("node", node, "podUid", uid,
-                "namespace", namespace, "name", name, "gracePeriodSeconds", grace, "deadline", at(ms).plusSeconds(grace).toString()));
+        return then(
+                ms,
+                kubelet,
+                EventTypes.POD_TERMINATION_STARTED,
+                data(
+                        "node",
+                        node,
+                        "podUid",
+                        uid,
+                        "namespace",
+                        namespace,
+                        "name",
+                        name,
+                        "gracePeriodSeconds",
+                        grace,
+                        "deadline",
+                        at(ms).plusSeconds(grace).toString()));
     }
 
     public Event stopRequested(long ms, long timeout) {
-        return then(ms, kubelet, EventTypes.STOP_CONTAINER_REQUESTED, data("node", node, "podUid", uid,
-                "containerId", container, "containerName", "app", "timeoutSeconds", timeout));
+        return then(
+                ms,
+                kubelet,
+                EventTypes.STOP_CONTAINER_REQUESTED,
+                data(
+                        "node",
+                        node,
+                        "podUid",
+                        uid,
+                        "containerId",
+                        container,
+                        "containerName",
+                        "app",
+                        "timeoutSeconds",
+                        timeout));
     }
 
     public Event signalled(long ms, String signal) {
-        return then(ms, runtime, EventTypes.CONTAINER_SIGNALLED, data("node", node, "podUid", uid,
-                "containerId", container, "containerName", "app", "signal", signal));
+        return then(
+                ms,
+                runtime,
+                EventTypes.CONTAINER_SIGNALLED,
+                data("node", node, "podUid", uid, "containerId", container, "containerName", "app", "signal", signal));
     }
 
     public Event exited(long ms, int code) {
@@ -152,14 +246,21 @@ public final class PodLog {
     }
 
     public Event removed(long ms) {
-        return then(ms, "/apiserver", EventTypes.OBJECT_REMOVED, data("resource", "pods", "object",
-                data("metadata", data("uid", uid), "status", data("phase", "Failed"))));
+        return then(
+                ms,
+                "/apiserver",
+                EventTypes.OBJECT_REMOVED,
+                data(
+                        "resource",
+                        "pods",
+                        "object",
+                        data("metadata", data("uid", uid), "status", data("phase", "Failed"))));
     }
 
     /**
-     * The whole graceful deletion at {@code start}, in the steps of the suite's (README): terminating +17, kubelet
-     * +51, SIGTERM +76, exit after {@code exitMs} more (or SIGKILL at the deadline when the process ignores
-     * SIGTERM), sandbox stopped +36 later, removed +89 after that, sandbox removed +45 after that.
+     * The whole graceful deletion at {@code start}, in the steps of the suite's (README): terminating +17, kubelet +51,
+     * SIGTERM +76, exit after {@code exitMs} more (or SIGKILL at the deadline when the process ignores SIGTERM),
+     * sandbox stopped +36 later, removed +89 after that, sandbox removed +45 after that.
      */
     public PodLog deleted(long start, long grace, long exitMs, boolean ignoresSigterm) {
         delete(start, grace);
@@ -171,9 +272,23 @@ public final class PodLog {
      * cause's flow, and the graceful deletion that follows as in {@link #deleted}.
      */
     public PodLog deletedInCascade(Event cause, long start, long grace, long exitMs, boolean ignoresSigterm) {
-        request = asRead(Event.causedBy(cause.asCause(), "gc-" + name, 0, "/controller/garbagecollector",
-                EventTypes.DELETION_REQUESTED, subject, at(start), data("resource", "pods", "namespace", namespace,
-                        "name", name, "options", data("propagationPolicy", "Foreground"))));
+        request = asRead(Event.causedBy(
+                cause.asCause(),
+                "gc-" + name,
+                0,
+                "/controller/garbagecollector",
+                EventTypes.DELETION_REQUESTED,
+                subject,
+                at(start),
+                data(
+                        "resource",
+                        "pods",
+                        "namespace",
+                        namespace,
+                        "name",
+                        name,
+                        "options",
+                        data("propagationPolicy", "Foreground"))));
         last = request;
         events.add(request);
         return terminates(start, grace, exitMs, ignoresSigterm);
@@ -197,14 +312,50 @@ public final class PodLog {
         then(exit + 22, kubelet, EventTypes.STOP_POD_SANDBOX_REQUESTED, data("node", node, "podUid", uid));
         ipReleased(exit + 36);
         sandboxStopped(exit + 36);
-        then(exit + 72, kubelet, EventTypes.POD_TERMINATED, data("node", node, "podUid", uid,
-                "gracePeriodSeconds", grace));
-        then(exit + 72, kubelet, EventTypes.STATUS_UPDATE_REQUESTED, data("namespace", namespace, "name", name,
-                "uid", uid, "status", data("phase", ignoresSigterm ? "Failed" : "Succeeded")));
-        then(exit + 72, "/apiserver", EventTypes.POD_STATUS_UPDATED, data("resource", "pods", "object",
-                data("metadata", data("uid", uid), "status", data("phase", ignoresSigterm ? "Failed" : "Succeeded"))));
-        then(exit + 72, kubelet, EventTypes.DELETION_REQUESTED, data("resource", "pods", "namespace", namespace,
-                "name", name, "options", data("gracePeriodSeconds", 0, "preconditions", data("uid", uid))));
+        then(
+                exit + 72,
+                kubelet,
+                EventTypes.POD_TERMINATED,
+                data("node", node, "podUid", uid, "gracePeriodSeconds", grace));
+        then(
+                exit + 72,
+                kubelet,
+                EventTypes.STATUS_UPDATE_REQUESTED,
+                data(
+                        "namespace",
+                        namespace,
+                        "name",
+                        name,
+                        "uid",
+                        uid,
+                        "status",
+                        data("phase", ignoresSigterm ? "Failed" : "Succeeded")));
+        then(
+                exit + 72,
+                "/apiserver",
+                EventTypes.POD_STATUS_UPDATED,
+                data(
+                        "resource",
+                        "pods",
+                        "object",
+                        data(
+                                "metadata",
+                                data("uid", uid),
+                                "status",
+                                data("phase", ignoresSigterm ? "Failed" : "Succeeded"))));
+        then(
+                exit + 72,
+                kubelet,
+                EventTypes.DELETION_REQUESTED,
+                data(
+                        "resource",
+                        "pods",
+                        "namespace",
+                        namespace,
+                        "name",
+                        name,
+                        "options",
+                        data("gracePeriodSeconds", 0, "preconditions", data("uid", uid))));
         removed(exit + 125);
         then(exit + 140, kubelet, EventTypes.REMOVE_POD_SANDBOX_REQUESTED, data("node", node, "podUid", uid));
         Map<String, Object> gone = container();
@@ -216,8 +367,16 @@ public final class PodLog {
 
     /** The event as a reader gets it: its data parsed from JSON, so numbers are the nodes a parser makes. */
     private static Event asRead(Event e) {
-        return new Event(e.id(), e.source(), e.type(), e.subject(), e.time(), e.correlationId(), e.causationId(),
-                e.traceparent(), Json.read(Json.bytes(e.data())));
+        return new Event(
+                e.id(),
+                e.source(),
+                e.type(),
+                e.subject(),
+                e.time(),
+                e.correlationId(),
+                e.causationId(),
+                e.traceparent(),
+                Json.read(Json.bytes(e.data())));
     }
 
     private Map<String, Object> sandbox() {
@@ -225,7 +384,18 @@ public final class PodLog {
     }
 
     private Map<String, Object> container() {
-        return data("node", node, "podUid", uid, "containerId", container, "containerName", "app",
-                "image", "nginx", "state", "RUNNING");
+        return data(
+                "node",
+                node,
+                "podUid",
+                uid,
+                "containerId",
+                container,
+                "containerName",
+                "app",
+                "image",
+                "nginx",
+                "state",
+                "RUNNING");
     }
 }

@@ -1,14 +1,13 @@
 package io.podfall.cli.analysis;
 
-import io.podfall.model.event.Event;
-import io.podfall.model.event.EventTypes;
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-
 import static io.podfall.cli.analysis.PodLog.data;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 class SequenceDiagramTest {
 
@@ -54,7 +53,8 @@ class SequenceDiagramTest {
         PodLog p = new PodLog("web-1");
         p.delete(0, 5);
         p.then(3, "/apiserver", EventTypes.REQUEST_REJECTED, data("status", data("reason", "NotFound; #1")));
-        assertTrue(SequenceDiagram.of(p.events, "del-web-1").endsWith("    API-->>User: +3 ms RequestRejected status=NotFound, #35;1\n"));
+        assertTrue(SequenceDiagram.of(p.events, "del-web-1")
+                .endsWith("    API-->>User: +3 ms RequestRejected status=NotFound, #35;1\n"));
     }
 
     @Test
@@ -75,13 +75,27 @@ class SequenceDiagramTest {
     void aCascadeGroupsTheArrowsPerObjectInCausalOrder() {
         Cascade c = new Cascade();
         List<SequenceDiagram.Block> blocks = SequenceDiagram.blocks(c.events);
-        assertEquals(List.of(Cascade.DEPLOYMENT, Cascade.REPLICA_SET, c.first.subject, c.second.subject,
-                Cascade.REPLICA_SET, Cascade.DEPLOYMENT), blocks.stream().map(SequenceDiagram.Block::object).toList());
-        assertEquals(List.of(2, 2, c.first.events.size(), c.second.events.size(), 2, 2),
+        assertEquals(
+                List.of(
+                        Cascade.DEPLOYMENT,
+                        Cascade.REPLICA_SET,
+                        c.first.subject,
+                        c.second.subject,
+                        Cascade.REPLICA_SET,
+                        Cascade.DEPLOYMENT),
+                blocks.stream().map(SequenceDiagram.Block::object).toList());
+        assertEquals(
+                List.of(2, 2, c.first.events.size(), c.second.events.size(), 2, 2),
                 blocks.stream().map(b -> b.events().size()).toList());
-        assertEquals(c.first.events.stream().sorted(java.util.Comparator.comparing(Event::time)).toList(), blocks.get(2).events(),
+        assertEquals(
+                c.first.events.stream()
+                        .sorted(java.util.Comparator.comparing(Event::time))
+                        .toList(),
+                blocks.get(2).events(),
                 "the first pod's steps, in their order, with its Endpoints update");
-        assertEquals(c.events.size(), blocks.stream().mapToInt(b -> b.events().size()).sum());
+        assertEquals(
+                c.events.size(),
+                blocks.stream().mapToInt(b -> b.events().size()).sum());
 
         String mermaid = SequenceDiagram.of(c.events, "del-web");
         assertTrue(mermaid.contains("""
@@ -111,6 +125,7 @@ class SequenceDiagramTest {
                     CM->>API: +60 ms PatchRequested on endpoints/web
                     API-->>Etcd: +70 ms ObjectUpdated on endpoints/web
                 """), "a step about another object in a pod's block names it: " + mermaid);
-        assertEquals(c.events.size(), mermaid.lines().filter(l -> l.contains(">>")).count(), "one arrow an event");
+        assertEquals(
+                c.events.size(), mermaid.lines().filter(l -> l.contains(">>")).count(), "one arrow an event");
     }
 }

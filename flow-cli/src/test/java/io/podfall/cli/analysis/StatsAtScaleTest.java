@@ -1,19 +1,18 @@
 package io.podfall.cli.analysis;
 
-import io.podfall.cli.log.EventFile;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.podfall.cli.log.EventFile;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Stats over a log of thousands of overlapping deletions, streamed from the file. Speed, and memory bounded by a
- * small heap, are scripts/bench-stats' to measure, not a test's.
+ * Stats over a log of thousands of overlapping deletions, streamed from the file. Speed, and memory bounded by a small
+ * heap, are scripts/bench-stats' to measure, not a test's.
  */
 class StatsAtScaleTest {
     @TempDir

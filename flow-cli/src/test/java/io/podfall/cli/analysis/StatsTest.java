@@ -1,21 +1,20 @@
 package io.podfall.cli.analysis;
 
-import io.podfall.model.event.Event;
-import io.podfall.model.event.EventTypes;
-import org.junit.jupiter.api.Test;
-
-import java.util.ArrayList;
-import java.util.List;
-
 import static io.podfall.cli.analysis.PodLog.data;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
 class StatsTest {
 
     /**
-     * a: grace 5, exits 1 s after SIGTERM; b: grace 5, exits after 3 s; c: grace 2, ignores SIGTERM and is
-     * killed; d: never gets past terminating; e: a delete the API server rejected.
+     * a: grace 5, exits 1 s after SIGTERM; b: grace 5, exits after 3 s; c: grace 2, ignores SIGTERM and is killed; d:
+     * never gets past terminating; e: a delete the API server rejected.
      */
     static List<Event> log() {
         List<Event> log = new ArrayList<>();
@@ -48,33 +47,75 @@ class StatsTest {
         assertEquals(new Stats.Summary(3, 2000, 3000, 3000, 3000), s.durations().get(Stats.TO_EXIT));
         assertEquals(new Stats.Summary(3, 36, 36, 36, 36), s.durations().get(Stats.TO_SANDBOX_STOPPED));
         assertEquals(new Stats.Summary(3, 89, 89, 89, 89), s.durations().get(Stats.TO_REMOVED));
-        assertEquals(new Stats.Summary(4, 5000, 30000, 30000, 30000), s.durations().get(Stats.GRACE_REQUESTED));
+        assertEquals(
+                new Stats.Summary(4, 5000, 30000, 30000, 30000), s.durations().get(Stats.GRACE_REQUESTED));
         assertEquals(new Stats.Summary(3, 2000, 3000, 3000, 3000), s.durations().get(Stats.GRACE_HONOURED));
     }
 
     /**
      * Two pods of one Deployment deleted in its cascade (one correlation): each is a deletion of its own, and the
-     * endpoints controller's patch, caused by a pod's ObjectMarkedTerminating, tells when it left the endpoints:
-     * web-1 before its SIGTERM, web-2 after it.
+     * endpoints controller's patch, caused by a pod's ObjectMarkedTerminating, tells when it left the endpoints: web-1
+     * before its SIGTERM, web-2 after it.
      */
     @Test
     void aCascadeIsOneDeletionAPodAndTheEndpointsUpdateIsSetAgainstSigterm() {
-        Event request = Event.request("del-web", "/apiserver", EventTypes.DELETION_REQUESTED,
-                "namespaces/default/deployments/web", PodLog.at(0), null, data());
+        Event request = Event.request(
+                "del-web",
+                "/apiserver",
+                EventTypes.DELETION_REQUESTED,
+                "namespaces/default/deployments/web",
+                PodLog.at(0),
+                null,
+                data());
         List<Event> log = new ArrayList<>(List.of(request));
-        for (String[] pod : new String[][]{{"web-1", "40"}, {"web-2", "90"}}) {
+        for (String[] pod : new String[][] {{"web-1", "40"}, {"web-2", "90"}}) {
             String subject = "namespaces/default/pods/" + pod[0];
             String endpoints = "namespaces/default/endpoints/web";
-            Event delete = Event.causedBy(request.asCause(), "del-web", log.size(), "/controller/garbagecollector",
-                    EventTypes.DELETION_REQUESTED, subject, PodLog.at(10), data("options", data()));
-            Event marked = Event.causedBy(delete.asCause(), "del-web", 0, "/apiserver",
-                    EventTypes.OBJECT_MARKED_TERMINATING, subject, PodLog.at(20), data());
-            Event patch = Event.causedBy(marked.asCause(), "del-web", 0, "/controller/endpoint",
-                    EventTypes.PATCH_REQUESTED, endpoints, PodLog.at(25), data());
-            Event updated = Event.causedBy(patch.asCause(), "del-web", 0, "/apiserver", EventTypes.OBJECT_UPDATED,
-                    endpoints, PodLog.at(Long.parseLong(pod[1])), data());
-            Event sigterm = Event.causedBy(marked.asCause(), "del-web", 1, "/runtime/node-1",
-                    EventTypes.CONTAINER_SIGNALLED, subject, PodLog.at(60), data("signal", "SIGTERM"));
+            Event delete = Event.causedBy(
+                    request.asCause(),
+                    "del-web",
+                    log.size(),
+                    "/controller/garbagecollector",
+                    EventTypes.DELETION_REQUESTED,
+                    subject,
+                    PodLog.at(10),
+                    data("options", data()));
+            Event marked = Event.causedBy(
+                    delete.asCause(),
+                    "del-web",
+                    0,
+                    "/apiserver",
+                    EventTypes.OBJECT_MARKED_TERMINATING,
+                    subject,
+                    PodLog.at(20),
+                    data());
+            Event patch = Event.causedBy(
+                    marked.asCause(),
+                    "del-web",
+                    0,
+                    "/controller/endpoint",
+                    EventTypes.PATCH_REQUESTED,
+                    endpoints,
+                    PodLog.at(25),
+                    data());
+            Event updated = Event.causedBy(
+                    patch.asCause(),
+                    "del-web",
+                    0,
+                    "/apiserver",
+                    EventTypes.OBJECT_UPDATED,
+                    endpoints,
+                    PodLog.at(Long.parseLong(pod[1])),
+                    data());
+            Event sigterm = Event.causedBy(
+                    marked.asCause(),
+                    "del-web",
+                    1,
+                    "/runtime/node-1",
+                    EventTypes.CONTAINER_SIGNALLED,
+                    subject,
+                    PodLog.at(60),
+                    data("signal", "SIGTERM"));
             log.addAll(List.of(delete, marked, patch, sigterm, updated));
         }
         Stats s = Stats.of(log);
@@ -82,13 +123,17 @@ class StatsTest {
         assertEquals(2, s.inEndpoints());
         assertEquals(1, s.endpointsAfterSigterm(), "web-2's endpoints changed 30 ms after its SIGTERM");
         assertEquals(new Stats.Summary(2, 20, 70, 70, 70), s.durations().get(Stats.TO_ENDPOINTS));
-        assertTrue(s.render().contains("still in a Service's endpoints after SIGTERM: 1/2 of the pods that were in one"));
+        assertTrue(
+                s.render().contains("still in a Service's endpoints after SIGTERM: 1/2 of the pods that were in one"));
     }
 
     @Test
     void anEvictionIsADeletionWithTheGraceOfItsDeleteOptions() {
         PodLog p = new PodLog("drained");
-        p.request("ev-drained", 0, EventTypes.EVICTION_REQUESTED,
+        p.request(
+                "ev-drained",
+                0,
+                EventTypes.EVICTION_REQUESTED,
                 data("eviction", data("deleteOptions", data("gracePeriodSeconds", 7))));
         p.markedTerminating(20, 9); // what the API server set, were the eviction's own grace not read
         p.removed(1_500);
@@ -144,7 +189,8 @@ class StatsTest {
         var json = s.json();
         assertEquals(0.25, json.path("sigkillRate").asDouble());
         assertEquals(2201, json.path("millis").path("total").path("p50").asLong());
-        assertEquals(59, json.path("millis").path("terminatingToSIGTERM").path("p99").asLong());
+        assertEquals(
+                59, json.path("millis").path("terminatingToSIGTERM").path("p99").asLong());
         assertEquals(3000, json.path("millis").path("graceHonoured").path("max").asLong());
     }
 
@@ -157,7 +203,8 @@ class StatsTest {
         Stats s = Stats.of(p.events);
         assertEquals(1, s.killed());
         assertEquals(new Stats.Summary(1, 7924, 7924, 7924, 7924), s.durations().get(Stats.GRACE_HONOURED));
-        assertEquals(new Stats.Summary(1, 7924, 7924, 7924, 7924), s.durations().get(Stats.TO_EXIT), "to the last exit");
+        assertEquals(
+                new Stats.Summary(1, 7924, 7924, 7924, 7924), s.durations().get(Stats.TO_EXIT), "to the last exit");
     }
 
     @Test
@@ -190,10 +237,14 @@ class StatsTest {
         late.delete(20_000, 0);
         late.removed(20_005);
         Stats.Collector c = new Stats.Collector(PodLog.at(10_000), PodLog.at(20_000));
-        java.util.stream.Stream.of(early, inside, late).flatMap(p -> p.events.stream())
-                .sorted(java.util.Comparator.comparing(Event::time)).forEach(c);
+        java.util.stream.Stream.of(early, inside, late)
+                .flatMap(p -> p.events.stream())
+                .sorted(java.util.Comparator.comparing(Event::time))
+                .forEach(c);
         assertEquals(1, c.deletions(), "the request at the start is in, the one at the end is not");
-        assertEquals(new Stats.Summary(1, 70_000, 70_000, 70_000, 70_000), c.result().durations().get(Stats.TOTAL),
+        assertEquals(
+                new Stats.Summary(1, 70_000, 70_000, 70_000, 70_000),
+                c.result().durations().get(Stats.TOTAL),
                 "measured to its removal, after the range");
     }
 

@@ -1,17 +1,16 @@
 package io.podfall.cli.launch;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ServiceProcessTest {
     /** An app directory with no archive in it, wherever the test runs from. */
@@ -25,7 +24,9 @@ class ServiceProcessTest {
         assertTrue(cmd.indexOf("-Xmx1g") > cmd.indexOf("-Xmx256m"), "the later -Xmx wins");
         assertTrue(cmd.contains("-Dquarkus.http.port=8080"));
         assertTrue(cmd.contains("-Dpodfall.topic=t"));
-        assertEquals(List.of("-jar", "quarkus-run.jar"), cmd.subList(cmd.size() - 2, cmd.size()),
+        assertEquals(
+                List.of("-jar", "quarkus-run.jar"),
+                cmd.subList(cmd.size() - 2, cmd.size()),
                 "run in the app's directory, the class path as the archive's training run had it");
         assertFalse(cmd.stream().anyMatch(o -> o.startsWith("-XX:SharedArchiveFile")), "no archive was built");
     }

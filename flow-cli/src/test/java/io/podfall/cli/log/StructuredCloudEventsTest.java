@@ -1,13 +1,15 @@
 package io.podfall.cli.log;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.podfall.cli.analysis.PodLog;
 import io.podfall.model.Json;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventCodec;
 import io.podfall.model.event.UnreadableEventException;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.Writer;
@@ -16,11 +18,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class StructuredCloudEventsTest {
     private final List<Event> log = new PodLog("web-1").created(0).deleted(1_000, 5, 1_000, false).events;
@@ -29,8 +28,21 @@ class StructuredCloudEventsTest {
     void everyAttributeAndTheDataInOneObject() {
         Event e = log.get(4);
         var o = Json.read(StructuredCloudEvents.line(e).getBytes(StandardCharsets.UTF_8));
-        assertEquals(List.of("specversion", "id", "source", "type", "subject", "time", "datacontenttype",
-                "dataschema", "correlationid", "causationid", "traceparent", "data"), iterable(o.fieldNames()));
+        assertEquals(
+                List.of(
+                        "specversion",
+                        "id",
+                        "source",
+                        "type",
+                        "subject",
+                        "time",
+                        "datacontenttype",
+                        "dataschema",
+                        "correlationid",
+                        "causationid",
+                        "traceparent",
+                        "data"),
+                iterable(o.fieldNames()));
         assertEquals("1.0", o.path("specversion").asText());
         assertEquals("urn:podfall:events:v1", o.path("dataschema").asText());
         assertEquals("application/json", o.path("datacontenttype").asText());
@@ -43,7 +55,8 @@ class StructuredCloudEventsTest {
         for (Event e : log) {
             assertEquals(e, StructuredCloudEvents.decode(StructuredCloudEvents.line(e)));
         }
-        assertNull(StructuredCloudEvents.decode(StructuredCloudEvents.line(log.get(0))).causationId());
+        assertNull(StructuredCloudEvents.decode(StructuredCloudEvents.line(log.get(0)))
+                .causationId());
     }
 
     @Test
@@ -51,11 +64,16 @@ class StructuredCloudEventsTest {
         assertThrows(UnreadableEventException.class, () -> StructuredCloudEvents.decode("[1]"));
         assertThrows(UnreadableEventException.class, () -> StructuredCloudEvents.decode("{\"id\":\"x\"}"));
         String line = StructuredCloudEvents.line(log.get(0));
-        var e = assertThrows(UnreadableEventException.class, () -> StructuredCloudEvents.decode(
-                line.replace("urn:podfall:events:v1", "urn:podfall:events:v2")));
+        var e = assertThrows(
+                UnreadableEventException.class,
+                () -> StructuredCloudEvents.decode(line.replace("urn:podfall:events:v1", "urn:podfall:events:v2")));
         assertTrue(e.getMessage().contains("dataschema"));
-        assertThrows(UnreadableEventException.class, () -> StructuredCloudEvents.decode(line.replace("\"specversion\":\"1.0\"", "\"specversion\":\"0.3\"")));
-        assertThrows(UnreadableEventException.class, () -> StructuredCloudEvents.decode(line.replace("\"time\":\"", "\"time\":\"x")));
+        assertThrows(
+                UnreadableEventException.class,
+                () -> StructuredCloudEvents.decode(line.replace("\"specversion\":\"1.0\"", "\"specversion\":\"0.3\"")));
+        assertThrows(
+                UnreadableEventException.class,
+                () -> StructuredCloudEvents.decode(line.replace("\"time\":\"", "\"time\":\"x")));
     }
 
     @Test
@@ -87,7 +105,8 @@ class StructuredCloudEventsTest {
 
     @Test
     void skipsAndCountsUnreadableLines() {
-        String text = StructuredCloudEvents.line(log.get(0)) + "\n\nnot json\n" + StructuredCloudEvents.line(log.get(1)) + "\n";
+        String text = StructuredCloudEvents.line(log.get(0)) + "\n\nnot json\n" + StructuredCloudEvents.line(log.get(1))
+                + "\n";
         EventFile.Contents c = EventFile.read(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)));
         assertEquals(log.subList(0, 2), c.events());
         assertEquals(1, c.unreadable());

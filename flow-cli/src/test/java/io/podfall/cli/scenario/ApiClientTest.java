@@ -1,10 +1,11 @@
 package io.podfall.cli.scenario;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -14,10 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /** The client's first contact with an API server that is still rebuilding its state from the log. */
 class ApiClientTest {
@@ -39,7 +38,9 @@ class ApiClientTest {
 
     @Test
     void aCreateAnsweredNotReadyIsSentAgainAfterTheRetryAfterItGivesUntilItIsServed() {
-        String server = serve(List.of(new Answer(503, REBUILDING), new Answer(429, TOO_MANY),
+        String server = serve(List.of(
+                new Answer(503, REBUILDING),
+                new Answer(429, TOO_MANY),
                 new Answer(201, "{\"metadata\":{\"uid\":\"u-1\"}}")));
         ApiClient api = new ApiClient(server, waits::add);
         long start = System.nanoTime();
@@ -48,23 +49,32 @@ class ApiClientTest {
 
         assertEquals(201, created.code());
         assertEquals("u-1", created.body().path("metadata").path("uid").asText());
-        assertEquals(List.of("{\"kind\":\"Pod\"}", "{\"kind\":\"Pod\"}", "{\"kind\":\"Pod\"}"), bodies,
+        assertEquals(
+                List.of("{\"kind\":\"Pod\"}", "{\"kind\":\"Pod\"}", "{\"kind\":\"Pod\"}"),
+                bodies,
                 "the same request each time");
-        assertTrue(Duration.ofNanos(System.nanoTime() - start).compareTo(Duration.ofSeconds(2)) >= 0,
+        assertTrue(
+                Duration.ofNanos(System.nanoTime() - start).compareTo(Duration.ofSeconds(2)) >= 0,
                 "a second's wait after each of the two refusals");
-        assertEquals(List.of("the API server at " + server + " is not ready (503 the API server is rebuilding its "
-                + "state from the log; try again shortly); waiting up to 60s"), waits, "said once");
+        assertEquals(
+                List.of("the API server at " + server + " is not ready (503 the API server is rebuilding its "
+                        + "state from the log; try again shortly); waiting up to 60s"),
+                waits,
+                "said once");
     }
 
     @Test
     void aServerThatStaysNotReadyEndsTheCallWithWhatItLastSaid() {
         ApiClient api = new ApiClient(serve(List.of(new Answer(503, REBUILDING))), Duration.ofSeconds(1), waits::add);
 
-        IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> api.get("/api/v1/namespaces/default/pods/web-1"));
+        IllegalStateException e =
+                assertThrows(IllegalStateException.class, () -> api.get("/api/v1/namespaces/default/pods/web-1"));
 
-        assertTrue(e.getMessage().contains("was not ready within 1s: GET /api/v1/namespaces/default/pods/web-1 "
-                + "last got 503 the API server is rebuilding its state from the log"), e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .contains("was not ready within 1s: GET /api/v1/namespaces/default/pods/web-1 "
+                                + "last got 503 the API server is rebuilding its state from the log"),
+                e.getMessage());
         assertEquals(2, bodies.size(), "the first try, and one more at the deadline");
     }
 
@@ -76,8 +86,7 @@ class ApiClientTest {
         assertEquals(1, bodies.size());
     }
 
-    private record Answer(int code, String body) {
-    }
+    private record Answer(int code, String body) {}
 
     /** A server that gives the answers in turn, the last one from then on; every refusal asks for one second. */
     private String serve(List<Answer> answers) {

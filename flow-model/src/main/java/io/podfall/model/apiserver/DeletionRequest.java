@@ -3,5 +3,4 @@ package io.podfall.model.apiserver;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
 
 /** {@code DELETE .../{resource}/{name}} with its DeleteOptions (from the body or the query). */
-public record DeletionRequest(String resource, String namespace, String name, DeleteOptions options) {
-}
+public record DeletionRequest(String resource, String namespace, String name, DeleteOptions options) {}

@@ -8,7 +8,6 @@ import io.podfall.model.SharedStrings;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.UnreadableEventException;
 import io.podfall.model.k8s.ResourceType;
-
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -25,8 +24,7 @@ public record ObjectChange(String resource, JsonNode object) {
      */
     private static final ThreadLocal<Read> LAST_READ = new ThreadLocal<>();
 
-    private record Read(Event fact, ObjectChange change) {
-    }
+    private record Read(Event fact, ObjectChange change) {}
 
     public static ObjectChange of(ResourceType type, HasMetadata object) {
         return new ObjectChange(type.plural(), io.podfall.model.Json.tree(object));
@@ -37,15 +35,17 @@ public record ObjectChange(String resource, JsonNode object) {
 
     static {
         for (ResourceType type : ResourceType.values()) {
-            HEADS.put(type, ("{\"resource\":" + io.podfall.model.Json.string(type.plural()) + ",\"object\":")
-                    .getBytes(StandardCharsets.UTF_8));
+            HEADS.put(
+                    type,
+                    ("{\"resource\":" + io.podfall.model.Json.string(type.plural()) + ",\"object\":")
+                            .getBytes(StandardCharsets.UTF_8));
         }
     }
 
     /**
-     * The JSON of the change of an object whose JSON is {@code object}, put around it rather than written again:
-     * the API server writes each object it stores once, for the store and the fact alike. The object's JSON is
-     * the range from {@link #objectOffset} to the last byte, excluded.
+     * The JSON of the change of an object whose JSON is {@code object}, put around it rather than written again: the
+     * API server writes each object it stores once, for the store and the fact alike. The object's JSON is the range
+     * from {@link #objectOffset} to the last byte, excluded.
      */
     public static byte[] json(ResourceType type, byte[] object) {
         byte[] head = HEADS.get(type);
@@ -61,13 +61,13 @@ public record ObjectChange(String resource, JsonNode object) {
     }
 
     /**
-     * The change a fact carries. The same fact read again on the same thread gives the same change, read once: its
-     * tree is shared, a reader must not change it. The object's uid and name are {@link SharedStrings#shared}: the
-     * caches of a service key and keep an object by them, fact after fact (a pod has some seven), and each fact
-     * read would otherwise be a copy of both in each cache (three of each a pod in the controller manager's).
+     * The change a fact carries. The same fact read again on the same thread gives the same change, read once: its tree
+     * is shared, a reader must not change it. The object's uid and name are {@link SharedStrings#shared}: the caches of
+     * a service key and keep an object by them, fact after fact (a pod has some seven), and each fact read would
+     * otherwise be a copy of both in each cache (three of each a pod in the controller manager's).
      *
-     * @throws UnreadableEventException ({@link UnreadableEventException.Kind#BAD_DATA}) when the data has no
-     *                                  resource name or no object
+     * @throws UnreadableEventException ({@link UnreadableEventException.Kind#BAD_DATA}) when the data has no resource
+     *     name or no object
      */
     public static ObjectChange of(Event fact) {
         Read last = LAST_READ.get();
@@ -78,7 +78,8 @@ public record ObjectChange(String resource, JsonNode object) {
         JsonNode resource = data.get("resource");
         JsonNode object = data.get("object");
         if (resource == null || !resource.isTextual() || object == null || !object.isObject()) {
-            throw new UnreadableEventException(UnreadableEventException.Kind.BAD_DATA,
+            throw new UnreadableEventException(
+                    UnreadableEventException.Kind.BAD_DATA,
                     "data of " + fact.type() + " does not match its schema: it needs a resource name and an object");
         }
         share(object.get("metadata"), "uid");

@@ -1,7 +1,6 @@
 package io.podfall.model.core;
 
 import io.podfall.model.event.Event;
-
 import java.time.Instant;
 import java.util.List;
 
@@ -10,9 +9,9 @@ import java.util.List;
  * controllers, the kubelet's managers): each part keeps a state of its own and sees every event it
  * {@linkplain Core#reads reads} and every timer; they share nothing but the log.
  *
- * <p>Invariants: the parts run in the order they were given, so the effects of one event are always in the same
- * order; all effects of one event (or timer) come from one {@link Effects.Builder}, so their ids are distinct even
- * when two parts emit with the same source.
+ * <p>Invariants: the parts run in the order they were given, so the effects of one event are always in the same order;
+ * all effects of one event (or timer) come from one {@link Effects.Builder}, so their ids are distinct even when two
+ * parts emit with the same source.
  */
 public abstract class CompositeCore implements Core<CompositeState> {
     private final List<Part<?>> parts;

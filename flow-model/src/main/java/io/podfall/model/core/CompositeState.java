@@ -1,7 +1,6 @@
 package io.podfall.model.core;
 
 import io.podfall.model.event.Event;
-
 import java.util.List;
 
 /** The state of a {@link CompositeCore}: each part beside its own state, in the order they run. */
@@ -14,8 +13,12 @@ public final class CompositeState {
 
     /** The state of the part whose state has this type (to read it, e.g. under {@code LogProcessor.read}). */
     public <S> S of(Class<S> stateType) {
-        return running.stream().map(Running::state).filter(stateType::isInstance).map(stateType::cast)
-                .findFirst().orElseThrow(() -> new IllegalArgumentException("no part keeps a " + stateType));
+        return running.stream()
+                .map(Running::state)
+                .filter(stateType::isInstance)
+                .map(stateType::cast)
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no part keeps a " + stateType));
     }
 
     /** Each part's state, in the order they run (what a memory footprint walks). */

@@ -1,7 +1,6 @@
 package io.podfall.model.core;
 
 import io.podfall.model.event.Event;
-
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,16 +9,16 @@ import java.util.Optional;
 
 /**
  * Runs one core over a log, the one way both the Kafka adapter (flow-adapter's LogProcessor) and the replay engine
- * (flow-replay's Engine) run it: the core's state and timers, time that never goes back, due timers fired before
- * the next event, only the types the core {@link Core#reads reads} handed to it, and what it decides held back while
- * its state is rebuilt from a log that holds those decisions already. No framework type: what the caller does with a
+ * (flow-replay's Engine) run it: the core's state and timers, time that never goes back, due timers fired before the
+ * next event, only the types the core {@link Core#reads reads} handed to it, and what it decides held back while its
+ * state is rebuilt from a log that holds those decisions already. No framework type: what the caller does with a
  * decision (append it to Kafka, to an in-memory log) and with a failure (the dead-letter topic, a note) is its own.
  *
  * <p><b>Rebuilding.</b> Until {@link #goLive}, time is what the caller says the log said (an event's time) and timers
  * fire at their due time, so the core decides as it did live; what it decides is held back, by id. An event that then
- * shows up on the log had been appended before and is dropped from what is held back; what is left at
- * {@link #goLive} had been decided but never appended (a crash between the two), and the caller appends it then.
- * Ids are derived from causes, so "the same event" is exact.
+ * shows up on the log had been appended before and is dropped from what is held back; what is left at {@link #goLive}
+ * had been decided but never appended (a crash between the two), and the caller appends it then. Ids are derived from
+ * causes, so "the same event" is exact.
  *
  * <p><b>Live.</b> Timers due by {@code now} fire at {@code now}: a timer rings when its alarm does or when the next
  * event is read, whichever is first, and decides at that moment.
@@ -40,6 +39,7 @@ public final class CoreHost<S> {
     private final TimerQueue timers = new TimerQueue();
     /** Decided while rebuilding, not yet seen on the log, by event id, in decision order. */
     private final Map<String, Event> heldBack = new LinkedHashMap<>();
+
     private Instant lastNow = Instant.EPOCH;
     /** Read by callers on other threads (a poll decoded ahead of the lock); once true, true for good. */
     private volatile boolean live;
@@ -73,8 +73,8 @@ public final class CoreHost<S> {
 
     /**
      * One event of the log at {@code now}: the timers due by then fire first (while rebuilding this very event may be
-     * one of their effects, as appended before, and must find it held back to drop it), then the core handles the
-     * event if it reads its type.
+     * one of their effects, as appended before, and must find it held back to drop it), then the core handles the event
+     * if it reads its type.
      *
      * @throws RuntimeException what the core threw: the caller sends the event to its dead letters and goes on
      */

@@ -1,7 +1,6 @@
 package io.podfall.model.core;
 
 import io.podfall.model.event.Event;
-
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,13 +20,13 @@ public record Effects(List<Event> events, List<Timer> timers, List<TimerKey> can
 
     /** Effects of a timer that fired: they continue the flow of the event that set it. */
     public static Builder of(Timer timer, Instant now) {
-        return new Builder(timer.cause(), timer.cause().id() + "/timer/" + timer.key().id() + "@" + timer.at(), now,
-                timer.at());
+        return new Builder(
+                timer.cause(), timer.cause().id() + "/timer/" + timer.key().id() + "@" + timer.at(), now, timer.at());
     }
 
     /**
-     * Collects effects. Events get ids derived from the cause and their position, so handling the same input
-     * again yields the same ids.
+     * Collects effects. Events get ids derived from the cause and their position, so handling the same input again
+     * yields the same ids.
      */
     public static final class Builder {
         private final Event.Cause cause;
@@ -57,9 +56,9 @@ public record Effects(List<Event> events, List<Timer> timers, List<TimerKey> can
         }
 
         /**
-         * A request that starts a flow of its own rather than continuing the cause's: a heartbeat a timer made due
-         * is no consequence of the fact that set the timer. Its id must be derived from what makes it due (the node
-         * and the due time, say), so that a rebuild recognises it.
+         * A request that starts a flow of its own rather than continuing the cause's: a heartbeat a timer made due is
+         * no consequence of the fact that set the timer. Its id must be derived from what makes it due (the node and
+         * the due time, say), so that a rebuild recognises it.
          */
         public Builder request(String id, String source, String type, String subject, Object data) {
             events.add(Event.request(id, source, type, subject, now, null, data));
@@ -83,8 +82,8 @@ public record Effects(List<Event> events, List<Timer> timers, List<TimerKey> can
 
         /**
          * When what is being handled happened: the event's time on the log, or the timer's due time. Unlike
-         * {@link #now()} (the time it is handled: later when read live, the same when the log is replayed), it is
-         * the same live and in a rebuild, so a decision that stores a time should take this one.
+         * {@link #now()} (the time it is handled: later when read live, the same when the log is replayed), it is the
+         * same live and in a rebuild, so a decision that stores a time should take this one.
          */
         public Instant causeTime() {
             return causeTime;

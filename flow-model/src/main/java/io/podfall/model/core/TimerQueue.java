@@ -8,12 +8,13 @@ import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * The timers a core has set, by key, in the order they fall due (time, then the key's text: a total order, so two timers
- * due at the same instant always fire in the same order). Used by the Kafka adapter while it catches up with
- * the log and by anything that runs a core on a virtual clock.
+ * The timers a core has set, by key, in the order they fall due (time, then the key's text: a total order, so two
+ * timers due at the same instant always fire in the same order). Used by the Kafka adapter while it catches up with the
+ * log and by anything that runs a core on a virtual clock.
  */
 public final class TimerQueue {
-    private static final Comparator<Timer> DUE_ORDER = Comparator.comparing(Timer::at).thenComparing(t -> t.key().id());
+    private static final Comparator<Timer> DUE_ORDER =
+            Comparator.comparing(Timer::at).thenComparing(t -> t.key().id());
 
     private final Map<TimerKey, Timer> byKey = new HashMap<>();
     private final TreeSet<Timer> due = new TreeSet<>(DUE_ORDER);

@@ -8,6 +8,5 @@ package io.podfall.model.csi;
  * @param volumeName the name of the volume in the pod's spec.volumes
  * @param targetPath where it is mounted for this pod
  */
-public record PublishedVolume(String node, String podUid, String volumeName, String driver, String volumeId,
-                              String targetPath) {
-}
+public record PublishedVolume(
+        String node, String podUid, String volumeName, String driver, String volumeId, String targetPath) {}

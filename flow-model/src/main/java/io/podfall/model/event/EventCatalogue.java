@@ -10,12 +10,12 @@ import java.util.stream.Collectors;
 /**
  * What the contract allows on the log: the types of {@link EventTypes}, each from the sources that may append it.
  *
- * <p>A fact is appended only by the component that owns its vocabulary (only a runtime says a container exited,
- * only the API server says what it stored, only a kubelet that a restart of a pod was requested). A request to the
- * API server, the runtime or a CSI plugin is in the vocabulary of the component asked, and comes from whoever may
- * ask it: the API server is asked by itself (for an HTTP call), by controllers and by kubelets; a node's runtime and
- * CSI plugin only by a kubelet. A record that breaks this is a producer's bug or a forgery, and
- * a service that acted on it could, say, release a pod's IP because a kubelet "said" its container exited.
+ * <p>A fact is appended only by the component that owns its vocabulary (only a runtime says a container exited, only
+ * the API server says what it stored, only a kubelet that a restart of a pod was requested). A request to the API
+ * server, the runtime or a CSI plugin is in the vocabulary of the component asked, and comes from whoever may ask it:
+ * the API server is asked by itself (for an HTTP call), by controllers and by kubelets; a node's runtime and CSI plugin
+ * only by a kubelet. A record that breaks this is a producer's bug or a forgery, and a service that acted on it could,
+ * say, release a pod's IP because a kubelet "said" its container exited.
  */
 public final class EventCatalogue {
     /** Every type constant of {@link EventTypes}, read from the class so the two cannot drift apart. */
@@ -30,14 +30,13 @@ public final class EventCatalogue {
             "runtime", Set.of("kubelet"),
             "csi", Set.of("kubelet"));
 
-    private EventCatalogue() {
-    }
+    private EventCatalogue() {}
 
     /**
      * Throws unless {@code event} is of a catalogued type and from a source that may append it.
      *
      * @throws UnreadableEventException {@link UnreadableEventException.Kind#UNKNOWN_TYPE} or
-     *                                  {@link UnreadableEventException.Kind#WRONG_SOURCE}, with the reason
+     *     {@link UnreadableEventException.Kind#WRONG_SOURCE}, with the reason
      */
     public static void check(Event event) {
         check(event.type(), event.source());
@@ -46,17 +45,21 @@ public final class EventCatalogue {
     /** {@link #check(Event)} of the attributes it reads: an event's type and source. */
     public static void check(String type, String source) {
         if (!TYPES.contains(type)) {
-            throw new UnreadableEventException(UnreadableEventException.Kind.UNKNOWN_TYPE,
+            throw new UnreadableEventException(
+                    UnreadableEventException.Kind.UNKNOWN_TYPE,
                     "unknown event type " + type + " (not in the catalogue of " + EventCodec.DATA_SCHEMA + ")");
         }
         String owner = owner(type);
         String sender = component(source.startsWith("/") ? source.substring(1) : "", '/');
         boolean request = isRequest(type);
         if (request ? !ASKED_BY.get(owner).contains(sender) : !sender.equals(owner)) {
-            throw new UnreadableEventException(UnreadableEventException.Kind.WRONG_SOURCE,
-                    type + " may not come from " + source + " (" + (request
-                            ? "a request to the " + owner + " is not sent by that source"
-                            : "only the " + owner + " appends it") + ")");
+            throw new UnreadableEventException(
+                    UnreadableEventException.Kind.WRONG_SOURCE,
+                    type + " may not come from " + source + " ("
+                            + (request
+                                    ? "a request to the " + owner + " is not sent by that source"
+                                    : "only the " + owner + " appends it")
+                            + ")");
         }
     }
 

@@ -1,6 +1,5 @@
 package io.podfall.model.event;
 
-
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -11,9 +10,9 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * CloudEvents 1.0 Kafka protocol binding, binary content mode: attributes as {@code ce_*} headers, the data as
- * the record value ({@code content-type: application/json}), the namespace as the record key. So {@code kcat -f
- * '%h %s'} shows every attribute and the JSON data as they are.
+ * CloudEvents 1.0 Kafka protocol binding, binary content mode: attributes as {@code ce_*} headers, the data as the
+ * record value ({@code content-type: application/json}), the namespace as the record key. So {@code kcat -f '%h %s'}
+ * shows every attribute and the JSON data as they are.
  *
  * <p>Hand-written rather than taken from the CloudEvents SDK: the mapping is a dozen headers, and the SDK's
  * {@code cloudevents-kafka} needs a newer {@code cloudevents-api} than the one SmallRye Reactive Messaging pins.
@@ -22,11 +21,12 @@ public final class EventCodec {
     public static final String SPEC_VERSION = "1.0";
     /** The contract version. A reader accepts its own major version and events that name none. */
     public static final String DATA_SCHEMA = "urn:podfall:events:v1";
+
     public static final String CONTENT_TYPE = "application/json";
     /**
-     * The largest data an event may carry. Kafka's default {@code max.message.bytes} is 1 MiB and 12 bytes for a
-     * whole record batch, so this leaves room for the headers; the API server refuses an object that would not fit
-     * (413), so no service ever writes a larger event, and a reader refuses one rather than holding it.
+     * The largest data an event may carry. Kafka's default {@code max.message.bytes} is 1 MiB and 12 bytes for a whole
+     * record batch, so this leaves room for the headers; the API server refuses an object that would not fit (413), so
+     * no service ever writes a larger event, and a reader refuses one rather than holding it.
      */
     public static final int MAX_DATA_BYTES = 1_000_000;
 
@@ -46,8 +46,7 @@ public final class EventCodec {
     public static final String H_TRACEPARENT = "ce_traceparent";
     public static final String H_CONTENT_TYPE = "content-type";
 
-    private EventCodec() {
-    }
+    private EventCodec() {}
 
     /** The headers of the record, in a stable order. */
     public static List<Map.Entry<String, byte[]>> headers(Event e) {
@@ -72,10 +71,10 @@ public final class EventCodec {
     }
 
     /**
-     * Reads a record. {@code header} returns the last value of a header or null. The value is kept as the event's
-     * data, unparsed: most readers read an event's data only for a few types, straight into their payload type, and
-     * data that is not JSON is found then ({@link Event#data(Class)}), with the same reason and the same way to the
-     * dead-letter topic.
+     * Reads a record. {@code header} returns the last value of a header or null. The value is kept as the event's data,
+     * unparsed: most readers read an event's data only for a few types, straight into their payload type, and data that
+     * is not JSON is found then ({@link Event#data(Class)}), with the same reason and the same way to the dead-letter
+     * topic.
      *
      * @throws UnreadableEventException with the reason, for the dead-letter topic
      */
@@ -101,7 +100,8 @@ public final class EventCodec {
         }
         byte[] schema = header.apply(H_DATASCHEMA);
         if (schema != null && !Arrays.equals(schema, DATA_SCHEMA_UTF8)) {
-            throw new UnreadableEventException("unsupported dataschema " + utf8(schema) + " (this reader knows " + DATA_SCHEMA + ")");
+            throw new UnreadableEventException(
+                    "unsupported dataschema " + utf8(schema) + " (this reader knows " + DATA_SCHEMA + ")");
         }
         byte[] contentType = header.apply(H_CONTENT_TYPE);
         if (contentType != null && !startsWith(contentType, CONTENT_TYPE_UTF8)) {
@@ -111,7 +111,8 @@ public final class EventCodec {
             throw new UnreadableEventException("no data");
         }
         if (value.length > MAX_DATA_BYTES) {
-            throw new UnreadableEventException(UnreadableEventException.Kind.OVERSIZED,
+            throw new UnreadableEventException(
+                    UnreadableEventException.Kind.OVERSIZED,
                     "data of " + value.length + " bytes is over the limit of " + MAX_DATA_BYTES);
         }
         return new Envelope(required(header, H_TYPE), required(header, H_SOURCE));
@@ -135,13 +136,20 @@ public final class EventCodec {
             traceparent = TraceContext.traceparent(TraceContext.traceIdFrom(id), id);
         }
         String correlationId = text(header, H_CORRELATIONID);
-        return Event.ofJson(id, envelope.source(), envelope.type(), text(header, H_SUBJECT), time,
-                correlationId == null ? id : correlationId, text(header, H_CAUSATIONID), traceparent, value);
+        return Event.ofJson(
+                id,
+                envelope.source(),
+                envelope.type(),
+                text(header, H_SUBJECT),
+                time,
+                correlationId == null ? id : correlationId,
+                text(header, H_CAUSATIONID),
+                traceparent,
+                value);
     }
 
     /** The attributes every reader checks of every record: what it is, and who appended it. */
-    public record Envelope(String type, String source) {
-    }
+    public record Envelope(String type, String source) {}
 
     private static void put(List<Map.Entry<String, byte[]>> h, String name, String value) {
         if (value != null) {

@@ -1,16 +1,15 @@
 package io.podfall.model.event;
 
 /**
- * The event catalogue: every type that appears on the log, named for a fact in the past tense by the component
- * that owns the vocabulary. Requests to a component are in that component's vocabulary whoever sends them (the
- * kubelet's final delete is an {@link #DELETION_REQUESTED} with source {@code /kubelet/node-1}, exactly as it is
- * the same DELETE call upstream); the source attribute tells who asked.
+ * The event catalogue: every type that appears on the log, named for a fact in the past tense by the component that
+ * owns the vocabulary. Requests to a component are in that component's vocabulary whoever sends them (the kubelet's
+ * final delete is an {@link #DELETION_REQUESTED} with source {@code /kubelet/node-1}, exactly as it is the same DELETE
+ * call upstream); the source attribute tells who asked.
  *
  * <p>docs/events.md lists these with their data; keep both in step.
  */
 public final class EventTypes {
-    private EventTypes() {
-    }
+    private EventTypes() {}
 
     // --- apiserver: requests (appended by the API server for HTTP calls, or sent by controllers and kubelets) ---
     /** A client asked to create an object. Data: {@link io.podfall.model.apiserver.CreationRequest}. */
@@ -18,21 +17,24 @@ public final class EventTypes {
     /** A client asked to delete an object. Data: {@link io.podfall.model.apiserver.DeletionRequest}. */
     public static final String DELETION_REQUESTED = "apiserver.DeletionRequested";
     /**
-     * A client asked to delete every object of a resource in a namespace that a label and a field selector match
-     * (the {@code deletecollection} verb). Data: {@link io.podfall.model.apiserver.CollectionDeletionRequest}.
+     * A client asked to delete every object of a resource in a namespace that a label and a field selector match (the
+     * {@code deletecollection} verb). Data: {@link io.podfall.model.apiserver.CollectionDeletionRequest}.
      */
     public static final String COLLECTION_DELETION_REQUESTED = "apiserver.CollectionDeletionRequested";
     /** The scheduler asked to bind a pod to a node. Data: {@link io.podfall.model.apiserver.BindingRequest}. */
     public static final String BINDING_REQUESTED = "apiserver.BindingRequested";
-    /** A kubelet's status manager asked to write a pod's status. Data: {@link io.podfall.model.apiserver.StatusUpdateRequest}. */
+    /**
+     * A kubelet's status manager asked to write a pod's status. Data:
+     * {@link io.podfall.model.apiserver.StatusUpdateRequest}.
+     */
     public static final String STATUS_UPDATE_REQUESTED = "apiserver.StatusUpdateRequested";
     /** A client replaced an object, or its status (PUT). Data: {@link io.podfall.model.apiserver.UpdateRequest}. */
     public static final String UPDATE_REQUESTED = "apiserver.UpdateRequested";
     /** A client patched an object, or its status (PATCH). Data: {@link io.podfall.model.apiserver.PatchRequest}. */
     public static final String PATCH_REQUESTED = "apiserver.PatchRequested";
     /**
-     * A client asked to evict a pod (POST to {@code pods/{name}/eviction}, what {@code kubectl drain} sends).
-     * Data: {@link io.podfall.model.apiserver.EvictionRequest}.
+     * A client asked to evict a pod (POST to {@code pods/{name}/eviction}, what {@code kubectl drain} sends). Data:
+     * {@link io.podfall.model.apiserver.EvictionRequest}.
      */
     public static final String EVICTION_REQUESTED = "apiserver.EvictionRequested";
 
@@ -52,10 +54,10 @@ public final class EventTypes {
     /**
      * An object as the API server held it at the start of a slice of the log, as a LIST at that revision returns it
      * (full object, resourceVersion included): {@code podfall export} of a namespace, a flow or a time window writes
-     * these before the slice's events, so that the slice replays on its own. Not a change: the API server stores it
-     * as it stands, every cache takes it in as the object's state, and nobody decides anything on it (what was to be
-     * decided about it was decided before the slice began). The data may also carry {@code selection} (what the
-     * slice holds) and, for a Node, {@code kubelet} (the nodes of the kubelet that runs it, and its switches).
+     * these before the slice's events, so that the slice replays on its own. Not a change: the API server stores it as
+     * it stands, every cache takes it in as the object's state, and nobody decides anything on it (what was to be
+     * decided about it was decided before the slice began). The data may also carry {@code selection} (what the slice
+     * holds) and, for a Node, {@code kubelet} (the nodes of the kubelet that runs it, and its switches).
      */
     public static final String OBJECT_LISTED = "apiserver.ObjectListed";
     /**
@@ -63,9 +65,18 @@ public final class EventTypes {
      * shows, folded by every cache that mirrors it (a controller's informers, the kubelet's config source), and the
      * objects listed at the start of a slice.
      */
-    public static final java.util.Set<String> OBJECT_CHANGES = java.util.Set.of(OBJECT_CREATED, POD_BOUND,
-            POD_STATUS_UPDATED, OBJECT_UPDATED, OBJECT_MARKED_TERMINATING, OBJECT_REMOVED, OBJECT_LISTED);
-    /** A request was refused; the data is the Kubernetes Status the client gets. Data: {@link io.podfall.model.apiserver.RequestRejection}. */
+    public static final java.util.Set<String> OBJECT_CHANGES = java.util.Set.of(
+            OBJECT_CREATED,
+            POD_BOUND,
+            POD_STATUS_UPDATED,
+            OBJECT_UPDATED,
+            OBJECT_MARKED_TERMINATING,
+            OBJECT_REMOVED,
+            OBJECT_LISTED);
+    /**
+     * A request was refused; the data is the Kubernetes Status the client gets. Data:
+     * {@link io.podfall.model.apiserver.RequestRejection}.
+     */
     public static final String REQUEST_REJECTED = "apiserver.RequestRejected";
     /**
      * A mutating HTTP call was refused before it became a request: not authenticated (401) or not authorised (403).
@@ -74,18 +85,27 @@ public final class EventTypes {
     public static final String ACCESS_DENIED = "apiserver.AccessDenied";
 
     // --- kubelet: pod workers (pkg/kubelet/pod_workers.go) ---
-    /** A pod worker began terminating a pod with the effective grace period. Data: {@link io.podfall.model.kubelet.PodTermination}. */
+    /**
+     * A pod worker began terminating a pod with the effective grace period. Data:
+     * {@link io.podfall.model.kubelet.PodTermination}.
+     */
     public static final String POD_TERMINATION_STARTED = "kubelet.PodTerminationStarted";
-    /** Every container and the sandbox of a pod are stopped (TerminatedPod). Data: {@link io.podfall.model.kubelet.PodTermination}. */
+    /**
+     * Every container and the sandbox of a pod are stopped (TerminatedPod). Data:
+     * {@link io.podfall.model.kubelet.PodTermination}.
+     */
     public static final String POD_TERMINATED = "kubelet.PodTerminated";
     /**
-     * A terminating pod's grace period got shorter; the kill in flight is re-issued with the new deadline.
-     * Data: {@link io.podfall.model.kubelet.GracePeriodShortened}.
+     * A terminating pod's grace period got shorter; the kill in flight is re-issued with the new deadline. Data:
+     * {@link io.podfall.model.kubelet.GracePeriodShortened}.
      */
     public static final String GRACE_PERIOD_SHORTENED = "kubelet.GracePeriodShortened";
     /** A container's preStop hook began. Data: {@link io.podfall.model.kubelet.PreStopHookStart}. */
     public static final String PRE_STOP_HOOK_STARTED = "kubelet.PreStopHookStarted";
-    /** A container's preStop hook ended, or its grace period ran out. Data: {@link io.podfall.model.kubelet.PreStopHookResult}. */
+    /**
+     * A container's preStop hook ended, or its grace period ran out. Data:
+     * {@link io.podfall.model.kubelet.PreStopHookResult}.
+     */
     public static final String PRE_STOP_HOOK_FINISHED = "kubelet.PreStopHookFinished";
     /**
      * Housekeeping found a pod the runtime runs on one of the kubelet's nodes that the kubelet knows of from no API
@@ -98,8 +118,8 @@ public final class EventTypes {
      */
     public static final String POD_EVICTED = "kubelet.PodEvicted";
     /**
-     * A create of a pod whose UID's worker is terminating or finished (pod_workers.go restartRequested): recorded,
-     * and the UID is not admitted again. Data: {@link io.podfall.model.kubelet.PodRestart}.
+     * A create of a pod whose UID's worker is terminating or finished (pod_workers.go restartRequested): recorded, and
+     * the UID is not admitted again. Data: {@link io.podfall.model.kubelet.PodRestart}.
      */
     public static final String POD_RESTART_REQUESTED = "kubelet.PodRestartRequested";
 
@@ -132,7 +152,9 @@ public final class EventTypes {
     public static final String SANDBOX_STOPPED = "runtime.SandboxStopped";
     /** A dead container was removed. Data: {@link io.podfall.model.runtime.ContainerState}. */
     public static final String CONTAINER_REMOVED = "runtime.ContainerRemoved";
-    /** The sandbox was removed: nothing of the pod is left on the node. Data: {@link io.podfall.model.runtime.Sandbox}. */
+    /**
+     * The sandbox was removed: nothing of the pod is left on the node. Data: {@link io.podfall.model.runtime.Sandbox}.
+     */
     public static final String SANDBOX_REMOVED = "runtime.SandboxRemoved";
 
     // --- csi: requests to a node's CSI plugin, which the kubelet's volume manager calls directly (not via CRI) ---

@@ -6,23 +6,30 @@ import java.time.LocalDate;
 
 /**
  * RFC 3339 timestamps in UTC as {@link Instant#toString} writes them ({@code 2026-11-30T07:25:01.123456789Z}, the
- * fraction of 0 to 9 digits), read by position; any other form by {@link Instant#parse}. Every record read carries
- * one ({@code ce_time}), and {@code Instant.parse}'s general formatter was a tenth of a service's CPU.
+ * fraction of 0 to 9 digits), read by position; any other form by {@link Instant#parse}. Every record read carries one
+ * ({@code ce_time}), and {@code Instant.parse}'s general formatter was a tenth of a service's CPU.
  */
 public final class Rfc3339 {
     private static final int SECONDS_END = 19;
     private static final int LONGEST = SECONDS_END + 1 + 9 + 1;
-    private static final int[] NANOS_PER_DIGIT = {100_000_000, 10_000_000, 1_000_000, 100_000, 10_000, 1_000, 100, 10, 1};
+    private static final int[] NANOS_PER_DIGIT = {100_000_000, 10_000_000, 1_000_000, 100_000, 10_000, 1_000, 100, 10, 1
+    };
 
-    private Rfc3339() {
-    }
+    private Rfc3339() {}
 
     /** @throws java.time.format.DateTimeParseException as {@link Instant#parse} does, when it is not a timestamp */
     public static Instant parse(String s) {
         int n = s.length();
-        if (n < SECONDS_END + 1 || n > LONGEST || n == SECONDS_END + 2 || s.charAt(n - 1) != 'Z'
-                || s.charAt(4) != '-' || s.charAt(7) != '-' || s.charAt(10) != 'T' || s.charAt(13) != ':'
-                || s.charAt(16) != ':' || (n > SECONDS_END + 1 && s.charAt(SECONDS_END) != '.')) {
+        if (n < SECONDS_END + 1
+                || n > LONGEST
+                || n == SECONDS_END + 2
+                || s.charAt(n - 1) != 'Z'
+                || s.charAt(4) != '-'
+                || s.charAt(7) != '-'
+                || s.charAt(10) != 'T'
+                || s.charAt(13) != ':'
+                || s.charAt(16) != ':'
+                || (n > SECONDS_END + 1 && s.charAt(SECONDS_END) != '.')) {
             return Instant.parse(s);
         }
         int year = digits(s, 0, 4);

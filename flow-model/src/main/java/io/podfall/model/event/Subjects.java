@@ -5,8 +5,7 @@ package io.podfall.model.event;
  * namespaced object, {@code nodes/node-1} for a cluster-scoped one.
  */
 public final class Subjects {
-    private Subjects() {
-    }
+    private Subjects() {}
 
     public static String of(String namespace, String resource, String name) {
         return namespace == null || namespace.isEmpty()

@@ -11,10 +11,10 @@ public final class TraceContext {
     private static final String VERSION_00 = "00-";
     /** {@code 00-}, a trace id of 32 hex digits, {@code -}, a span id of 16, {@code -}, flags of 2. */
     private static final int TRACEPARENT_LENGTH = 55;
+
     private static final String INVALID_TRACE_ID = "0".repeat(32);
 
-    private TraceContext() {
-    }
+    private TraceContext() {}
 
     public static String traceparent(String traceId, String eventId) {
         return "00-" + traceId + "-" + spanIdOf(eventId) + "-01";
@@ -31,17 +31,22 @@ public final class TraceContext {
     }
 
     /**
-     * The trace id of a {@code traceparent} of version 00 ({@code 00-<32 hex>-<16 hex>-<2 hex>}, lower case), unless
-     * it is all zeros (invalid). Checked by position rather than by a regular expression: every event read and every
-     * event decided takes its cause's trace id.
+     * The trace id of a {@code traceparent} of version 00 ({@code 00-<32 hex>-<16 hex>-<2 hex>}, lower case), unless it
+     * is all zeros (invalid). Checked by position rather than by a regular expression: every event read and every event
+     * decided takes its cause's trace id.
      */
     public static Optional<String> traceIdOf(String traceparent) {
         if (traceparent == null) {
             return Optional.empty();
         }
         String t = traceparent.trim();
-        if (t.length() != TRACEPARENT_LENGTH || !t.startsWith(VERSION_00) || t.charAt(35) != '-' || t.charAt(52) != '-'
-                || !isLowerHex(t, 3, 35) || !isLowerHex(t, 36, 52) || !isLowerHex(t, 53, 55)) {
+        if (t.length() != TRACEPARENT_LENGTH
+                || !t.startsWith(VERSION_00)
+                || t.charAt(35) != '-'
+                || t.charAt(52) != '-'
+                || !isLowerHex(t, 3, 35)
+                || !isLowerHex(t, 36, 52)
+                || !isLowerHex(t, 53, 55)) {
             return Optional.empty();
         }
         String traceId = t.substring(3, 35);
@@ -60,7 +65,8 @@ public final class TraceContext {
 
     private static String digestHex(String s) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required of every JVM", e);
         }

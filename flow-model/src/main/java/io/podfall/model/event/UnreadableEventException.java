@@ -4,9 +4,9 @@ import java.util.Locale;
 
 /**
  * A record that is not a readable podfall event; the message is the reason written to the dead-letter topic, the
- * {@link Kind} the few words a metric counts it by. An IllegalArgumentException, so that a core that answers bad
- * data itself (the registry's 400 for a request it cannot read) still catches {@link Event#data} failing; what a
- * core lets through, the adapter dead-letters.
+ * {@link Kind} the few words a metric counts it by. An IllegalArgumentException, so that a core that answers bad data
+ * itself (the registry's 400 for a request it cannot read) still catches {@link Event#data} failing; what a core lets
+ * through, the adapter dead-letters.
  */
 public class UnreadableEventException extends IllegalArgumentException {
 

@@ -9,14 +9,13 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-
 import java.util.Arrays;
 import java.util.List;
 
 /**
- * The resource types the suite serves, with the names discovery and error messages use: the core/v1 objects of a
- * pod's life, the apps/v1 workloads whose deletion cascades to them through ownerReferences, and the
- * coordination.k8s.io/v1 Leases of the nodes' heartbeats.
+ * The resource types the suite serves, with the names discovery and error messages use: the core/v1 objects of a pod's
+ * life, the apps/v1 workloads whose deletion cascades to them through ownerReferences, and the coordination.k8s.io/v1
+ * Leases of the nodes' heartbeats.
  */
 public enum ResourceType {
     PODS("", "v1", "pods", "Pod", true, Pod.class, List.of("po")),
@@ -38,8 +37,14 @@ public enum ResourceType {
     private final Class<? extends HasMetadata> javaType;
     private final List<String> shortNames;
 
-    ResourceType(String group, String version, String plural, String kind, boolean namespaced,
-                 Class<? extends HasMetadata> javaType, List<String> shortNames) {
+    ResourceType(
+            String group,
+            String version,
+            String plural,
+            String kind,
+            boolean namespaced,
+            Class<? extends HasMetadata> javaType,
+            List<String> shortNames) {
         this.group = group;
         this.version = version;
         this.plural = plural;
@@ -51,7 +56,9 @@ public enum ResourceType {
 
     /** The type of a plural name; the plurals of the suite's types are unique across their groups. */
     public static ResourceType byPlural(String plural) {
-        return Arrays.stream(values()).filter(t -> t.plural.equals(plural)).findFirst()
+        return Arrays.stream(values())
+                .filter(t -> t.plural.equals(plural))
+                .findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("unknown resource " + plural));
     }
 

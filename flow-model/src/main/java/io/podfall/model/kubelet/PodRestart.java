@@ -6,6 +6,5 @@ package io.podfall.model.kubelet;
  * admitted again. {@code workType} is where the worker was ({@code TerminatingPod} or {@code TerminatedPod}),
  * {@code finished} whether it had finished.
  */
-public record PodRestart(String node, String podUid, String namespace, String name, String workType,
-                         boolean finished) {
-}
+public record PodRestart(
+        String node, String podUid, String namespace, String name, String workType, boolean finished) {}

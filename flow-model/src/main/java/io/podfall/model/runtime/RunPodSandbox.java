@@ -4,12 +4,16 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * CRI RunPodSandbox, with what the simulated runtime needs to run the pod's containers later: their names and
- * images, and the pod's annotations (the {@code podfall.io/} ones describe how the processes behave).
+ * CRI RunPodSandbox, with what the simulated runtime needs to run the pod's containers later: their names and images,
+ * and the pod's annotations (the {@code podfall.io/} ones describe how the processes behave).
  */
-public record RunPodSandbox(String node, String podUid, String namespace, String name,
-                            List<ContainerSpec> containers, Map<String, String> annotations) {
+public record RunPodSandbox(
+        String node,
+        String podUid,
+        String namespace,
+        String name,
+        List<ContainerSpec> containers,
+        Map<String, String> annotations) {
 
-    public record ContainerSpec(String name, String image) {
-    }
+    public record ContainerSpec(String name, String image) {}
 }

@@ -1,5 +1,4 @@
 package io.podfall.model.runtime;
 
 /** A pod sandbox on a node, with the IP CNI gave it. */
-public record Sandbox(String node, String podUid, String sandboxId, String ip) {
-}
+public record Sandbox(String node, String podUid, String sandboxId, String ip) {}

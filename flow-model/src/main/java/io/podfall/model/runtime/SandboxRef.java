@@ -1,5 +1,4 @@
 package io.podfall.model.runtime;
 
 /** CRI StopPodSandbox / RemovePodSandbox: the pod sandbox on a node. */
-public record SandboxRef(String node, String podUid) {
-}
+public record SandboxRef(String node, String podUid) {}

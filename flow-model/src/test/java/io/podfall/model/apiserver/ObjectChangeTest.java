@@ -1,5 +1,10 @@
 package io.podfall.model.apiserver;
 
+import static io.podfall.model.testing.Pods.aPod;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.podfall.model.Json;
@@ -7,21 +12,15 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.UnreadableEventException;
 import io.podfall.model.k8s.ResourceType;
-import org.junit.jupiter.api.Test;
-
 import java.time.Instant;
-
-import static io.podfall.model.testing.Pods.aPod;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import org.junit.jupiter.api.Test;
 
 class ObjectChangeTest {
     private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
 
     private static Event fact(Object data) {
-        return Event.request("fact-1", "/apiserver", EventTypes.OBJECT_UPDATED, "namespaces/default/pods/web-1", T0,
-                null, data);
+        return Event.request(
+                "fact-1", "/apiserver", EventTypes.OBJECT_UPDATED, "namespaces/default/pods/web-1", T0, null, data);
     }
 
     @Test
@@ -43,8 +42,12 @@ class ObjectChangeTest {
         Pod created = aPod("web-1").withUid("0b4e7a3c-uid").build();
         Pod scheduled = aPod("web-1").withUid("0b4e7a3c-uid").onNode("node-1").build();
 
-        JsonNode first = ObjectChange.of(fact(ObjectChange.of(ResourceType.PODS, created))).object().get("metadata");
-        JsonNode second = ObjectChange.of(fact(ObjectChange.of(ResourceType.PODS, scheduled))).object().get("metadata");
+        JsonNode first = ObjectChange.of(fact(ObjectChange.of(ResourceType.PODS, created)))
+                .object()
+                .get("metadata");
+        JsonNode second = ObjectChange.of(fact(ObjectChange.of(ResourceType.PODS, scheduled)))
+                .object()
+                .get("metadata");
 
         assertSame(first.get("uid").textValue(), second.get("uid").textValue(), "one uid string for every cache");
         assertSame(first.get("name").textValue(), second.get("name").textValue());
@@ -59,15 +62,23 @@ class ObjectChangeTest {
         assertEquals(Json.read(Json.bytes(ObjectChange.of(ResourceType.PODS, pod))), Json.read(json));
         assertEquals(pod, ObjectChange.of(fact(Json.read(json))).object(Pod.class));
         int from = ObjectChange.objectOffset(ResourceType.PODS);
-        assertEquals(pod, Json.read(json, from, json.length - 1 - from, Pod.class), "the object's JSON is a range of the change's");
+        assertEquals(
+                pod,
+                Json.read(json, from, json.length - 1 - from, Pod.class),
+                "the object's JSON is a range of the change's");
     }
 
     @Test
     void dataWithoutAResourceNameOrAnObjectIsBadData() {
-        for (String data : new String[]{"{\"object\":{}}", "{\"resource\":\"pods\"}", "{\"resource\":7,\"object\":{}}",
-                "{\"resource\":\"pods\",\"object\":[1]}"}) {
+        for (String data : new String[] {
+            "{\"object\":{}}",
+            "{\"resource\":\"pods\"}",
+            "{\"resource\":7,\"object\":{}}",
+            "{\"resource\":\"pods\",\"object\":[1]}"
+        }) {
             JsonNode tree = Json.read(data.getBytes());
-            UnreadableEventException e = assertThrows(UnreadableEventException.class, () -> ObjectChange.of(fact(tree)), data);
+            UnreadableEventException e =
+                    assertThrows(UnreadableEventException.class, () -> ObjectChange.of(fact(tree)), data);
             assertEquals(UnreadableEventException.Kind.BAD_DATA, e.kind());
         }
     }

@@ -1,21 +1,20 @@
 package io.podfall.model.core;
 
-import io.podfall.model.event.Event;
-import org.junit.jupiter.api.Test;
-
-import java.time.Instant;
-import java.util.List;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.podfall.model.event.Event;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
 class TimerQueueTest {
     private static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
-    private static final Event.Cause CAUSE = new Event.Cause("e1", "e1", "00-" + "1".repeat(32) + "-" + "2".repeat(16) + "-01");
+    private static final Event.Cause CAUSE =
+            new Event.Cause("e1", "e1", "00-" + "1".repeat(32) + "-" + "2".repeat(16) + "-01");
 
-    private record Key(String id) implements TimerKey {
-    }
+    private record Key(String id) implements TimerKey {}
 
     private static Timer timer(String key, int seconds) {
         return new Timer(new Key(key), T0.plusSeconds(seconds), CAUSE);
@@ -27,10 +26,12 @@ class TimerQueueTest {
         q.set(timer("b", 5));
         q.set(timer("a", 5));
         q.set(timer("c", 1));
-        assertEquals(List.of("c", "a", "b"), List.of(
-                q.pollDue(T0.plusSeconds(9)).orElseThrow().key().id(),
-                q.pollDue(T0.plusSeconds(9)).orElseThrow().key().id(),
-                q.pollDue(T0.plusSeconds(9)).orElseThrow().key().id()));
+        assertEquals(
+                List.of("c", "a", "b"),
+                List.of(
+                        q.pollDue(T0.plusSeconds(9)).orElseThrow().key().id(),
+                        q.pollDue(T0.plusSeconds(9)).orElseThrow().key().id(),
+                        q.pollDue(T0.plusSeconds(9)).orElseThrow().key().id()));
         assertTrue(q.pollDue(T0.plusSeconds(9)).isEmpty());
     }
 

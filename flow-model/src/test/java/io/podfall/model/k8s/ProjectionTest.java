@@ -1,10 +1,10 @@
 package io.podfall.model.k8s;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.model.Json;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 class ProjectionTest {
     private static final JsonNode POD = Json.read(("""
@@ -18,7 +18,8 @@ class ProjectionTest {
 
     @Test
     void keepsOnlyTheNamedFieldsAndWholeSubtreesUnderAName() {
-        JsonNode cut = Projection.of("metadata.name", "metadata.labels", "spec.nodeName", "status.phase").apply(POD);
+        JsonNode cut = Projection.of("metadata.name", "metadata.labels", "spec.nodeName", "status.phase")
+                .apply(POD);
 
         assertEquals(Json.read("""
                 {"metadata":{"name":"web-1","labels":{"app":"web"}},"spec":{"nodeName":"node-1"},"status":{"phase":"Running"}}

@@ -2,7 +2,6 @@ package io.podfall.model.testing;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-
 import java.time.Instant;
 import java.util.Map;
 
@@ -11,8 +10,17 @@ public final class Pods {
     private final PodBuilder b;
 
     private Pods(String name) {
-        b = new PodBuilder().withNewMetadata().withName(name).withNamespace("default").endMetadata()
-                .withNewSpec().addNewContainer().withName("app").withImage("nginx:1.27").endContainer().endSpec();
+        b = new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace("default")
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("app")
+                .withImage("nginx:1.27")
+                .endContainer()
+                .endSpec();
     }
 
     public static Pods aPod(String name) {
@@ -40,26 +48,50 @@ public final class Pods {
     }
 
     public Pods withContainer(String name) {
-        b.editSpec().addNewContainer().withName(name).withImage("busybox").endContainer().endSpec();
+        b.editSpec()
+                .addNewContainer()
+                .withName(name)
+                .withImage("busybox")
+                .endContainer()
+                .endSpec();
         return this;
     }
 
     /** A volume from a PersistentVolumeClaim of the pod's namespace. */
     public Pods withClaim(String volumeName, String claimName) {
-        b.editSpec().addNewVolume().withName(volumeName).withNewPersistentVolumeClaim().withClaimName(claimName)
-                .endPersistentVolumeClaim().endVolume().endSpec();
+        b.editSpec()
+                .addNewVolume()
+                .withName(volumeName)
+                .withNewPersistentVolumeClaim()
+                .withClaimName(claimName)
+                .endPersistentVolumeClaim()
+                .endVolume()
+                .endSpec();
         return this;
     }
 
     /** An inline CSI ephemeral volume of the driver, with its volumeAttributes. */
     public Pods withCsiVolume(String volumeName, String driver, Map<String, String> attributes) {
-        b.editSpec().addNewVolume().withName(volumeName).withNewCsi().withDriver(driver)
-                .withVolumeAttributes(attributes).endCsi().endVolume().endSpec();
+        b.editSpec()
+                .addNewVolume()
+                .withName(volumeName)
+                .withNewCsi()
+                .withDriver(driver)
+                .withVolumeAttributes(attributes)
+                .endCsi()
+                .endVolume()
+                .endSpec();
         return this;
     }
 
     public Pods withEmptyDir(String volumeName) {
-        b.editSpec().addNewVolume().withName(volumeName).withNewEmptyDir().endEmptyDir().endVolume().endSpec();
+        b.editSpec()
+                .addNewVolume()
+                .withName(volumeName)
+                .withNewEmptyDir()
+                .endEmptyDir()
+                .endVolume()
+                .endSpec();
         return this;
     }
 
@@ -80,7 +112,9 @@ public final class Pods {
     }
 
     public Pods terminating(Instant deletionTimestamp, long grace) {
-        b.editMetadata().withDeletionTimestamp(deletionTimestamp.toString()).withDeletionGracePeriodSeconds(grace)
+        b.editMetadata()
+                .withDeletionTimestamp(deletionTimestamp.toString())
+                .withDeletionGracePeriodSeconds(grace)
                 .endMetadata();
         return this;
     }

@@ -3,7 +3,6 @@ package io.podfall.kubelet.nodelease;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.podfall.kubelet.nodestatus.Informer;
 import io.podfall.kubelet.nodestatus.RequestsInFlight;
-
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;

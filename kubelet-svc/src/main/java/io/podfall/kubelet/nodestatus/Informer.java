@@ -1,15 +1,14 @@
 package io.podfall.kubelet.nodestatus;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * An informer's cache of the kubelet's own objects of one kind (its Nodes, its Leases), by name, as the API server
- * last stored them. The API server numbers every write from one counter, so a fact whose resourceVersion is not
- * above the cached one is a redelivery, and no news.
+ * An informer's cache of the kubelet's own objects of one kind (its Nodes, its Leases), by name, as the API server last
+ * stored them. The API server numbers every write from one counter, so a fact whose resourceVersion is not above the
+ * cached one is a redelivery, and no news.
  */
 public final class Informer<T extends HasMetadata> {
     private final Map<String, T> objects = new HashMap<>();
@@ -22,8 +21,9 @@ public final class Informer<T extends HasMetadata> {
     public boolean observe(T object) {
         String name = object.getMetadata().getName();
         T known = objects.get(name);
-        if (known != null && Long.parseLong(object.getMetadata().getResourceVersion())
-                <= Long.parseLong(known.getMetadata().getResourceVersion())) {
+        if (known != null
+                && Long.parseLong(object.getMetadata().getResourceVersion())
+                        <= Long.parseLong(known.getMetadata().getResourceVersion())) {
             return false;
         }
         objects.put(name, object);

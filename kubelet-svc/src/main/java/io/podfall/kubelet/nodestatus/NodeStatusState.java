@@ -1,7 +1,6 @@
 package io.podfall.kubelet.nodestatus;
 
 import io.fabric8.kubernetes.api.model.Node;
-
 import java.util.List;
 
 /** What {@link NodeStatusSync} knows: its nodes as the API server last stored them, and the posts in flight. */

@@ -14,32 +14,33 @@ import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Ids;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
 /**
- * The kubelet's node status updates (pkg/kubelet/kubelet_node_status.go syncNodeStatus, tryUpdateNodeStatus) for
- * the nodes it simulates: it keeps each Node's conditions ({@link NodeConditions}) and its capacity
- * ({@link InitialNode#resources}) as the API server should hold them, and posts them with a PATCH of {@code nodes/<name>/status} (a strategic merge of the conditions by type, as
- * PatchNodeStatus sends it, with no resourceVersion: the kubelet's view of its own conditions wins).
+ * The kubelet's node status updates (pkg/kubelet/kubelet_node_status.go syncNodeStatus, tryUpdateNodeStatus) for the
+ * nodes it simulates: it keeps each Node's conditions ({@link NodeConditions}) and its capacity
+ * ({@link InitialNode#resources}) as the API server should hold them, and posts them with a PATCH of
+ * {@code nodes/<name>/status} (a strategic merge of the conditions by type, as PatchNodeStatus sends it, with no
+ * resourceVersion: the kubelet's view of its own conditions wins).
  *
  * <p><b>When.</b> Upstream checks every nodeStatusUpdateFrequency (10 s) and posts only if something changed or
  * nodeStatusReportFrequency ({@value #REPORT_FREQUENCY_MINUTES} min) passed since the last report: the Lease is the
  * frequent heartbeat, the status the rare one. Here both triggers are exact:
+ *
  * <ul>
- *   <li>a fact of the Node that shows conditions other than the kubelet reports (a pressure annotation put on or
- *       taken off: the eviction manager's pressure becomes a condition; the node lifecycle controller's Unknown
- *       while the kubelet was away) posts at once, caused by that fact;</li>
- *   <li>otherwise a timer (key {@code nodestatus/<node>}) is due nodeStatusReportFrequency after the Ready
- *       condition's lastHeartbeatTime ({@link Heartbeat}), and re-posts the same conditions with a new heartbeat.
- *       Such a report is no consequence of anything on the log: it is a request of its own, with an id derived from
- *       the node and the due time, so a kubelet rebuilding its state recognises it and never reports twice for one
- *       due time.</li>
+ *   <li>a fact of the Node that shows conditions other than the kubelet reports (a pressure annotation put on or taken
+ *       off: the eviction manager's pressure becomes a condition; the node lifecycle controller's Unknown while the
+ *       kubelet was away) posts at once, caused by that fact;
+ *   <li>otherwise a timer (key {@code nodestatus/<node>}) is due nodeStatusReportFrequency after the Ready condition's
+ *       lastHeartbeatTime ({@link Heartbeat}), and re-posts the same conditions with a new heartbeat. Such a report is
+ *       no consequence of anything on the log: it is a request of its own, with an id derived from the node and the due
+ *       time, so a kubelet rebuilding its state recognises it and never reports twice for one due time.
  * </ul>
- * One post per node is in flight at a time; it ends with the Node fact it caused or with its refusal, after which
- * the report is tried again nodeStatusUpdateFrequency later.
+ *
+ * One post per node is in flight at a time; it ends with the Node fact it caused or with its refusal, after which the
+ * report is tried again nodeStatusUpdateFrequency later.
  */
 public final class NodeStatusSync implements Part<NodeStatusState> {
     static final long REPORT_FREQUENCY_MINUTES = 5;
@@ -62,7 +63,10 @@ public final class NodeStatusSync implements Part<NodeStatusState> {
     @Override
     public void handle(NodeStatusState state, Event event, Effects.Builder out) {
         if (event.is(EventTypes.REQUEST_REJECTED)) {
-            state.posts.refused(event.causationId()).ifPresent(node -> out.timer(new NodeStatusTimer(node), event.time().plus(UPDATE_FREQUENCY)));
+            state.posts
+                    .refused(event.causationId())
+                    .ifPresent(node ->
+                            out.timer(new NodeStatusTimer(node), event.time().plus(UPDATE_FREQUENCY)));
             return;
         }
         if (!EventTypes.OBJECT_CHANGES.contains(event.type())) {
@@ -89,13 +93,20 @@ public final class NodeStatusSync implements Part<NodeStatusState> {
         state.posts.answered(name, event.causationId());
         List<NodeConditions.Reported> reported = NodeConditions.of(EvictionManager.pressure(node));
         // Listed at a slice's start: what it posted before the slice is there; it reports again when due.
-        if ((NodeConditions.differ(reported, node.getStatus() == null ? null : node.getStatus().getConditions())
-                || !InitialNode.reportsResources(node)) && !state.posts.asking(name, reported)
+        if ((NodeConditions.differ(
+                                reported,
+                                node.getStatus() == null
+                                        ? null
+                                        : node.getStatus().getConditions())
+                        || !InitialNode.reportsResources(node))
+                && !state.posts.asking(name, reported)
                 && !event.is(EventTypes.OBJECT_LISTED)) {
             out.emit(source(name), EventTypes.PATCH_REQUESTED, subject(name), patch(node, reported, out.causeTime()));
             state.posts.requested(name, out.lastEventId(), reported);
         }
-        out.timer(new NodeStatusTimer(name), Heartbeat.nextDue(lastHeartbeat(node, event.time()), REPORT_FREQUENCY, event.time()));
+        out.timer(
+                new NodeStatusTimer(name),
+                Heartbeat.nextDue(lastHeartbeat(node, event.time()), REPORT_FREQUENCY, event.time()));
     }
 
     /** nodeStatusReportFrequency passed since the last report (or a refused post waited): report again. */
@@ -110,8 +121,12 @@ public final class NodeStatusSync implements Part<NodeStatusState> {
             return;
         }
         List<NodeConditions.Reported> reported = NodeConditions.of(EvictionManager.pressure(node));
-        out.request(Ids.derived("node-status", name, timer.at().toString()), source(name), EventTypes.PATCH_REQUESTED,
-                subject(name), patch(node, reported, out.causeTime()));
+        out.request(
+                Ids.derived("node-status", name, timer.at().toString()),
+                source(name),
+                EventTypes.PATCH_REQUESTED,
+                subject(name),
+                patch(node, reported, out.causeTime()));
         state.posts.requested(name, out.lastEventId(), reported);
     }
 
@@ -124,16 +139,23 @@ public final class NodeStatusSync implements Part<NodeStatusState> {
         ObjectNode status = patch.putObject("status");
         status.set("capacity", Json.tree(InitialNode.resources()));
         status.set("allocatable", Json.tree(InitialNode.resources()));
-        status.set("conditions", Json.tree(NodeConditions.at(reported,
-                node.getStatus() == null ? null : node.getStatus().getConditions(), at)));
-        return new PatchRequest(ResourceType.NODES.plural(), "", node.getMetadata().getName(), "status",
-                PatchRequest.STRATEGIC, patch);
+        status.set(
+                "conditions",
+                Json.tree(NodeConditions.at(
+                        reported,
+                        node.getStatus() == null ? null : node.getStatus().getConditions(),
+                        at)));
+        return new PatchRequest(
+                ResourceType.NODES.plural(), "", node.getMetadata().getName(), "status", PatchRequest.STRATEGIC, patch);
     }
 
     /** When the kubelet last reported: the Ready condition's lastHeartbeatTime, else when the fact was written. */
     private static Instant lastHeartbeat(Node node, Instant written) {
-        var ready = NodeConditions.find(node.getStatus() == null ? null : node.getStatus().getConditions(), NodeConditions.READY);
-        return ready == null || ready.getLastHeartbeatTime() == null ? written : Instant.parse(ready.getLastHeartbeatTime());
+        var ready = NodeConditions.find(
+                node.getStatus() == null ? null : node.getStatus().getConditions(), NodeConditions.READY);
+        return ready == null || ready.getLastHeartbeatTime() == null
+                ? written
+                : Instant.parse(ready.getLastHeartbeatTime());
     }
 
     private static String source(String node) {

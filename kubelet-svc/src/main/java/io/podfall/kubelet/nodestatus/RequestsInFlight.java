@@ -5,16 +5,15 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The kubelet's requests about its nodes that await the API server's answer, at most one per node: each ends with
- * the fact it caused (its causationId is the request's id) or with its refusal.
+ * The kubelet's requests about its nodes that await the API server's answer, at most one per node: each ends with the
+ * fact it caused (its causationId is the request's id) or with its refusal.
  *
  * @param <T> what the request asked for, to tell whether the same is asked again
  */
 public final class RequestsInFlight<T> {
     private final Map<String, Request<T>> byNode = new HashMap<>();
 
-    private record Request<T>(String id, T asked) {
-    }
+    private record Request<T>(String id, T asked) {}
 
     public void requested(String node, String requestId, T asked) {
         byNode.put(node, new Request<>(requestId, asked));
@@ -40,8 +39,10 @@ public final class RequestsInFlight<T> {
 
     /** The node whose request the API server refused; that request is over. */
     public Optional<String> refused(String requestId) {
-        Optional<String> node = byNode.entrySet().stream().filter(e -> e.getValue().id().equals(requestId))
-                .map(Map.Entry::getKey).findFirst();
+        Optional<String> node = byNode.entrySet().stream()
+                .filter(e -> e.getValue().id().equals(requestId))
+                .map(Map.Entry::getKey)
+                .findFirst();
         node.ifPresent(byNode::remove);
         return node;
     }

@@ -5,16 +5,16 @@ import java.time.Instant;
 
 /**
  * The crash-loop back-off of one container of a pod: the kubelet's entry for the container's stable key in its
- * {@code flowcontrol.Backoff} (pkg/kubelet/kubelet.go: {@code NewBackOff(backOffPeriod, MaxContainerBackOff)}),
- * as {@code doBackOff} in pkg/kubelet/kuberuntime/kuberuntime_manager.go consults it before starting an exited
- * container again.
+ * {@code flowcontrol.Backoff} (pkg/kubelet/kubelet.go: {@code NewBackOff(backOffPeriod, MaxContainerBackOff)}), as
+ * {@code doBackOff} in pkg/kubelet/kuberuntime/kuberuntime_manager.go consults it before starting an exited container
+ * again.
  *
- * <p>The first restart is not held back: there is no entry yet, so the container starts at once and the entry
- * begins at {@link #INITIAL}. From then on the container waits until its last exit plus the entry's back-off, and
- * each start doubles the back-off up to {@link #MAX}: restarts come 0, 10, 20, 40, … s after the exits, then every
- * 300 s. A container that ran long enough ({@link #STABLE} between the start and the exit: client-go's
- * {@code hasExpired}, "consider stable if it's ok for twice the maxDuration") starts at once and its back-off is
- * reset. Times are simulated ones taken from the log, so a rebuild decides the same.
+ * <p>The first restart is not held back: there is no entry yet, so the container starts at once and the entry begins at
+ * {@link #INITIAL}. From then on the container waits until its last exit plus the entry's back-off, and each start
+ * doubles the back-off up to {@link #MAX}: restarts come 0, 10, 20, 40, … s after the exits, then every 300 s. A
+ * container that ran long enough ({@link #STABLE} between the start and the exit: client-go's {@code hasExpired},
+ * "consider stable if it's ok for twice the maxDuration") starts at once and its back-off is reset. Times are simulated
+ * ones taken from the log, so a rebuild decides the same.
  */
 final class ContainerBackOff {
     /** pkg/kubelet/kubelet.go backOffPeriod. */

@@ -6,15 +6,14 @@ import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.runtime.ContainerRef;
-
 import java.time.Instant;
 
 /**
- * A container that exited by itself while its pod should run: started again as the pod's restartPolicy says, at
- * once the first time and then after the crash-loop back-off ({@link ContainerBackOff}), or, once nothing runs and
- * nothing will be started again, a pod that ended by itself (pkg/kubelet/kuberuntime/kuberuntime_manager.go
- * computePodActions, SyncPod and doBackOff; pkg/kubelet/container/helpers.go ShouldContainerBeRestarted). The end
- * of a back-off is a timer ({@link PodWorkerTimer.BackOff}), stale unless it matches the container's wait.
+ * A container that exited by itself while its pod should run: started again as the pod's restartPolicy says, at once
+ * the first time and then after the crash-loop back-off ({@link ContainerBackOff}), or, once nothing runs and nothing
+ * will be started again, a pod that ended by itself (pkg/kubelet/kuberuntime/kuberuntime_manager.go computePodActions,
+ * SyncPod and doBackOff; pkg/kubelet/container/helpers.go ShouldContainerBeRestarted). The end of a back-off is a timer
+ * ({@link PodWorkerTimer.BackOff}), stale unless it matches the container's wait.
  */
 final class ContainerRestarts {
     private final Termination termination;
@@ -24,15 +23,14 @@ final class ContainerRestarts {
     }
 
     /**
-     * SyncPod after a container of a pod that should run exited by itself (kuberuntime_manager.go
-     * computePodActions and SyncPod): if the restart policy wants it back ({@link #shouldContainerBeRestarted}),
-     * it is started again at once or once its back-off has passed ({@link #startOrBackOff}). Then the status: a
-     * pod whose phase is now Succeeded or Failed (getPhase: nothing runs and nothing will be started again) is
-     * terminal, so its status is written and the worker tears it down as for any terminal pod (SyncPod returns
-     * isTerminal, the worker moves on to TerminatingPod): nothing to stop, its sandbox stopped, its volumes
-     * unmounted; the object stays on the API server, Completed or Error, until someone deletes it. Otherwise
-     * the status shows the container terminated or in CrashLoopBackOff, except when it is started again at
-     * once: then the status follows when the new container runs.
+     * SyncPod after a container of a pod that should run exited by itself (kuberuntime_manager.go computePodActions and
+     * SyncPod): if the restart policy wants it back ({@link #shouldContainerBeRestarted}), it is started again at once
+     * or once its back-off has passed ({@link #startOrBackOff}). Then the status: a pod whose phase is now Succeeded or
+     * Failed (getPhase: nothing runs and nothing will be started again) is terminal, so its status is written and the
+     * worker tears it down as for any terminal pod (SyncPod returns isTerminal, the worker moves on to TerminatingPod):
+     * nothing to stop, its sandbox stopped, its volumes unmounted; the object stays on the API server, Completed or
+     * Error, until someone deletes it. Otherwise the status shows the container terminated or in CrashLoopBackOff,
+     * except when it is started again at once: then the status follows when the new container runs.
      */
     void syncPodAfterExit(PodWorkersState state, PodWorker w, RuntimeContainer c, Instant at, Effects.Builder out) {
         if (shouldContainerBeRestarted(w.pod(), c) && startOrBackOff(w, c, at, out)) {
@@ -49,9 +47,9 @@ final class ContainerRestarts {
     }
 
     /**
-     * pkg/kubelet/container/helpers.go ShouldContainerBeRestarted, for a container that exited: never once the pod
-     * is marked for deletion; with restartPolicy Never, never; with OnFailure, only after a non-zero exit; with
-     * Always (the default), always.
+     * pkg/kubelet/container/helpers.go ShouldContainerBeRestarted, for a container that exited: never once the pod is
+     * marked for deletion; with restartPolicy Never, never; with OnFailure, only after a non-zero exit; with Always
+     * (the default), always.
      */
     static boolean shouldContainerBeRestarted(Pod pod, RuntimeContainer c) {
         if (pod.getMetadata().getDeletionTimestamp() != null || c.state != RuntimeContainer.State.EXITED) {
@@ -65,9 +63,9 @@ final class ContainerRestarts {
     }
 
     /**
-     * doBackOff, then the start: a container in its back-off waits (state.waiting CrashLoopBackOff) until its
-     * exit plus the back-off, when a timer wakes the worker; otherwise it is started again now, as the next
-     * attempt. Returns whether it was started.
+     * doBackOff, then the start: a container in its back-off waits (state.waiting CrashLoopBackOff) until its exit plus
+     * the back-off, when a timer wakes the worker; otherwise it is started again now, as the next attempt. Returns
+     * whether it was started.
      */
     private boolean startOrBackOff(PodWorker w, RuntimeContainer c, Instant at, Effects.Builder out) {
         Instant exitedAt = c.finishedAt != null ? c.finishedAt : at;
@@ -78,7 +76,10 @@ final class ContainerRestarts {
         }
         c.backOff.next(exitedAt, at);
         c.restarting();
-        out.emit(w.source(), EventTypes.START_CONTAINER_REQUESTED, w.subject(),
+        out.emit(
+                w.source(),
+                EventTypes.START_CONTAINER_REQUESTED,
+                w.subject(),
                 new ContainerRef(w.node, w.uid, c.name, c.attempt));
         return true;
     }

@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.podfall.model.core.Effects;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.kubelet.PodEviction;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -14,28 +13,28 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The kubelet's eviction manager (pkg/kubelet/eviction/eviction_manager.go), as far as podfall can drive it.
- * podfall has no resource usage figures, so pressure is declared: a Node annotated {@value #PRESSURE_ANNOTATION}
- * with a resource ({@code memory}, {@code ephemeral-storage} or {@code pid}) is under pressure of that resource
- * until the annotation goes. Under pressure the manager evicts one pod of the node at once and one more every
- * {@link #MONITORING_INTERVAL} while the pressure lasts (synchronize, timer {@link PodWorkerTimer.Eviction}), as a
- * soft eviction does: with the grace period override {@code --eviction-max-pod-grace-period}, never more than the
- * pod's own since 1.32 (feature gate AllowOverwriteTerminationGracePeriodSeconds off by default).
+ * The kubelet's eviction manager (pkg/kubelet/eviction/eviction_manager.go), as far as podfall can drive it. podfall
+ * has no resource usage figures, so pressure is declared: a Node annotated {@value #PRESSURE_ANNOTATION} with a
+ * resource ({@code memory}, {@code ephemeral-storage} or {@code pid}) is under pressure of that resource until the
+ * annotation goes. Under pressure the manager evicts one pod of the node at once and one more every
+ * {@link #MONITORING_INTERVAL} while the pressure lasts (synchronize, timer {@link PodWorkerTimer.Eviction}), as a soft
+ * eviction does: with the grace period override {@code --eviction-max-pod-grace-period}, never more than the pod's own
+ * since 1.32 (feature gate AllowOverwriteTerminationGracePeriodSeconds off by default).
  *
- * <p>It records the choice ({@code kubelet.PodEvicted}) and kills the pod through its worker with the eviction's
- * grace period override, which calculateEffectiveGracePeriod takes like the API server's, and a status function
- * ({@link KillPodOptions}) that the worker applies as the termination starts: the status says Failed, reason
- * Evicted, with the DisruptionTarget condition from then on, and so does the final one; the pod was not marked
- * for deletion, so the status manager does not delete it (canBeDeleted): it stays Failed until someone deletes it.
+ * <p>It records the choice ({@code kubelet.PodEvicted}) and kills the pod through its worker with the eviction's grace
+ * period override, which calculateEffectiveGracePeriod takes like the API server's, and a status function
+ * ({@link KillPodOptions}) that the worker applies as the termination starts: the status says Failed, reason Evicted,
+ * with the DisruptionTarget condition from then on, and so does the final one; the pod was not marked for deletion, so
+ * the status manager does not delete it (canBeDeleted): it stays Failed until someone deletes it.
  *
- * <p>Ranking: upstream ranks pods whose usage exceeds their requests first, then by priority, then by usage. With
- * no usage figures the ranking here is by priority (lowest first), then newest first (creationTimestamp), then by
- * name so that it is deterministic. Critical pods (priority at least system-cluster-critical's) are never evicted
- * ({@code kubelettypes.IsCriticalPod}). Only pods that run or should run are candidates: a pod already terminating
- * is not active any more (kubelet_pods.go filterOutInactivePods).
+ * <p>Ranking: upstream ranks pods whose usage exceeds their requests first, then by priority, then by usage. With no
+ * usage figures the ranking here is by priority (lowest first), then newest first (creationTimestamp), then by name so
+ * that it is deterministic. Critical pods (priority at least system-cluster-critical's) are never evicted
+ * ({@code kubelettypes.IsCriticalPod}). Only pods that run or should run are candidates: a pod already terminating is
+ * not active any more (kubelet_pods.go filterOutInactivePods).
  *
- * <p>The node status ({@code io.podfall.kubelet.nodestatus}) reports the same pressure as the node's
- * MemoryPressure, DiskPressure or PIDPressure condition, from {@link #pressure}.
+ * <p>The node status ({@code io.podfall.kubelet.nodestatus}) reports the same pressure as the node's MemoryPressure,
+ * DiskPressure or PIDPressure condition, from {@link #pressure}.
  */
 public final class EvictionManager {
     /** The annotation of a Node that declares the resource it is low on. */
@@ -47,15 +46,15 @@ public final class EvictionManager {
     /** pkg/apis/scheduling SystemCriticalPriority: a pod of this priority or more is critical. */
     static final int SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
     /** The eviction signal of each resource (pkg/kubelet/eviction/api/types.go). */
-    private static final Map<String, String> SIGNALS = Map.of("memory", "memory.available",
-            "ephemeral-storage", "nodefs.available", "pid", "pid.available");
+    private static final Map<String, String> SIGNALS =
+            Map.of("memory", "memory.available", "ephemeral-storage", "nodefs.available", "pid", "pid.available");
 
     private final long maxPodGracePeriodSeconds;
     private final Termination termination;
 
     /**
      * @param maxPodGracePeriodSeconds {@code podfall.kubelet.eviction-max-pod-grace-period}, upstream's
-     *                                 {@code --eviction-max-pod-grace-period}
+     *     {@code --eviction-max-pod-grace-period}
      */
     EvictionManager(long maxPodGracePeriodSeconds, Termination termination) {
         this.maxPodGracePeriodSeconds = maxPodGracePeriodSeconds;
@@ -79,8 +78,8 @@ public final class EvictionManager {
     }
 
     /**
-     * One cycle (synchronize): while the node is under pressure, evict one pod, and look again one monitoring
-     * interval later.
+     * One cycle (synchronize): while the node is under pressure, evict one pod, and look again one monitoring interval
+     * later.
      */
     void synchronize(PodWorkersState state, String node, Instant at, Effects.Builder out) {
         String resource = state.pressure.get(node);
@@ -92,24 +91,32 @@ public final class EvictionManager {
     }
 
     /**
-     * evictPod: the pod's worker kills it with the eviction's grace period override and a PodStatusFunc that makes
-     * it Failed, reason Evicted (killPodNow with KillPodOptions{Evict: true}); the status is written as the
-     * termination starts (syncTerminatingPod), not only at its end.
+     * evictPod: the pod's worker kills it with the eviction's grace period override and a PodStatusFunc that makes it
+     * Failed, reason Evicted (killPodNow with KillPodOptions{Evict: true}); the status is written as the termination
+     * starts (syncTerminatingPod), not only at its end.
      */
     private void evictPod(PodWorkersState state, PodWorker w, String resource, Instant at, Effects.Builder out) {
         long override = gracePeriodOverride(w.pod(), maxPodGracePeriodSeconds);
         String message = message(resource);
         w.status.evicted = true;
-        out.emit(w.source(), EventTypes.POD_EVICTED, w.subject(), new PodEviction(w.node, w.uid, w.namespace(),
-                w.name(), signal(resource), resource, override, message));
+        out.emit(
+                w.source(),
+                EventTypes.POD_EVICTED,
+                w.subject(),
+                new PodEviction(w.node, w.uid, w.namespace(), w.name(), signal(resource), resource, override, message));
         w.status.terminatingAt = at;
-        termination.kill(state, w, true, new KillPodOptions(override,
-                status -> PodStatuses.evicted(status, message, at)), at, out);
+        termination.kill(
+                state,
+                w,
+                true,
+                new KillPodOptions(override, status -> PodStatuses.evicted(status, message, at)),
+                at,
+                out);
     }
 
     /**
-     * The resource the node is low on, if its annotation names one this manager knows: what the node status
-     * reports as its pressure conditions (setters.go asks the eviction manager IsUnderMemoryPressure, ...).
+     * The resource the node is low on, if its annotation names one this manager knows: what the node status reports as
+     * its pressure conditions (setters.go asks the eviction manager IsUnderMemoryPressure, ...).
      */
     public static Optional<String> pressure(Node node) {
         Map<String, String> annotations = node.getMetadata().getAnnotations();
@@ -133,7 +140,8 @@ public final class EvictionManager {
                 .filter(w -> priority(w.pod()) < SYSTEM_CRITICAL_PRIORITY)
                 .min(Comparator.comparingInt((PodWorker w) -> priority(w.pod()))
                         .thenComparing((PodWorker w) -> created(w.pod()), Comparator.reverseOrder())
-                        .thenComparing(PodWorker::namespace).thenComparing(PodWorker::name));
+                        .thenComparing(PodWorker::namespace)
+                        .thenComparing(PodWorker::name));
     }
 
     /**

@@ -11,11 +11,11 @@ import io.podfall.model.runtime.Sandbox;
 /**
  * The kubelet's pod lifecycle event generator (pkg/kubelet/pleg/generic.go): the runtime's facts
  * ({@code SandboxStarted}, {@code ContainerStarted}, {@code ContainerExited}, {@code SandboxStopped}) taken into the
- * worker of their pod (its view of the sandbox and of each container, what the pod status is generated from) and
- * handed on as the worker's next step: the containers started in a new sandbox, the Running status, a kill of
- * what started after the termination began, a restart ({@link ContainerRestarts}), the teardown's next step
- * ({@link Termination}). A fact the worker knows already, or of an earlier container of the name, changes nothing.
- * A fact of a pod the kubelet has no worker for goes to housekeeping ({@link PodCleanups}).
+ * worker of their pod (its view of the sandbox and of each container, what the pod status is generated from) and handed
+ * on as the worker's next step: the containers started in a new sandbox, the Running status, a kill of what started
+ * after the termination began, a restart ({@link ContainerRestarts}), the teardown's next step ({@link Termination}). A
+ * fact the worker knows already, or of an earlier container of the name, changes nothing. A fact of a pod the kubelet
+ * has no worker for goes to housekeeping ({@link PodCleanups}).
  */
 final class Pleg {
     private final Termination termination;
@@ -47,7 +47,10 @@ final class Pleg {
         }
         for (Container c : w.pod().getSpec().getContainers()) {
             w.putContainer(new RuntimeContainer(c.getName(), c.getImage()));
-            out.emit(w.source(), EventTypes.START_CONTAINER_REQUESTED, w.subject(),
+            out.emit(
+                    w.source(),
+                    EventTypes.START_CONTAINER_REQUESTED,
+                    w.subject(),
                     new ContainerRef(w.node, w.uid, c.getName(), 0));
         }
     }
@@ -107,8 +110,8 @@ final class Pleg {
     }
 
     /**
-     * The container a runtime fact is about: one the worker asked for, or, for a pod only the runtime knows, any
-     * the runtime reports (a container runs only in a ready sandbox, so that one is taken as ready too).
+     * The container a runtime fact is about: one the worker asked for, or, for a pod only the runtime knows, any the
+     * runtime reports (a container runs only in a ready sandbox, so that one is taken as ready too).
      */
     private static RuntimeContainer runtimeContainer(PodWorker w, ContainerState reported) {
         RuntimeContainer c = w.container(reported.containerName());

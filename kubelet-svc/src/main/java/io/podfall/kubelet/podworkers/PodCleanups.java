@@ -8,19 +8,18 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.kubelet.OrphanedPod;
-
 import java.time.Duration;
 import java.util.List;
 
 /**
- * Housekeeping of orphaned runtime pods (pkg/kubelet/kubelet_pods.go HandlePodCleanups: "kill any running pods
- * that are not known to the pod worker"). A fact of the runtime (SandboxStarted, ContainerStarted) about a pod on
- * one of this kubelet's nodes that it knows from no API object and no worker, finished or not, is a pod nobody
- * wants: one the kubelet lost track of (its history is not on the log it rebuilt from). The kubelet keeps a worker
- * for it built from the facts alone and, one {@link #HOUSEKEEPING_PERIOD} later, once the facts that came with it
- * are in, records it ({@code kubelet.OrphanedPodFound}) and tears it down like a pod that left the API server:
- * StopContainer for what runs, with the default grace period (nothing tells it the pod's own), StopPodSandbox, and
- * RemovePodSandbox once the sandbox stopped. The timer is a {@link PodWorkerTimer.Housekeeping}.
+ * Housekeeping of orphaned runtime pods (pkg/kubelet/kubelet_pods.go HandlePodCleanups: "kill any running pods that are
+ * not known to the pod worker"). A fact of the runtime (SandboxStarted, ContainerStarted) about a pod on one of this
+ * kubelet's nodes that it knows from no API object and no worker, finished or not, is a pod nobody wants: one the
+ * kubelet lost track of (its history is not on the log it rebuilt from). The kubelet keeps a worker for it built from
+ * the facts alone and, one {@link #HOUSEKEEPING_PERIOD} later, once the facts that came with it are in, records it
+ * ({@code kubelet.OrphanedPodFound}) and tears it down like a pod that left the API server: StopContainer for what
+ * runs, with the default grace period (nothing tells it the pod's own), StopPodSandbox, and RemovePodSandbox once the
+ * sandbox stopped. The timer is a {@link PodWorkerTimer.Housekeeping}.
  */
 final class PodCleanups {
     /**
@@ -28,6 +27,7 @@ final class PodCleanups {
      * housekeepingPeriod, how often HandlePodCleanups runs).
      */
     static final Duration HOUSEKEEPING_PERIOD = Duration.ofSeconds(2);
+
     private static final String PODS = "/pods/";
 
     private final List<String> nodeNames;
@@ -41,15 +41,18 @@ final class PodCleanups {
     }
 
     /**
-     * The worker of the pod a runtime fact is about; for a pod of one of this kubelet's nodes that it knows from
-     * no API object and no worker (finished or forgotten), a new one built from the fact alone, with housekeeping
-     * set to look at it; null for anything else.
+     * The worker of the pod a runtime fact is about; for a pod of one of this kubelet's nodes that it knows from no API
+     * object and no worker (finished or forgotten), a new one built from the fact alone, with housekeeping set to look
+     * at it; null for anything else.
      */
-    PodWorker workerOrRuntimeOnly(PodWorkersState state, Event event, String node, String uid,
-                                  Effects.Builder out) {
+    PodWorker workerOrRuntimeOnly(PodWorkersState state, Event event, String node, String uid, Effects.Builder out) {
         PodWorker w = state.workerOn(node, uid);
-        if (w != null || uid == null || !nodeNames.contains(node) || state.workers.containsKey(uid)
-                || state.forgotten.contains(uid) || state.pods.contains(uid)) {
+        if (w != null
+                || uid == null
+                || !nodeNames.contains(node)
+                || state.workers.containsKey(uid)
+                || state.forgotten.contains(uid)
+                || state.pods.contains(uid)) {
             return w;
         }
         String subject = event.subject();
@@ -57,9 +60,16 @@ final class PodCleanups {
         if (slash < 0) {
             return null;
         }
-        Pod pod = new PodBuilder().withNewMetadata().withUid(uid).withNamespace(Subjects.namespaceOf(subject))
-                .withName(subject.substring(slash + PODS.length())).endMetadata()
-                .withNewSpec().withNodeName(node).endSpec().build();
+        Pod pod = new PodBuilder()
+                .withNewMetadata()
+                .withUid(uid)
+                .withNamespace(Subjects.namespaceOf(subject))
+                .withName(subject.substring(slash + PODS.length()))
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(node)
+                .endSpec()
+                .build();
         w = new PodWorker(pod, event.time(), state.recent);
         w.runtimeOnly = true;
         w.orphan = true;
@@ -70,19 +80,25 @@ final class PodCleanups {
     }
 
     /**
-     * Housekeeping of a pod only the runtime knows (HandlePodCleanups): unless something else began to terminate
-     * it meanwhile, it is recorded as orphaned and killed with the default grace period, then torn down.
+     * Housekeeping of a pod only the runtime knows (HandlePodCleanups): unless something else began to terminate it
+     * meanwhile, it is recorded as orphaned and killed with the default grace period, then torn down.
      */
     void killOrphanedPod(PodWorkersState state, PodWorkerTimer.Housekeeping key, Timer timer, Effects.Builder out) {
         PodWorker w = state.workerOn(key.node(), key.uid());
         if (w == null || !w.runtimeOnly || w.status.isTerminationRequested()) {
             return;
         }
-        List<String> running = w.containers().stream().filter(c -> c.state == RuntimeContainer.State.RUNNING)
-                .map(c -> c.name).toList();
-        long gracePeriod = PodWorkers.calculateEffectiveGracePeriod(w.status, w.pod(), compat).seconds();
-        out.emit(w.source(), EventTypes.ORPHANED_POD_FOUND, w.subject(), new OrphanedPod(key.node(), key.uid(),
-                w.namespace(), w.name(), running, gracePeriod));
+        List<String> running = w.containers().stream()
+                .filter(c -> c.state == RuntimeContainer.State.RUNNING)
+                .map(c -> c.name)
+                .toList();
+        long gracePeriod = PodWorkers.calculateEffectiveGracePeriod(w.status, w.pod(), compat)
+                .seconds();
+        out.emit(
+                w.source(),
+                EventTypes.ORPHANED_POD_FOUND,
+                w.subject(),
+                new OrphanedPod(key.node(), key.uid(), w.namespace(), w.name(), running, gracePeriod));
         w.status.deleted = true;
         w.status.terminatingAt = timer.at();
         termination.kill(state, w, true, KillPodOptions.NONE, timer.at(), out);

@@ -15,15 +15,14 @@ import io.podfall.model.apiserver.StatusUpdateRequest;
 import io.podfall.model.core.Effects;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.k8s.MetaTimes;
-
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The pod status the kubelet writes (pkg/kubelet/kubelet_pods.go generateAPIPodStatus, convertToAPIContainerStatuses
- * and getPhase; pkg/kubelet/status/status_manager.go TerminatePod): each container as the runtime last reported
- * it, the phase that follows from them and the pod's restart policy, and the kubelet's conditions.
+ * and getPhase; pkg/kubelet/status/status_manager.go TerminatePod): each container as the runtime last reported it, the
+ * phase that follows from them and the pod's restart policy, and the kubelet's conditions.
  */
 final class PodStatuses {
     static final String CONTAINER_ID_SCHEME = "podfall://";
@@ -32,15 +31,17 @@ final class PodStatuses {
     /** kubecontainer.ErrCrashLoopBackOff: the waiting reason of a container that waits out its back-off. */
     static final String CRASH_LOOP_BACK_OFF = "CrashLoopBackOff";
     /** pkg/kubelet/types/pod_status.go PodConditionsByKubelet: the conditions the kubelet owns and always writes. */
-    private static final List<String> KUBELET_CONDITIONS = List.of("PodScheduled", "Ready", "Initialized",
-            "ContainersReady", "PodReadyToStartContainers");
+    private static final List<String> KUBELET_CONDITIONS =
+            List.of("PodScheduled", "Ready", "Initialized", "ContainersReady", "PodReadyToStartContainers");
 
-    private PodStatuses() {
-    }
+    private PodStatuses() {}
 
     /** The status manager writes the pod's status (status_manager.go SetPodStatus, then its PATCH). */
     static void set(PodWorker w, PodStatus status, Effects.Builder out) {
-        out.emit(w.source(), EventTypes.STATUS_UPDATE_REQUESTED, w.subject(),
+        out.emit(
+                w.source(),
+                EventTypes.STATUS_UPDATE_REQUESTED,
+                w.subject(),
                 new StatusUpdateRequest(w.namespace(), w.name(), w.uid, status));
     }
 
@@ -55,22 +56,25 @@ final class PodStatuses {
 
     /**
      * generateAPIPodStatus. {@code podIsTerminal} once the pod's containers are all stopped for good (the final
-     * status): a container the runtime never reported as exited (never started, because the pod was deleted first)
-     * is then reported terminated with 137 and ContainerStatusUnknown, as TerminatePod does, "so that we do not
-     * incorrectly describe the pod as successful". The worker's {@code podStatusFunc} (an eviction's) is applied
-     * last, as syncTerminatingPod applies the kill's PodStatusFunc.
+     * status): a container the runtime never reported as exited (never started, because the pod was deleted first) is
+     * then reported terminated with 137 and ContainerStatusUnknown, as TerminatePod does, "so that we do not
+     * incorrectly describe the pod as successful". The worker's {@code podStatusFunc} (an eviction's) is applied last,
+     * as syncTerminatingPod applies the kill's PodStatusFunc.
      */
     static PodStatus generate(PodWorker w, Instant now, boolean podIsTerminal) {
         List<ContainerStatus> containers = w.pod().getSpec().getContainers().stream()
-                .map(spec -> containerStatus(w, w.container(spec.getName()), spec.getName(), spec.getImage(),
-                        podIsTerminal))
+                .map(spec ->
+                        containerStatus(w, w.container(spec.getName()), spec.getName(), spec.getImage(), podIsTerminal))
                 .toList();
         String phase = getPhase(w.pod().getSpec().getRestartPolicy(), containers, podIsTerminal);
-        List<String> unready = containers.stream().filter(c -> !Boolean.TRUE.equals(c.getReady()))
-                .map(ContainerStatus::getName).toList();
+        List<String> unready = containers.stream()
+                .filter(c -> !Boolean.TRUE.equals(c.getReady()))
+                .map(ContainerStatus::getName)
+                .toList();
         List<PodCondition> conditions;
         if (SUCCEEDED.equals(phase) || FAILED.equals(phase)) {
-            conditions = List.of(condition("Initialized", "True", "PodCompleted", null, w.status.startedAt),
+            conditions = List.of(
+                    condition("Initialized", "True", "PodCompleted", null, w.status.startedAt),
                     condition("Ready", "False", "PodCompleted", null, now),
                     condition("ContainersReady", "False", "PodCompleted", null, now),
                     condition("PodScheduled", "True", null, null, w.status.syncedAt));
@@ -78,8 +82,10 @@ final class PodStatuses {
             // pkg/kubelet/status/generate.go GeneratePodReadyCondition / GenerateContainersReadyCondition.
             String ready = unready.isEmpty() ? "True" : "False";
             String reason = unready.isEmpty() ? null : "ContainersNotReady";
-            String message = unready.isEmpty() ? null : "containers with unready status: [" + String.join(" ", unready) + "]";
-            conditions = List.of(condition("Initialized", "True", null, null, w.status.startedAt),
+            String message =
+                    unready.isEmpty() ? null : "containers with unready status: [" + String.join(" ", unready) + "]";
+            conditions = List.of(
+                    condition("Initialized", "True", null, null, w.status.startedAt),
                     condition("Ready", ready, reason, message, now),
                     condition("ContainersReady", ready, reason, message, now),
                     condition("PodScheduled", "True", null, null, w.status.syncedAt));
@@ -92,10 +98,10 @@ final class PodStatuses {
     }
 
     /**
-     * getPhase (kubelet_pods.go), for a pod without init containers: Pending while a container waits to start for
-     * the first time; Running while one runs; once none runs, Succeeded or Failed if the pod is terminal or its
-     * restart policy will not start them again (Never; OnFailure once all exited 0), else Running (they are being
-     * restarted). A container waiting to be started again counts as stopped, not as waiting.
+     * getPhase (kubelet_pods.go), for a pod without init containers: Pending while a container waits to start for the
+     * first time; Running while one runs; once none runs, Succeeded or Failed if the pod is terminal or its restart
+     * policy will not start them again (Never; OnFailure once all exited 0), else Running (they are being restarted). A
+     * container waiting to be started again counts as stopped, not as waiting.
      */
     static String getPhase(String restartPolicy, List<ContainerStatus> containers, boolean podIsTerminal) {
         int unknown = 0;
@@ -152,51 +158,89 @@ final class PodStatuses {
         status.setReason("Evicted");
         status.setMessage(message);
         status.getConditions().removeIf(c -> c.getType().equals("DisruptionTarget"));
-        status.getConditions().add(new PodConditionBuilder().withType("DisruptionTarget").withStatus("True")
-                .withReason("TerminationByKubelet").withMessage(message).withLastTransitionTime(time(since)).build());
+        status.getConditions()
+                .add(new PodConditionBuilder()
+                        .withType("DisruptionTarget")
+                        .withStatus("True")
+                        .withReason("TerminationByKubelet")
+                        .withMessage(message)
+                        .withLastTransitionTime(time(since))
+                        .build());
     }
 
     /**
-     * One container's status (convertToAPIContainerStatuses): running, terminated, or waiting, to start for the
-     * first time or again; the last state is how the container before it ended, or, while it waits out its
-     * back-off, how it ended itself; the restart count is its attempt.
+     * One container's status (convertToAPIContainerStatuses): running, terminated, or waiting, to start for the first
+     * time or again; the last state is how the container before it ended, or, while it waits out its back-off, how it
+     * ended itself; the restart count is its attempt.
      */
-    private static ContainerStatus containerStatus(PodWorker w, RuntimeContainer c, String name, String image,
-                                                   boolean podIsTerminal) {
-        ContainerStatusBuilder b = new ContainerStatusBuilder().withName(name).withImage(c == null ? image : c.image)
-                .withImageID("").withReady(false).withStarted(false)
+    private static ContainerStatus containerStatus(
+            PodWorker w, RuntimeContainer c, String name, String image, boolean podIsTerminal) {
+        ContainerStatusBuilder b = new ContainerStatusBuilder()
+                .withName(name)
+                .withImage(c == null ? image : c.image)
+                .withImageID("")
+                .withReady(false)
+                .withStarted(false)
                 .withRestartCount(c == null ? 0 : c.attempt);
         if (c != null && c.lastTerminated != null) {
             b.withLastState(terminated(c.lastTerminated));
         }
         if (c != null && c.state == RuntimeContainer.State.RUNNING) {
-            return b.withReady(true).withStarted(true).withContainerID(CONTAINER_ID_SCHEME + c.containerId)
-                    .withNewState().withNewRunning().withStartedAt(time(c.startedAt)).endRunning().endState().build();
+            return b.withReady(true)
+                    .withStarted(true)
+                    .withContainerID(CONTAINER_ID_SCHEME + c.containerId)
+                    .withNewState()
+                    .withNewRunning()
+                    .withStartedAt(time(c.startedAt))
+                    .endRunning()
+                    .endState()
+                    .build();
         }
         if (c != null && c.state == RuntimeContainer.State.EXITED) {
-            ContainerState exited = terminated(new RuntimeContainer.Exit(c.containerId, c.exitCode, c.reason,
-                    c.startedAt, c.finishedAt));
+            ContainerState exited = terminated(
+                    new RuntimeContainer.Exit(c.containerId, c.exitCode, c.reason, c.startedAt, c.finishedAt));
             b.withContainerID(CONTAINER_ID_SCHEME + c.containerId);
             if (c.isInCrashLoopBackOff() && !podIsTerminal) {
-                return b.withLastState(exited).withNewState().withNewWaiting().withReason(CRASH_LOOP_BACK_OFF)
+                return b.withLastState(exited)
+                        .withNewState()
+                        .withNewWaiting()
+                        .withReason(CRASH_LOOP_BACK_OFF)
                         .withMessage("back-off " + c.backOff.current().getSeconds() + "s restarting failed container="
                                 + name + " pod=" + w.name() + "_" + w.namespace() + "(" + w.uid + ")")
-                        .endWaiting().endState().build();
+                        .endWaiting()
+                        .endState()
+                        .build();
             }
             return b.withState(exited).build();
         }
         if (podIsTerminal) {
-            return b.withNewState().withNewTerminated().withExitCode(137).withReason("ContainerStatusUnknown")
+            return b.withNewState()
+                    .withNewTerminated()
+                    .withExitCode(137)
+                    .withReason("ContainerStatusUnknown")
                     .withMessage("The container could not be located when the pod was terminated")
-                    .endTerminated().endState().build();
+                    .endTerminated()
+                    .endState()
+                    .build();
         }
-        return b.withNewState().withNewWaiting().withReason("ContainerCreating").endWaiting().endState().build();
+        return b.withNewState()
+                .withNewWaiting()
+                .withReason("ContainerCreating")
+                .endWaiting()
+                .endState()
+                .build();
     }
 
     private static ContainerState terminated(RuntimeContainer.Exit exit) {
-        return new ContainerStateBuilder().withNewTerminated().withExitCode(exit.exitCode()).withReason(exit.reason())
-                .withStartedAt(time(exit.startedAt())).withFinishedAt(time(exit.finishedAt()))
-                .withContainerID(CONTAINER_ID_SCHEME + exit.containerId()).endTerminated().build();
+        return new ContainerStateBuilder()
+                .withNewTerminated()
+                .withExitCode(exit.exitCode())
+                .withReason(exit.reason())
+                .withStartedAt(time(exit.startedAt()))
+                .withFinishedAt(time(exit.finishedAt()))
+                .withContainerID(CONTAINER_ID_SCHEME + exit.containerId())
+                .endTerminated()
+                .build();
     }
 
     /**
@@ -204,16 +248,20 @@ final class PodStatuses {
      * keeps every condition not in kubetypes.PodConditionByKubelet, and the status manager merges DisruptionTarget
      * unless the kubelet sets its own): an eviction's DisruptionTarget stays on the pod to its end.
      */
-    private static PodStatus status(PodWorker w, String phase, List<ContainerStatus> containers,
-                                    List<PodCondition> kubelets) {
+    private static PodStatus status(
+            PodWorker w, String phase, List<ContainerStatus> containers, List<PodCondition> kubelets) {
         List<PodCondition> conditions = new ArrayList<>(kubelets);
-        List<PodCondition> held = w.pod().getStatus() == null ? List.of() : w.pod().getStatus().getConditions();
-        held.stream().filter(c -> !KUBELET_CONDITIONS.contains(c.getType())
+        List<PodCondition> held =
+                w.pod().getStatus() == null ? List.of() : w.pod().getStatus().getConditions();
+        held.stream()
+                .filter(c -> !KUBELET_CONDITIONS.contains(c.getType())
                         && conditions.stream().noneMatch(own -> own.getType().equals(c.getType())))
                 .forEach(conditions::add);
         String hostIP = InitialNode.internalIP(w.node);
-        PodStatusBuilder b = new PodStatusBuilder().withPhase(phase)
-                .withHostIP(hostIP).addNewHostIP(hostIP)
+        PodStatusBuilder b = new PodStatusBuilder()
+                .withPhase(phase)
+                .withHostIP(hostIP)
+                .addNewHostIP(hostIP)
                 .withStartTime(time(w.status.startedAt))
                 .withConditions(conditions)
                 .withContainerStatuses(containers);
@@ -224,8 +272,13 @@ final class PodStatuses {
     }
 
     private static PodCondition condition(String type, String status, String reason, String message, Instant since) {
-        return new PodConditionBuilder().withType(type).withStatus(status).withReason(reason).withMessage(message)
-                .withLastTransitionTime(time(since)).build();
+        return new PodConditionBuilder()
+                .withType(type)
+                .withStatus(status)
+                .withReason(reason)
+                .withMessage(message)
+                .withLastTransitionTime(time(since))
+                .build();
     }
 
     /** A metav1.Time, in whole seconds as upstream's kubelet writes it ({@link MetaTimes}); null stays absent. */

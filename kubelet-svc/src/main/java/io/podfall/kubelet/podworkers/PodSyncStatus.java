@@ -3,9 +3,9 @@ package io.podfall.kubelet.podworkers;
 import java.time.Instant;
 
 /**
- * One pod's transitions through the three phases of a pod worker, field for field as upstream's
- * {@code podSyncStatus} in pkg/kubelet/pod_workers.go (the fields podfall has no use for, such as the context of
- * the sync in flight, are left out).
+ * One pod's transitions through the three phases of a pod worker, field for field as upstream's {@code podSyncStatus}
+ * in pkg/kubelet/pod_workers.go (the fields podfall has no use for, such as the context of the sync in flight, are left
+ * out).
  */
 public final class PodSyncStatus {
     /** syncedAt is the time at which the pod worker first observed this pod. */
@@ -26,15 +26,15 @@ public final class PodSyncStatus {
     boolean evicted;
     /**
      * restartRequested is true if a create of a pod with this UID came while the pod was terminating or after it
-     * finished: upstream restarts such a pod after termination (a static pod reusing its UID); podfall records it
-     * and never admits the UID again.
+     * finished: upstream restarts such a pod after termination (a static pod reusing its UID); podfall records it and
+     * never admits the UID again.
      */
     boolean restartRequested;
     /** gracePeriod is the effective grace period in seconds once terminatingAt is set; it only ever decreases. */
     long gracePeriod;
     /**
-     * killDeadline is the deadline the kill in flight works toward: {@link #deadline()} once termination started,
-     * moved with every shortening, unless the shortened-grace-ignored switch keeps the original one.
+     * killDeadline is the deadline the kill in flight works toward: {@link #deadline()} once termination started, moved
+     * with every shortening, unless the shortened-grace-ignored switch keeps the original one.
      */
     Instant killDeadline;
 

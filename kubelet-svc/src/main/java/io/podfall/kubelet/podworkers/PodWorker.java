@@ -1,5 +1,7 @@
 package io.podfall.kubelet.podworkers;
 
+import static io.podfall.model.SharedStrings.shared;
+
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.podfall.model.CompressedJson;
@@ -7,20 +9,20 @@ import io.podfall.model.Json;
 import io.podfall.model.RecentlyUsed;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
-
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.function.Consumer;
 
-import static io.podfall.model.SharedStrings.shared;
-
 /** The worker of one pod UID: the last known pod, its sync status and the runtime's view of its sandbox. */
 public final class PodWorker {
 
     /** CRI PodSandboxState: READY once started, NOTREADY once stopped. */
-    public enum SandboxState { READY, NOTREADY }
+    public enum SandboxState {
+        READY,
+        NOTREADY
+    }
 
     final String uid;
     final String node;
@@ -33,17 +35,19 @@ public final class PodWorker {
     private Pod pod;
     /** The pod's JSON, compressed ({@link CompressedJson}), while it is not decoded; null while it is. */
     private byte[] podJson;
+
     private final RecentlyUsed<String, PodWorker> recent;
     final PodSyncStatus status;
     /** The pod left the API server before the worker finished: no status to write, nothing left to delete. */
     boolean orphan;
     /**
-     * Known only from the runtime's facts, never from the API server (its pod has a UID, a namespace, a name and
-     * a node, no spec): housekeeping tears it down. Such a worker is an orphan from the start.
+     * Known only from the runtime's facts, never from the API server (its pod has a UID, a namespace, a name and a
+     * node, no spec): housekeeping tears it down. Such a worker is an orphan from the start.
      */
     boolean runtimeOnly;
     /** Null until the runtime reports the sandbox started. */
     SandboxState sandbox;
+
     String sandboxId;
     String podIP;
     /** StopPodSandbox was asked for; asked once. */

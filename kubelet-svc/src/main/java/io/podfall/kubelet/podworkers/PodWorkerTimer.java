@@ -3,8 +3,8 @@ package io.podfall.kubelet.podworkers;
 import io.podfall.model.core.TimerKey;
 
 /**
- * The timers of the pod workers and the managers that act through them. Kubernetes names and UIDs never hold a
- * slash, so the text of a key ({@code <kind>/<node>/...}) is unambiguous.
+ * The timers of the pod workers and the managers that act through them. Kubernetes names and UIDs never hold a slash,
+ * so the text of a key ({@code <kind>/<node>/...}) is unambiguous.
  */
 public sealed interface PodWorkerTimer extends TimerKey {
 

@@ -3,7 +3,6 @@ package io.podfall.kubelet.podworkers;
 import io.fabric8.kubernetes.api.model.Node;
 import io.podfall.kubelet.volumemanager.VolumeManager;
 import io.podfall.model.RecentlyUsed;
-
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -13,8 +12,8 @@ import java.util.Set;
 
 /**
  * What the kubelet knows: its informer caches, its pod workers, its eviction manager's pressures and its volume
- * manager. Changed only by the {@link PodWorkers} part and the pieces it is made of (the {@link EvictionManager},
- * the {@link Pleg}, ...): each acts on the workers, so they share one state.
+ * manager. Changed only by the {@link PodWorkers} part and the pieces it is made of (the {@link EvictionManager}, the
+ * {@link Pleg}, ...): each acts on the workers, so they share one state.
  */
 public final class PodWorkersState {
     /**
@@ -24,8 +23,8 @@ public final class PodWorkersState {
     static final int DECODED_PODS = 1_024;
 
     /**
-     * Informer cache: the UIDs of the pods bound to one of this kubelet's nodes that the API server holds. Each
-     * one's latest version is its worker's pod, read through {@link #recent}.
+     * Informer cache: the UIDs of the pods bound to one of this kubelet's nodes that the API server holds. Each one's
+     * latest version is its worker's pod, read through {@link #recent}.
      */
     final Set<String> pods = new HashSet<>();
     /** Informer cache: this kubelet's Node objects as the API server stored them, by name. */
@@ -39,12 +38,12 @@ public final class PodWorkersState {
     /** The volume manager: the pods' CSI volumes, wanted and mounted. */
     final VolumeManager volumeManager = new VolumeManager();
     /**
-     * The workers whose pods were used most recently, by pod UID, their pods decoded; every other worker keeps its
-     * pod as its compressed JSON ({@link io.podfall.model.CompressedJson}), some 300 bytes against 5 KB of heap for
-     * a fabric8 {@code Pod} (at 100,000 pods held, 30 MB against 500; 130 MB as plain JSON). A deletion reads its
-     * pod through the worker at each of its steps, a few within a second, while most pods of a kubelet are at rest:
-     * each is encoded once when it leaves this set and decoded once when it is used again. Only how a pod is held
-     * depends on this set, never what the kubelet decides.
+     * The workers whose pods were used most recently, by pod UID, their pods decoded; every other worker keeps its pod
+     * as its compressed JSON ({@link io.podfall.model.CompressedJson}), some 300 bytes against 5 KB of heap for a
+     * fabric8 {@code Pod} (at 100,000 pods held, 30 MB against 500; 130 MB as plain JSON). A deletion reads its pod
+     * through the worker at each of its steps, a few within a second, while most pods of a kubelet are at rest: each is
+     * encoded once when it leaves this set and decoded once when it is used again. Only how a pod is held depends on
+     * this set, never what the kubelet decides.
      */
     final RecentlyUsed<String, PodWorker> recent;
 

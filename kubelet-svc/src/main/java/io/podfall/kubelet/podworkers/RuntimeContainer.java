@@ -1,8 +1,8 @@
 package io.podfall.kubelet.podworkers;
 
-import java.time.Instant;
-
 import static io.podfall.model.SharedStrings.shared;
+
+import java.time.Instant;
 
 /**
  * One container of a pod as the kubelet has heard of it from the runtime's facts (CRI ContainerStatus): the latest
@@ -11,11 +11,14 @@ import static io.podfall.model.SharedStrings.shared;
 public final class RuntimeContainer {
 
     /** CRI ContainerState, as far as the kubelet knows: CREATED from the start request until the runtime reports it. */
-    public enum State { CREATED, RUNNING, EXITED }
+    public enum State {
+        CREATED,
+        RUNNING,
+        EXITED
+    }
 
     /** How an earlier container of the name ended: the status's lastState.terminated. */
-    record Exit(String containerId, int exitCode, String reason, Instant startedAt, Instant finishedAt) {
-    }
+    record Exit(String containerId, int exitCode, String reason, Instant startedAt, Instant finishedAt) {}
 
     final String name;
     String image;
@@ -28,6 +31,7 @@ public final class RuntimeContainer {
     final ContainerBackOff backOff = new ContainerBackOff();
     /** While the exited container waits out its back-off (state.waiting CrashLoopBackOff): when it is started again. */
     Instant backOffUntil;
+
     String containerId;
     Integer exitCode;
     String reason;
@@ -50,8 +54,8 @@ public final class RuntimeContainer {
     }
 
     /**
-     * The exited container is started again: its exit becomes the last state, and the next attempt is CREATED until
-     * the runtime reports it.
+     * The exited container is started again: its exit becomes the last state, and the next attempt is CREATED until the
+     * runtime reports it.
      */
     void restarting() {
         lastTerminated = new Exit(containerId, exitCode, reason, startedAt, finishedAt);

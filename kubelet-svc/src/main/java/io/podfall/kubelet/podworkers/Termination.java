@@ -14,23 +14,22 @@ import io.podfall.model.kubelet.PreStopHookResult;
 import io.podfall.model.kubelet.PreStopHookStart;
 import io.podfall.model.runtime.SandboxRef;
 import io.podfall.model.runtime.StopContainer;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 
 /**
- * A pod worker's teardown of its pod, from the kill to the forgotten UID: pkg/kubelet/kubelet.go
- * SyncTerminatingPod and SyncTerminatedPod, the container kill of pkg/kubelet/kuberuntime/kuberuntime_container.go
- * (killContainer, executePreStopHook) and the status manager's final status and delete
- * (pkg/kubelet/status/status_manager.go). Whoever kills a pod (the API server's deletion, a terminal phase, an
- * eviction, housekeeping) comes through {@link #kill}; the runtime's facts move it on from there.
+ * A pod worker's teardown of its pod, from the kill to the forgotten UID: pkg/kubelet/kubelet.go SyncTerminatingPod and
+ * SyncTerminatedPod, the container kill of pkg/kubelet/kuberuntime/kuberuntime_container.go (killContainer,
+ * executePreStopHook) and the status manager's final status and delete (pkg/kubelet/status/status_manager.go). Whoever
+ * kills a pod (the API server's deletion, a terminal phase, an eviction, housekeeping) comes through {@link #kill}; the
+ * runtime's facts move it on from there.
  */
 final class Termination {
     /**
      * The least time StopContainer ever gets (pkg/kubelet/kuberuntime/kuberuntime_container.go
-     * minimumGracePeriodInSeconds): "always give containers a minimal shutdown window to avoid unnecessary
-     * SIGKILLs", also after a preStop hook used up the grace period, and also for a force delete's 1 s.
+     * minimumGracePeriodInSeconds): "always give containers a minimal shutdown window to avoid unnecessary SIGKILLs",
+     * also after a preStop hook used up the grace period, and also for a force delete's 1 s.
      */
     static final long MINIMUM_GRACE_PERIOD_SECONDS = 2;
 
@@ -41,15 +40,20 @@ final class Termination {
     }
 
     /**
-     * A kill of a terminating pod: records the effective grace period and, the first time, starts the
-     * termination; when the grace period got shorter, moves the kill in flight to the new deadline; any other
-     * kill changes nothing. {@code options} are the kubelet's own (an eviction's).
+     * A kill of a terminating pod: records the effective grace period and, the first time, starts the termination; when
+     * the grace period got shorter, moves the kill in flight to the new deadline; any other kill changes nothing.
+     * {@code options} are the kubelet's own (an eviction's).
      */
-    void kill(PodWorkersState state, PodWorker w, boolean becameTerminating, KillPodOptions options, Instant at,
-              Effects.Builder out) {
+    void kill(
+            PodWorkersState state,
+            PodWorker w,
+            boolean becameTerminating,
+            KillPodOptions options,
+            Instant at,
+            Effects.Builder out) {
         long previous = w.status.gracePeriod;
-        PodWorkers.EffectiveGracePeriod grace = PodWorkers.calculateEffectiveGracePeriod(w.status, w.pod(),
-                options.gracePeriodOverride(), compat);
+        PodWorkers.EffectiveGracePeriod grace =
+                PodWorkers.calculateEffectiveGracePeriod(w.status, w.pod(), options.gracePeriodOverride(), compat);
         w.status.gracePeriod = grace.seconds();
         if (becameTerminating) {
             w.podStatusFunc = options.podStatusFunc();
@@ -60,36 +64,51 @@ final class Termination {
     }
 
     /**
-     * Announces the termination with its deadline and kills every running container. A kill with a PodStatusFunc
-     * (an eviction) first has the status manager write the status it sets (kubelet.go SyncTerminatingPod); any
-     * other kill leaves the status as it is until the end.
+     * Announces the termination with its deadline and kills every running container. A kill with a PodStatusFunc (an
+     * eviction) first has the status manager write the status it sets (kubelet.go SyncTerminatingPod); any other kill
+     * leaves the status as it is until the end.
      */
-    private void syncTerminatingPod(PodWorkersState state, PodWorker w, String changedBy, Instant at,
-                                    Effects.Builder out) {
+    private void syncTerminatingPod(
+            PodWorkersState state, PodWorker w, String changedBy, Instant at, Effects.Builder out) {
         w.status.startedTerminating = true;
         w.status.killDeadline = w.status.deadline();
-        out.emit(w.source(), EventTypes.POD_TERMINATION_STARTED, w.subject(), new PodTerminationStart(w.node, w.uid,
-                w.namespace(), w.name(), w.status.gracePeriod, w.status.deadline(), changedBy));
+        out.emit(
+                w.source(),
+                EventTypes.POD_TERMINATION_STARTED,
+                w.subject(),
+                new PodTerminationStart(
+                        w.node, w.uid, w.namespace(), w.name(), w.status.gracePeriod, w.status.deadline(), changedBy));
         if (w.podStatusFunc != null) {
             PodStatuses.set(w, PodStatuses.generate(w, at, false), out);
         }
-        w.containers().stream().filter(c -> c.state == RuntimeContainer.State.RUNNING)
+        w.containers().stream()
+                .filter(c -> c.state == RuntimeContainer.State.RUNNING)
                 .forEach(c -> killContainer(w, c, at, out));
         stopPodSandboxOnceContainersExited(state, w, out);
     }
 
     /**
      * The grace period got shorter while the pod terminates (upstream: UpdatePod cancels the sync in flight and
-     * syncTerminatingPod runs again with the shorter grace period). Every container already asked to stop gets a
-     * new StopContainer with what is left until the new deadline (the runtime moves its kill earlier); a running
-     * preStop hook is cut short at the new deadline. Under {@link Compat#shortenedGraceIgnored()} the kill in
-     * flight never hears of it: it keeps the original deadline, and the event says so.
+     * syncTerminatingPod runs again with the shorter grace period). Every container already asked to stop gets a new
+     * StopContainer with what is left until the new deadline (the runtime moves its kill earlier); a running preStop
+     * hook is cut short at the new deadline. Under {@link Compat#shortenedGraceIgnored()} the kill in flight never
+     * hears of it: it keeps the original deadline, and the event says so.
      */
     private void gracePeriodShortened(PodWorker w, long previous, Instant at, Effects.Builder out) {
         boolean ignored = compat.shortenedGraceIgnored();
-        out.emit(w.source(), EventTypes.GRACE_PERIOD_SHORTENED, w.subject(), new GracePeriodShortened(w.node, w.uid,
-                w.namespace(), w.name(), previous, w.status.gracePeriod, w.status.deadline(),
-                ignored ? Compat.SHORTENED_GRACE_IGNORED : null));
+        out.emit(
+                w.source(),
+                EventTypes.GRACE_PERIOD_SHORTENED,
+                w.subject(),
+                new GracePeriodShortened(
+                        w.node,
+                        w.uid,
+                        w.namespace(),
+                        w.name(),
+                        previous,
+                        w.status.gracePeriod,
+                        w.status.deadline(),
+                        ignored ? Compat.SHORTENED_GRACE_IGNORED : null));
         if (ignored) {
             return;
         }
@@ -107,8 +126,8 @@ final class Termination {
     }
 
     /**
-     * killContainer (pkg/kubelet/kuberuntime/kuberuntime_container.go): the preStop hook first, if the container
-     * has one and there is time left for it; then StopContainer.
+     * killContainer (pkg/kubelet/kuberuntime/kuberuntime_container.go): the preStop hook first, if the container has
+     * one and there is time left for it; then StopContainer.
      */
     void killContainer(PodWorker w, RuntimeContainer c, Instant at, Effects.Builder out) {
         Optional<PreStopHook> hook = c.preStopDone ? Optional.empty() : PreStopHook.of(w.pod(), c.name);
@@ -119,16 +138,27 @@ final class Termination {
         }
         c.preStop = hook.get();
         c.preStopStartedAt = at;
-        out.emit(w.source(), EventTypes.PRE_STOP_HOOK_STARTED, w.subject(), new PreStopHookStart(w.node, w.uid,
-                w.namespace(), w.name(), c.containerId, c.name, c.preStop.handler(),
-                remainingSeconds(w.status, at), at));
+        out.emit(
+                w.source(),
+                EventTypes.PRE_STOP_HOOK_STARTED,
+                w.subject(),
+                new PreStopHookStart(
+                        w.node,
+                        w.uid,
+                        w.namespace(),
+                        w.name(),
+                        c.containerId,
+                        c.name,
+                        c.preStop.handler(),
+                        remainingSeconds(w.status, at),
+                        at));
         awaitPreStopHook(w, c, at, out);
     }
 
     /**
-     * executePreStopHook waits for the hook, but no longer than the grace period: the timer is due at the hook's
-     * end or at the kill deadline, whichever comes first. Due already (a hook of no time, a deadline passed):
-     * finished at once.
+     * executePreStopHook waits for the hook, but no longer than the grace period: the timer is due at the hook's end or
+     * at the kill deadline, whichever comes first. Due already (a hook of no time, a deadline passed): finished at
+     * once.
      */
     private void awaitPreStopHook(PodWorker w, RuntimeContainer c, Instant at, Effects.Builder out) {
         Instant end = c.preStopStartedAt.plus(c.preStop.duration());
@@ -143,23 +173,25 @@ final class Termination {
     }
 
     /**
-     * The end of a preStop hook, or the deadline that cuts it short: the hook is finished and the container
-     * stopped. The runtime keeps the kill deadline of each container it stops. A timer that no longer matches the
-     * container's hook is stale.
+     * The end of a preStop hook, or the deadline that cuts it short: the hook is finished and the container stopped.
+     * The runtime keeps the kill deadline of each container it stops. A timer that no longer matches the container's
+     * hook is stale.
      */
     void preStopDue(PodWorkersState state, PodWorkerTimer.PreStop key, Timer timer, Effects.Builder out) {
         PodWorker w = state.workerOn(key.node(), key.uid());
         RuntimeContainer c = w == null ? null : w.container(key.container());
-        if (c != null && c.state == RuntimeContainer.State.RUNNING && c.isInPreStop()
+        if (c != null
+                && c.state == RuntimeContainer.State.RUNNING
+                && c.isInPreStop()
                 && timer.at().equals(c.preStopDueAt)) {
             finishPreStopHook(w, c, out);
         }
     }
 
     /**
-     * The hook ended, or the kubelet stopped waiting for it: the time it took counts against the grace period,
-     * and the container is stopped with what is left (at least the minimum). A hook cut short is not killed; it
-     * ends with its container.
+     * The hook ended, or the kubelet stopped waiting for it: the time it took counts against the grace period, and the
+     * container is stopped with what is left (at least the minimum). A hook cut short is not killed; it ends with its
+     * container.
      */
     private void finishPreStopHook(PodWorker w, RuntimeContainer c, Effects.Builder out) {
         Instant finishedAt = c.preStopDueAt;
@@ -168,41 +200,66 @@ final class Termination {
         stopContainer(w, c, finishedAt, out);
     }
 
-    private void preStopHookFinished(PodWorker w, RuntimeContainer c, Instant finishedAt, boolean exhausted,
-                                     String error, Effects.Builder out) {
-        out.emit(w.source(), EventTypes.PRE_STOP_HOOK_FINISHED, w.subject(), new PreStopHookResult(w.node, w.uid,
-                w.namespace(), w.name(), c.containerId, c.name, c.preStop.handler(),
-                Duration.between(c.preStopStartedAt, finishedAt).getSeconds(), exhausted, c.preStopStartedAt,
-                finishedAt, error));
+    private void preStopHookFinished(
+            PodWorker w, RuntimeContainer c, Instant finishedAt, boolean exhausted, String error, Effects.Builder out) {
+        out.emit(
+                w.source(),
+                EventTypes.PRE_STOP_HOOK_FINISHED,
+                w.subject(),
+                new PreStopHookResult(
+                        w.node,
+                        w.uid,
+                        w.namespace(),
+                        w.name(),
+                        c.containerId,
+                        c.name,
+                        c.preStop.handler(),
+                        Duration.between(c.preStopStartedAt, finishedAt).getSeconds(),
+                        exhausted,
+                        c.preStopStartedAt,
+                        finishedAt,
+                        error));
         c.preStop = null;
         c.preStopDueAt = null;
     }
 
     /**
      * A container of the terminating pod exited. If its preStop hook still ran, the hook ends with its container,
-     * failed (an exec in a stopped container fails): nothing is left to wait for, and no StopContainer follows for
-     * a container that is gone. Then the sandbox, if that was the last one.
+     * failed (an exec in a stopped container fails): nothing is left to wait for, and no StopContainer follows for a
+     * container that is gone. Then the sandbox, if that was the last one.
      */
     void containerExited(PodWorkersState state, PodWorker w, RuntimeContainer c, Instant at, Effects.Builder out) {
         if (c.isInPreStop()) {
             out.cancelTimer(new PodWorkerTimer.PreStop(w.node, w.uid, c.name));
             Instant exitedAt = c.finishedAt != null ? c.finishedAt : at;
-            preStopHookFinished(w, c, exitedAt, false,
-                    "the container exited with code " + c.exitCode + " while its preStop hook ran", out);
+            preStopHookFinished(
+                    w,
+                    c,
+                    exitedAt,
+                    false,
+                    "the container exited with code " + c.exitCode + " while its preStop hook ran",
+                    out);
         }
         stopPodSandboxOnceContainersExited(state, w, out);
     }
 
     private void stopContainer(PodWorker w, RuntimeContainer c, Instant at, Effects.Builder out) {
         c.stopRequested = true;
-        out.emit(w.source(), EventTypes.STOP_CONTAINER_REQUESTED, w.subject(), new StopContainer(w.node, w.uid,
-                c.containerId, c.name, Math.max(remainingSeconds(w.status, at), MINIMUM_GRACE_PERIOD_SECONDS)));
+        out.emit(
+                w.source(),
+                EventTypes.STOP_CONTAINER_REQUESTED,
+                w.subject(),
+                new StopContainer(
+                        w.node,
+                        w.uid,
+                        c.containerId,
+                        c.name,
+                        Math.max(remainingSeconds(w.status, at), MINIMUM_GRACE_PERIOD_SECONDS)));
     }
 
     /**
-     * The whole seconds left now until the kill deadline, rounded up so that no container is killed before the
-     * deadline the API server announced; 0 once it has passed. At the start of a termination this is exactly the
-     * grace period.
+     * The whole seconds left now until the kill deadline, rounded up so that no container is killed before the deadline
+     * the API server announced; 0 once it has passed. At the start of a termination this is exactly the grace period.
      */
     static long remainingSeconds(PodSyncStatus status, Instant now) {
         Duration left = Duration.between(now, status.killDeadline);
@@ -211,8 +268,8 @@ final class Termination {
     }
 
     /**
-     * Once no container can be running any more: stop the sandbox; or, if the pod never got as far as asking for
-     * one, it is terminated already. A sandbox asked for but not reported yet is stopped when it is reported.
+     * Once no container can be running any more: stop the sandbox; or, if the pod never got as far as asking for one,
+     * it is terminated already. A sandbox asked for but not reported yet is stopped when it is reported.
      */
     void stopPodSandboxOnceContainersExited(PodWorkersState state, PodWorker w, Effects.Builder out) {
         if (w.hasContainersThatCouldBeRunning()) {
@@ -229,9 +286,9 @@ final class Termination {
     }
 
     /**
-     * The pod's runtime is gone (its sandbox stopped, or it never got one): the volume manager unmounts its
-     * volumes, and the pod is terminated once none is left (kubelet.go SyncTerminatedPod waits in WaitForUnmount
-     * before the status manager terminates the pod), now or on the last VolumeUnpublished.
+     * The pod's runtime is gone (its sandbox stopped, or it never got one): the volume manager unmounts its volumes,
+     * and the pod is terminated once none is left (kubelet.go SyncTerminatedPod waits in WaitForUnmount before the
+     * status manager terminates the pod), now or on the last VolumeUnpublished.
      */
     void waitForUnmount(PodWorkersState state, PodWorker w, Effects.Builder out) {
         if (state.volumeManager.waitForUnmount(w.uid, out)) {
@@ -240,17 +297,19 @@ final class Termination {
     }
 
     /**
-     * Every container and the sandbox are stopped and the volumes unmounted: the pod is terminated. The status
-     * manager writes the final status; the delete waits for the API server to hold it ({@link #deleteIfReclaimed}).
-     * An orphan has neither: it is forgotten at once. A pod the kubelet never started whose phase is terminal
-     * already has nothing new to report.
+     * Every container and the sandbox are stopped and the volumes unmounted: the pod is terminated. The status manager
+     * writes the final status; the delete waits for the API server to hold it ({@link #deleteIfReclaimed}). An orphan
+     * has neither: it is forgotten at once. A pod the kubelet never started whose phase is terminal already has nothing
+     * new to report.
      */
     void syncTerminatedPod(PodWorkersState state, PodWorker w, Effects.Builder out) {
         w.status.terminatedAt = out.now();
-        out.emit(w.source(), EventTypes.POD_TERMINATED, w.subject(), new PodTermination(w.node, w.uid,
-                w.namespace(), w.name(), w.status.gracePeriod, w.status.deadline()));
-        if (!w.orphan && w.finalStatusRequestId == null
-                && (w.status.isStarted() || !PodStatuses.isTerminal(w.pod()))) {
+        out.emit(
+                w.source(),
+                EventTypes.POD_TERMINATED,
+                w.subject(),
+                new PodTermination(w.node, w.uid, w.namespace(), w.name(), w.status.gracePeriod, w.status.deadline()));
+        if (!w.orphan && w.finalStatusRequestId == null && (w.status.isStarted() || !PodStatuses.isTerminal(w.pod()))) {
             requestFinalStatus(w, PodStatuses.generate(w, out.now(), true), out);
         }
         w.status.finished = true;
@@ -261,9 +320,7 @@ final class Termination {
         }
     }
 
-    /**
-     * The status manager writes the pod's final status; the final delete waits until the API server holds it.
-     */
+    /** The status manager writes the pod's final status; the final delete waits until the API server holds it. */
     void requestFinalStatus(PodWorker w, PodStatus status, Effects.Builder out) {
         PodStatuses.set(w, status, out);
         w.finalStatusRequestId = out.lastEventId();
@@ -271,23 +328,36 @@ final class Termination {
     }
 
     /**
-     * The status manager's final delete, grace 0, only for this UID (pkg/kubelet/status/status_manager.go syncPod
-     * and canBeDeleted): the pod is marked for deletion, its resources are reclaimed, and its final status is on
-     * the API server. Upstream sends the DELETE after the status PATCH returned; here it follows the fact that
-     * the status was written, so it never overtakes the status on the log. The UID precondition keeps a new pod
-     * of the same name safe. A pod not marked for deletion (torn down because its phase is terminal) is not
-     * deleted by the kubelet, until someone marks it.
+     * The status manager's final delete, grace 0, only for this UID (pkg/kubelet/status/status_manager.go syncPod and
+     * canBeDeleted): the pod is marked for deletion, its resources are reclaimed, and its final status is on the API
+     * server. Upstream sends the DELETE after the status PATCH returned; here it follows the fact that the status was
+     * written, so it never overtakes the status on the log. The UID precondition keeps a new pod of the same name safe.
+     * A pod not marked for deletion (torn down because its phase is terminal) is not deleted by the kubelet, until
+     * someone marks it.
      */
     void deleteIfReclaimed(PodWorker w, Effects.Builder out) {
-        if (w.orphan || !w.status.isFinished() || !w.status.isDeleted() || w.finalStatusPending
+        if (w.orphan
+                || !w.status.isFinished()
+                || !w.status.isDeleted()
+                || w.finalStatusPending
                 || w.finalDeleteRequested) {
             return;
         }
         w.finalDeleteRequested = true;
-        out.emit(w.source(), EventTypes.DELETION_REQUESTED, w.subject(),
-                new DeletionRequest(ResourceType.PODS.plural(), w.namespace(), w.name(),
-                        new DeleteOptionsBuilder().withGracePeriodSeconds(0L)
-                                .withNewPreconditions().withUid(w.uid).endPreconditions().build()));
+        out.emit(
+                w.source(),
+                EventTypes.DELETION_REQUESTED,
+                w.subject(),
+                new DeletionRequest(
+                        ResourceType.PODS.plural(),
+                        w.namespace(),
+                        w.name(),
+                        new DeleteOptionsBuilder()
+                                .withGracePeriodSeconds(0L)
+                                .withNewPreconditions()
+                                .withUid(w.uid)
+                                .endPreconditions()
+                                .build()));
     }
 
     /** The pod is gone from the API server and its worker finished: clean up the runtime and forget the UID. */

@@ -3,7 +3,6 @@ package io.podfall.kubelet.volumemanager;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,19 +27,23 @@ final class PodVolumes {
     PodVolumes(Pod pod, List<VolumeSpec> volumes) {
         this.uid = pod.getMetadata().getUid();
         this.node = pod.getSpec().getNodeName();
-        this.subject = Subjects.of(pod.getMetadata().getNamespace(), ResourceType.PODS.plural(),
+        this.subject = Subjects.of(
+                pod.getMetadata().getNamespace(),
+                ResourceType.PODS.plural(),
                 pod.getMetadata().getName());
-        this.annotations = pod.getMetadata().getAnnotations() == null ? Map.of()
+        this.annotations = pod.getMetadata().getAnnotations() == null
+                ? Map.of()
                 : Map.copyOf(pod.getMetadata().getAnnotations());
         this.volumes = volumes;
     }
 
     /** Every volume it wants is published: its sandbox may start. */
     boolean isMounted() {
-        return !tornDown && volumes.stream().allMatch(v -> {
-            Mount m = mounts.get(v.name());
-            return m != null && m.phase == Mount.Phase.MOUNTED;
-        });
+        return !tornDown
+                && volumes.stream().allMatch(v -> {
+                    Mount m = mounts.get(v.name());
+                    return m != null && m.phase == Mount.Phase.MOUNTED;
+                });
     }
 
     /** Torn down and nothing of it is published any more: it may be terminated. */

@@ -1,15 +1,14 @@
 package io.podfall.kubelet.nodestatus;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
 import io.podfall.model.Json;
-import org.junit.jupiter.api.Test;
-
 import java.time.Instant;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import org.junit.jupiter.api.Test;
 
 class InitialNodeTest {
     private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
@@ -21,8 +20,11 @@ class InitialNodeTest {
         assertEquals("v1", node.getApiVersion());
         assertEquals("Node", node.getKind());
         assertEquals("node-3", node.getMetadata().getName());
-        assertEquals(List.of("MemoryPressure=False", "DiskPressure=False", "PIDPressure=False", "Ready=True"),
-                node.getStatus().getConditions().stream().map(c -> c.getType() + "=" + c.getStatus()).toList());
+        assertEquals(
+                List.of("MemoryPressure=False", "DiskPressure=False", "PIDPressure=False", "Ready=True"),
+                node.getStatus().getConditions().stream()
+                        .map(c -> c.getType() + "=" + c.getStatus())
+                        .toList());
         var ready = NodeConditions.find(node.getStatus().getConditions(), "Ready");
         assertEquals("KubeletReady", ready.getReason());
         assertEquals(T0.toString(), ready.getLastHeartbeatTime(), "a metav1.Time, in whole seconds");

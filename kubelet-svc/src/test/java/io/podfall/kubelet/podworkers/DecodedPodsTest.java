@@ -1,12 +1,5 @@
 package io.podfall.kubelet.podworkers;
 
-import io.fabric8.kubernetes.api.model.Pod;
-import io.podfall.model.core.Effects;
-import io.podfall.model.event.Event;
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-
 import static io.podfall.kubelet.podworkers.KubeletDriver.NODE;
 import static io.podfall.model.event.EventTypes.OBJECT_MARKED_TERMINATING;
 import static io.podfall.model.event.EventTypes.OBJECT_REMOVED;
@@ -14,14 +7,25 @@ import static io.podfall.model.testing.Pods.aPod;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 
+import io.fabric8.kubernetes.api.model.Pod;
+import io.podfall.model.core.Effects;
+import io.podfall.model.event.Event;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
 /** How a worker holds its pod, decoded or as its compressed JSON, never changes what the kubelet decides. */
 class DecodedPodsTest {
 
     @Test
     void aKubeletThatKeepsOnePodDecodedDecidesAsOneThatKeepsThemAll() {
         KubeletDriver recorded = new KubeletDriver();
-        Pod a = recorded.running(aPod("web-1").withUid("uid-web-1").onNode(NODE).withContainer("sidecar").build());
-        Pod b = recorded.running(aPod("web-2").withUid("uid-web-2").onNode(NODE).withGrace(5).build());
+        Pod a = recorded.running(aPod("web-1")
+                .withUid("uid-web-1")
+                .onNode(NODE)
+                .withContainer("sidecar")
+                .build());
+        Pod b = recorded.running(
+                aPod("web-2").withUid("uid-web-2").onNode(NODE).withGrace(5).build());
         recorded.running(aPod("web-3").withUid("uid-web-3").onNode(NODE).build());
         Pod terminatingA = recorded.after(10).markedTerminating(a, 30);
         recorded.apiserver(OBJECT_MARKED_TERMINATING, terminatingA);
@@ -40,14 +44,20 @@ class DecodedPodsTest {
 
         assertEquals(ids(all), ids(one));
         assertEquals(data(all), data(one));
-        assertEquals(all.stream().map(Effects::timers).toList(), one.stream().map(Effects::timers).toList());
+        assertEquals(
+                all.stream().map(Effects::timers).toList(),
+                one.stream().map(Effects::timers).toList());
     }
 
     @Test
     void aPodHeldAsItsJsonComesBackAsItWas() {
         PodWorkersState state = new PodWorkersState(1);
         KubeletDriver driver = new KubeletDriver();
-        Pod a = driver.running(aPod("web-1").withUid("uid-web-1").onNode(NODE).withAnnotation("note", "x").build());
+        Pod a = driver.running(aPod("web-1")
+                .withUid("uid-web-1")
+                .onNode(NODE)
+                .withAnnotation("note", "x")
+                .build());
         Pod b = driver.running(aPod("web-2").withUid("uid-web-2").onNode(NODE).build());
         replay(driver.delivered, state);
         Pod decoded = state.workers.get("uid-web-2").pod();
@@ -66,10 +76,14 @@ class DecodedPodsTest {
     }
 
     private static List<List<String>> ids(List<Effects> effects) {
-        return effects.stream().map(e -> e.events().stream().map(Event::id).toList()).toList();
+        return effects.stream()
+                .map(e -> e.events().stream().map(Event::id).toList())
+                .toList();
     }
 
     private static List<List<String>> data(List<Effects> effects) {
-        return effects.stream().map(e -> e.events().stream().map(x -> x.data().toString()).toList()).toList();
+        return effects.stream()
+                .map(e -> e.events().stream().map(x -> x.data().toString()).toList())
+                .toList();
     }
 }

@@ -1,23 +1,5 @@
 package io.podfall.kubelet.podworkers;
 
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.PodCondition;
-import io.fabric8.kubernetes.api.model.PodConditionBuilder;
-import io.fabric8.kubernetes.api.model.PodStatus;
-import io.podfall.model.apiserver.StatusUpdateRequest;
-import io.podfall.model.core.Effects;
-import io.podfall.model.core.Timer;
-import io.podfall.model.core.TimerKey;
-import io.podfall.model.kubelet.PodEviction;
-import io.podfall.model.kubelet.PodTerminationStart;
-import io.podfall.model.runtime.StopContainer;
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-
 import static io.podfall.kubelet.podworkers.KubeletDriver.NODE;
 import static io.podfall.kubelet.podworkers.KubeletDriver.T0;
 import static io.podfall.kubelet.podworkers.KubeletDriver.only;
@@ -35,6 +17,23 @@ import static io.podfall.model.testing.Pods.aPod;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.podfall.model.apiserver.StatusUpdateRequest;
+import io.podfall.model.core.Effects;
+import io.podfall.model.core.Timer;
+import io.podfall.model.core.TimerKey;
+import io.podfall.model.kubelet.PodEviction;
+import io.podfall.model.kubelet.PodTerminationStart;
+import io.podfall.model.runtime.StopContainer;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
 /** Eviction under node pressure (pkg/kubelet/eviction/eviction_manager.go), driven by the Node's annotation. */
 class EvictionManagerTest {
     private static final TimerKey TIMER = new PodWorkerTimer.Eviction(NODE);
@@ -51,22 +50,39 @@ class EvictionManagerTest {
     }
 
     private static Pod pod(String name, long createdAfter, long grace, Integer priority) {
-        return new PodBuilder(aPod(name).withUid("uid-" + name).onNode(NODE).withGrace(grace).build())
-                .editMetadata().withCreationTimestamp(T0.plusSeconds(createdAfter).toString()).endMetadata()
-                .editSpec().withPriority(priority).endSpec().build();
+        return new PodBuilder(aPod(name)
+                        .withUid("uid-" + name)
+                        .onNode(NODE)
+                        .withGrace(grace)
+                        .build())
+                .editMetadata()
+                .withCreationTimestamp(T0.plusSeconds(createdAfter).toString())
+                .endMetadata()
+                .editSpec()
+                .withPriority(priority)
+                .endSpec()
+                .build();
     }
 
     private static Node node(long resourceVersion, String pressure) {
-        NodeBuilder b = new NodeBuilder().withNewMetadata().withName(NODE).withResourceVersion(Long.toString(resourceVersion))
+        NodeBuilder b = new NodeBuilder()
+                .withNewMetadata()
+                .withName(NODE)
+                .withResourceVersion(Long.toString(resourceVersion))
                 .endMetadata();
         if (pressure != null) {
-            b.editMetadata().addToAnnotations(EvictionManager.PRESSURE_ANNOTATION, pressure).endMetadata();
+            b.editMetadata()
+                    .addToAnnotations(EvictionManager.PRESSURE_ANNOTATION, pressure)
+                    .endMetadata();
         }
         return b.build();
     }
 
     private static Timer cycle(Effects effects) {
-        return effects.timers().stream().filter(t -> t.key().equals(TIMER)).findFirst().orElseThrow();
+        return effects.timers().stream()
+                .filter(t -> t.key().equals(TIMER))
+                .findFirst()
+                .orElseThrow();
     }
 
     /** Failed, reason Evicted, with the kubelet's DisruptionTarget condition, which it returns. */
@@ -74,8 +90,10 @@ class EvictionManagerTest {
         assertEquals("Failed", status.getPhase());
         assertEquals("Evicted", status.getReason());
         assertEquals("The node was low on resource: memory.", status.getMessage());
-        PodCondition target = status.getConditions().stream().filter(c -> c.getType().equals("DisruptionTarget"))
-                .findFirst().orElseThrow();
+        PodCondition target = status.getConditions().stream()
+                .filter(c -> c.getType().equals("DisruptionTarget"))
+                .findFirst()
+                .orElseThrow();
         assertEquals("True", target.getStatus());
         assertEquals("TerminationByKubelet", target.getReason());
         return target;
@@ -89,7 +107,8 @@ class EvictionManagerTest {
     void pressureEvictsTheNewestPodOfTheLowestPriorityAtOnceWithTheOverrideGrace() {
         Effects effects = kubelet.after(2).apiserver(OBJECT_UPDATED, node(2, "memory"));
 
-        assertEquals(List.of(POD_EVICTED, POD_TERMINATION_STARTED, STATUS_UPDATE_REQUESTED, STOP_CONTAINER_REQUESTED),
+        assertEquals(
+                List.of(POD_EVICTED, POD_TERMINATION_STARTED, STATUS_UPDATE_REQUESTED, STOP_CONTAINER_REQUESTED),
                 types(effects));
         PodEviction eviction = only(effects, POD_EVICTED, PodEviction.class);
         assertEquals("web-2", eviction.name());
@@ -98,8 +117,12 @@ class EvictionManagerTest {
         assertEquals("memory.available", eviction.signal());
         assertEquals("memory", eviction.resource());
         assertEquals(20, eviction.gracePeriodSeconds(), "the configured maximum, shorter than the pod's 60 s");
-        assertEquals(20, only(effects, POD_TERMINATION_STARTED, PodTerminationStart.class).gracePeriodSeconds());
-        assertEquals(20, only(effects, STOP_CONTAINER_REQUESTED, StopContainer.class).timeoutSeconds());
+        assertEquals(
+                20,
+                only(effects, POD_TERMINATION_STARTED, PodTerminationStart.class)
+                        .gracePeriodSeconds());
+        assertEquals(
+                20, only(effects, STOP_CONTAINER_REQUESTED, StopContainer.class).timeoutSeconds());
         assertEquals(T0.plusSeconds(12), cycle(effects).at(), "the next cycle one monitoring interval later");
         assertTrue(kubelet.worker(newer).status().isEvicted());
     }
@@ -136,8 +159,11 @@ class EvictionManagerTest {
         Effects stopped = kubelet.sandboxStopped(newer);
 
         assertEquals(List.of(POD_TERMINATED, STATUS_UPDATE_REQUESTED), types(stopped));
-        assertEvicted(only(stopped, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class).status());
-        assertEquals(List.of(), types(kubelet.statusWritten(newer, stopped)),
+        assertEvicted(only(stopped, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class)
+                .status());
+        assertEquals(
+                List.of(),
+                types(kubelet.statusWritten(newer, stopped)),
                 "not marked for deletion: the status manager does not delete it");
     }
 
@@ -145,10 +171,12 @@ class EvictionManagerTest {
     void theEvictedStatusIsWrittenAsTerminationStartsWhileTheContainersStillRun() {
         Effects effects = kubelet.after(2).apiserver(OBJECT_UPDATED, node(2, "memory"));
 
-        PodStatus status = only(effects, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class).status();
+        PodStatus status = only(effects, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class)
+                .status();
         assertEquals(T0.plusSeconds(2).toString(), assertEvicted(status).getLastTransitionTime());
         assertEquals("nginx:1.27", status.getContainerStatuses().get(0).getImage());
-        assertTrue(status.getContainerStatuses().get(0).getState().getRunning() != null,
+        assertTrue(
+                status.getContainerStatuses().get(0).getState().getRunning() != null,
                 "the container is still being stopped: the status says so, as upstream's does");
     }
 
@@ -158,27 +186,46 @@ class EvictionManagerTest {
         kubelet.statusWritten(newer, started);
         kubelet.after(5).containerExited(newer, "app", 143);
 
-        PodStatus status = only(kubelet.sandboxStopped(newer), STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class).status();
+        PodStatus status = only(kubelet.sandboxStopped(newer), STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class)
+                .status();
 
-        assertEquals(List.of(T0.plusSeconds(2).toString()), status.getConditions().stream()
-                .filter(c -> c.getType().equals("DisruptionTarget")).map(PodCondition::getLastTransitionTime).toList(),
+        assertEquals(
+                List.of(T0.plusSeconds(2).toString()),
+                status.getConditions().stream()
+                        .filter(c -> c.getType().equals("DisruptionTarget"))
+                        .map(PodCondition::getLastTransitionTime)
+                        .toList(),
                 "one DisruptionTarget, from when the eviction began");
-        assertEquals(143, status.getContainerStatuses().get(0).getState().getTerminated().getExitCode());
+        assertEquals(
+                143,
+                status.getContainerStatuses().get(0).getState().getTerminated().getExitCode());
     }
 
     @Test
     void theDisruptionTargetOfAnApiEvictionStaysInTheKubeletsFinalStatus() {
-        PodCondition byApi = new PodConditionBuilder().withType("DisruptionTarget")
-                .withStatus("True").withReason("EvictionByEvictionAPI").build();
-        Pod evicting = new PodBuilder(kubelet.markedTerminating(older, 30)).editOrNewStatus().withPhase("Running")
-                .withConditions(byApi).endStatus().build();
+        PodCondition byApi = new PodConditionBuilder()
+                .withType("DisruptionTarget")
+                .withStatus("True")
+                .withReason("EvictionByEvictionAPI")
+                .build();
+        Pod evicting = new PodBuilder(kubelet.markedTerminating(older, 30))
+                .editOrNewStatus()
+                .withPhase("Running")
+                .withConditions(byApi)
+                .endStatus()
+                .build();
         kubelet.apiserver(OBJECT_MARKED_TERMINATING, evicting);
         kubelet.containerExited(older, "app", 143);
 
-        PodStatus status = only(kubelet.sandboxStopped(older), STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class).status();
+        PodStatus status = only(kubelet.sandboxStopped(older), STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class)
+                .status();
 
         assertEquals("Failed", status.getPhase());
-        assertEquals(List.of(byApi), status.getConditions().stream().filter(c -> c.getType().equals("DisruptionTarget")).toList());
+        assertEquals(
+                List.of(byApi),
+                status.getConditions().stream()
+                        .filter(c -> c.getType().equals("DisruptionTarget"))
+                        .toList());
     }
 
     @Test
@@ -222,7 +269,9 @@ class EvictionManagerTest {
         Effects second = kubelet.fire(cycle(first));
 
         KubeletDriver rebuilt = new KubeletDriver(new PodWorkers(List.of(NODE), Compat.NONE, 20));
-        List<Effects> replayed = kubelet.delivered.stream().map(e -> rebuilt.core.handle(rebuilt.state, e, e.time())).toList();
+        List<Effects> replayed = kubelet.delivered.stream()
+                .map(e -> rebuilt.core.handle(rebuilt.state, e, e.time()))
+                .toList();
         Effects rebuiltFirst = replayed.get(replayed.size() - 1);
         Effects rebuiltSecond = rebuilt.fire(cycle(rebuiltFirst));
 

@@ -1,5 +1,7 @@
 package io.podfall.kubelet.podworkers;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -15,16 +17,13 @@ import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
 import io.podfall.model.runtime.ContainerState;
 import io.podfall.model.runtime.Sandbox;
-
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 /**
- * Test driver: a {@link PodWorkers} core with its state, fed the API server's and the runtime's facts the way the
- * log would carry them. Every fact handled is kept, so a test can deliver it again.
+ * Test driver: a {@link PodWorkers} core with its state, fed the API server's and the runtime's facts the way the log
+ * would carry them. Every fact handled is kept, so a test can deliver it again.
  */
 final class KubeletDriver {
     static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
@@ -40,7 +39,7 @@ final class KubeletDriver {
     }
 
     KubeletDriver(Compat compat, String... nodes) {
-        this(new PodWorkers(List.of(nodes.length == 0 ? new String[]{NODE} : nodes), compat));
+        this(new PodWorkers(List.of(nodes.length == 0 ? new String[] {NODE} : nodes), compat));
     }
 
     KubeletDriver(PodWorkers core) {
@@ -61,7 +60,10 @@ final class KubeletDriver {
     Effects apiserver(String type, HasMetadata object) {
         ResourceType resource = object instanceof Pod ? ResourceType.PODS : ResourceType.NODES;
         String ns = object.getMetadata().getNamespace();
-        return deliver("/apiserver", type, Subjects.of(ns, resource.plural(), object.getMetadata().getName()),
+        return deliver(
+                "/apiserver",
+                type,
+                Subjects.of(ns, resource.plural(), object.getMetadata().getName()),
                 ObjectChange.of(resource, object));
     }
 
@@ -79,9 +81,21 @@ final class KubeletDriver {
 
     /** The runtime reports the given attempt of the container running, started now. */
     Effects containerStarted(Pod pod, String container, int attempt) {
-        return runtime(pod, EventTypes.CONTAINER_STARTED, new ContainerState(node(pod), uid(pod),
-                containerId(pod, container, attempt), container, "nginx:1.27", ContainerState.State.RUNNING, null,
-                null, attempt == 0 ? T0 : now, null, attempt));
+        return runtime(
+                pod,
+                EventTypes.CONTAINER_STARTED,
+                new ContainerState(
+                        node(pod),
+                        uid(pod),
+                        containerId(pod, container, attempt),
+                        container,
+                        "nginx:1.27",
+                        ContainerState.State.RUNNING,
+                        null,
+                        null,
+                        attempt == 0 ? T0 : now,
+                        null,
+                        attempt));
     }
 
     Effects containerExited(Pod pod, String container, int exitCode) {
@@ -90,14 +104,26 @@ final class KubeletDriver {
 
     /** The runtime reports the given attempt of the container exited now with the code. */
     Effects containerExited(Pod pod, String container, int exitCode, int attempt) {
-        return runtime(pod, EventTypes.CONTAINER_EXITED, new ContainerState(node(pod), uid(pod),
-                containerId(pod, container, attempt), container, "nginx:1.27", ContainerState.State.EXITED, exitCode,
-                exitCode == 0 ? "Completed" : "Error", T0, now, attempt));
+        return runtime(
+                pod,
+                EventTypes.CONTAINER_EXITED,
+                new ContainerState(
+                        node(pod),
+                        uid(pod),
+                        containerId(pod, container, attempt),
+                        container,
+                        "nginx:1.27",
+                        ContainerState.State.EXITED,
+                        exitCode,
+                        exitCode == 0 ? "Completed" : "Error",
+                        T0,
+                        now,
+                        attempt));
     }
 
     /**
-     * The node's CSI plugin answers a request of the volume manager, as it does when nothing goes wrong: with the
-     * fact the request asked for, caused by it.
+     * The node's CSI plugin answers a request of the volume manager, as it does when nothing goes wrong: with the fact
+     * the request asked for, caused by it.
      */
     Effects csiAnswer(Event request) {
         String fact = switch (request.type()) {
@@ -108,9 +134,17 @@ final class KubeletDriver {
             default -> throw new IllegalArgumentException("not a CSI request: " + request.type());
         };
         Object data = request.is(EventTypes.NODE_PUBLISH_VOLUME_REQUESTED)
-                ? request.data(NodePublishVolume.class).publication() : request.data();
-        Event e = Event.causedBy(request.asCause(), request.id(), 0, "/csi/" + request.data().path("node").asText(),
-                fact, request.subject(), now, data);
+                ? request.data(NodePublishVolume.class).publication()
+                : request.data();
+        Event e = Event.causedBy(
+                request.asCause(),
+                request.id(),
+                0,
+                "/csi/" + request.data().path("node").asText(),
+                fact,
+                request.subject(),
+                now,
+                data);
         delivered.add(e);
         return core.handle(state, e, now);
     }
@@ -120,11 +154,22 @@ final class KubeletDriver {
      * server stores and announces it, caused by the request.
      */
     Effects statusWritten(Pod pod, Effects effects) {
-        List<Event> requests = effects.events().stream().filter(e -> e.is(EventTypes.STATUS_UPDATE_REQUESTED)).toList();
+        List<Event> requests = effects.events().stream()
+                .filter(e -> e.is(EventTypes.STATUS_UPDATE_REQUESTED))
+                .toList();
         Event request = requests.get(requests.size() - 1);
-        Pod stored = new PodBuilder(worker(pod).pod()).withStatus(request.data(StatusUpdateRequest.class).status()).build();
-        Event e = Event.causedBy(request.asCause(), request.id(), 0, "/apiserver", EventTypes.POD_STATUS_UPDATED,
-                request.subject(), now, ObjectChange.of(ResourceType.PODS, stored));
+        Pod stored = new PodBuilder(worker(pod).pod())
+                .withStatus(request.data(StatusUpdateRequest.class).status())
+                .build();
+        Event e = Event.causedBy(
+                request.asCause(),
+                request.id(),
+                0,
+                "/apiserver",
+                EventTypes.POD_STATUS_UPDATED,
+                request.subject(),
+                now,
+                ObjectChange.of(ResourceType.PODS, stored));
         delivered.add(e);
         return core.handle(state, e, now);
     }
@@ -150,8 +195,12 @@ final class KubeletDriver {
 
     /** The pod as the API server stores it after a DELETE with the given grace period. */
     Pod markedTerminating(Pod pod, long grace) {
-        return new PodBuilder(pod).editMetadata().withDeletionTimestamp(now.plusSeconds(grace).toString())
-                .withDeletionGracePeriodSeconds(grace).endMetadata().build();
+        return new PodBuilder(pod)
+                .editMetadata()
+                .withDeletionTimestamp(now.plusSeconds(grace).toString())
+                .withDeletionGracePeriodSeconds(grace)
+                .endMetadata()
+                .build();
     }
 
     static List<String> types(Effects effects) {
@@ -160,7 +209,10 @@ final class KubeletDriver {
 
     /** The data of the one event of the type among the effects; fails if there is none or more than one. */
     static <T> T only(Effects effects, String type, Class<T> payload) {
-        List<T> all = effects.events().stream().filter(e -> e.is(type)).map(e -> e.data(payload)).toList();
+        List<T> all = effects.events().stream()
+                .filter(e -> e.is(type))
+                .map(e -> e.data(payload))
+                .toList();
         assertEquals(1, all.size(), () -> "one " + type + " in " + types(effects));
         return all.get(0);
     }
@@ -175,13 +227,20 @@ final class KubeletDriver {
 
     /** The id the runtime gives the attempt of the container. */
     static String containerId(Pod pod, String container, int attempt) {
-        return attempt == 0 ? Ids.derived("container", uid(pod), container)
+        return attempt == 0
+                ? Ids.derived("container", uid(pod), container)
                 : Ids.derived("container", uid(pod), container, Integer.toString(attempt));
     }
 
     private Effects runtime(Pod pod, String type, Object data) {
-        return deliver("/runtime/" + node(pod), type,
-                Subjects.of(pod.getMetadata().getNamespace(), "pods", pod.getMetadata().getName()), data);
+        return deliver(
+                "/runtime/" + node(pod),
+                type,
+                Subjects.of(
+                        pod.getMetadata().getNamespace(),
+                        "pods",
+                        pod.getMetadata().getName()),
+                data);
     }
 
     private Effects deliver(String source, String type, String subject, Object data) {

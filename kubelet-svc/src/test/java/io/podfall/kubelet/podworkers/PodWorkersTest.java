@@ -1,30 +1,5 @@
 package io.podfall.kubelet.podworkers;
 
-import io.fabric8.kubernetes.api.model.ContainerStatus;
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.PodCondition;
-import io.fabric8.kubernetes.api.model.PodStatus;
-import io.podfall.model.apiserver.CreationRequest;
-import io.podfall.model.apiserver.DeletionRequest;
-import io.podfall.model.apiserver.StatusUpdateRequest;
-import io.podfall.model.core.Effects;
-import io.podfall.model.event.Event;
-import io.podfall.model.event.EventTypes;
-import io.podfall.model.kubelet.GracePeriodShortened;
-import io.podfall.model.kubelet.PodTermination;
-import io.podfall.model.runtime.ContainerRef;
-import io.podfall.model.runtime.RunPodSandbox;
-import io.podfall.model.runtime.SandboxRef;
-import io.podfall.model.runtime.StopContainer;
-import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-import java.util.List;
-
 import static io.podfall.kubelet.podworkers.KubeletDriver.NODE;
 import static io.podfall.kubelet.podworkers.KubeletDriver.T0;
 import static io.podfall.model.event.EventTypes.CONTAINER_STARTED;
@@ -49,12 +24,41 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.podfall.model.apiserver.CreationRequest;
+import io.podfall.model.apiserver.DeletionRequest;
+import io.podfall.model.apiserver.StatusUpdateRequest;
+import io.podfall.model.core.Effects;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.kubelet.GracePeriodShortened;
+import io.podfall.model.kubelet.PodTermination;
+import io.podfall.model.runtime.ContainerRef;
+import io.podfall.model.runtime.RunPodSandbox;
+import io.podfall.model.runtime.SandboxRef;
+import io.podfall.model.runtime.StopContainer;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
 class PodWorkersTest {
     private final KubeletDriver kubelet = new KubeletDriver();
 
     private static Pod web1() {
-        return aPod("web-1").withUid("uid-web-1").onNode(NODE).withGrace(30).withContainer("sidecar")
-                .withAnnotation("podfall.io/exit-code", "0").build();
+        return aPod("web-1")
+                .withUid("uid-web-1")
+                .onNode(NODE)
+                .withGrace(30)
+                .withContainer("sidecar")
+                .withAnnotation("podfall.io/exit-code", "0")
+                .build();
     }
 
     private static List<String> types(Effects effects) {
@@ -62,7 +66,10 @@ class PodWorkersTest {
     }
 
     private static <T> List<T> data(Effects effects, String type, Class<T> payload) {
-        return effects.events().stream().filter(e -> e.is(type)).map(e -> e.data(payload)).toList();
+        return effects.events().stream()
+                .filter(e -> e.is(type))
+                .map(e -> e.data(payload))
+                .toList();
     }
 
     private static <T> T only(Effects effects, String type, Class<T> payload) {
@@ -85,19 +92,26 @@ class PodWorkersTest {
         Effects bound = kubelet.apiserver(POD_BOUND, pod);
         assertEquals(List.of(RUN_POD_SANDBOX_REQUESTED), types(bound));
         RunPodSandbox run = only(bound, RUN_POD_SANDBOX_REQUESTED, RunPodSandbox.class);
-        assertEquals(List.of(new RunPodSandbox.ContainerSpec("app", "nginx:1.27"),
-                new RunPodSandbox.ContainerSpec("sidecar", "busybox")), run.containers());
+        assertEquals(
+                List.of(
+                        new RunPodSandbox.ContainerSpec("app", "nginx:1.27"),
+                        new RunPodSandbox.ContainerSpec("sidecar", "busybox")),
+                run.containers());
         assertEquals("0", run.annotations().get("podfall.io/exit-code"));
         assertEquals("/kubelet/node-1", bound.events().get(0).source());
         assertEquals("namespaces/default/pods/web-1", bound.events().get(0).subject());
 
         Effects sandbox = kubelet.sandboxStarted(pod);
-        assertEquals(List.of("app", "sidecar"), data(sandbox, START_CONTAINER_REQUESTED, ContainerRef.class).stream()
-                .map(ContainerRef::containerName).toList());
+        assertEquals(
+                List.of("app", "sidecar"),
+                data(sandbox, START_CONTAINER_REQUESTED, ContainerRef.class).stream()
+                        .map(ContainerRef::containerName)
+                        .toList());
 
         assertEquals(List.of(), types(kubelet.containerStarted(pod, "app")), "not all containers run yet");
         Effects allRunning = kubelet.containerStarted(pod, "sidecar");
-        PodStatus running = only(allRunning, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class).status();
+        PodStatus running = only(allRunning, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class)
+                .status();
         assertEquals("Running", running.getPhase());
         assertEquals("10.244.1.2", running.getPodIP());
         assertEquals(2, running.getContainerStatuses().size());
@@ -113,15 +127,20 @@ class PodWorkersTest {
         PodTermination termination = only(kill, POD_TERMINATION_STARTED, PodTermination.class);
         assertEquals(30, termination.gracePeriodSeconds());
         assertEquals(T0.plusSeconds(90), termination.deadline());
-        assertEquals(List.of(30L, 30L), data(kill, STOP_CONTAINER_REQUESTED, StopContainer.class).stream()
-                .map(StopContainer::timeoutSeconds).toList());
+        assertEquals(
+                List.of(30L, 30L),
+                data(kill, STOP_CONTAINER_REQUESTED, StopContainer.class).stream()
+                        .map(StopContainer::timeoutSeconds)
+                        .toList());
         assertEquals(PodWorkerState.TerminatingPod, kubelet.worker(pod).status().workType());
 
         assertEquals(List.of(), types(kubelet.containerExited(pod, "app", 0)), "the sidecar still runs");
         assertEquals(List.of(STOP_POD_SANDBOX_REQUESTED), types(kubelet.containerExited(pod, "sidecar", 0)));
 
         Effects stopped = kubelet.sandboxStopped(pod);
-        assertEquals(List.of(POD_TERMINATED, STATUS_UPDATE_REQUESTED), types(stopped),
+        assertEquals(
+                List.of(POD_TERMINATED, STATUS_UPDATE_REQUESTED),
+                types(stopped),
                 "the delete waits for the API server to hold the final status");
         assertTrue(kubelet.worker(pod).status().isFinished());
         assertEquals(List.of(DELETION_REQUESTED), types(kubelet.statusWritten(pod, stopped)));
@@ -140,13 +159,18 @@ class PodWorkersTest {
         kubelet.sandboxStarted(pod);
         kubelet.containerStarted(pod, "app");
 
-        PodStatus running = only(kubelet.after(2).containerStarted(pod, "sidecar"), STATUS_UPDATE_REQUESTED,
-                StatusUpdateRequest.class).status();
+        PodStatus running = only(
+                        kubelet.after(2).containerStarted(pod, "sidecar"),
+                        STATUS_UPDATE_REQUESTED,
+                        StatusUpdateRequest.class)
+                .status();
 
         assertEquals("2026-03-01T10:00:01Z", running.getStartTime(), "started at 10:00:01.250");
-        assertEquals(List.of("2026-03-01T10:00:01Z", "2026-03-01T10:00:03Z", "2026-03-01T10:00:03Z",
-                        "2026-03-01T10:00:01Z"),
-                running.getConditions().stream().map(PodCondition::getLastTransitionTime).toList());
+        assertEquals(
+                List.of("2026-03-01T10:00:01Z", "2026-03-01T10:00:03Z", "2026-03-01T10:00:03Z", "2026-03-01T10:00:01Z"),
+                running.getConditions().stream()
+                        .map(PodCondition::getLastTransitionTime)
+                        .toList());
     }
 
     @Nested
@@ -196,13 +220,23 @@ class PodWorkersTest {
 
         @Test
         void anAbsurdGracePeriodTheApiServerAcceptedGetsATerminationWithADeadline() {
-            Pod pod = kubelet.running(aPod("db-0").withUid("uid-db-0").onNode(NODE).withGrace(Long.MAX_VALUE).build());
-            Pod terminating = new PodBuilder(pod).editMetadata().withDeletionTimestamp(T0.toString())
-                    .withDeletionGracePeriodSeconds(Long.MAX_VALUE).endMetadata().build();
+            Pod pod = kubelet.running(aPod("db-0")
+                    .withUid("uid-db-0")
+                    .onNode(NODE)
+                    .withGrace(Long.MAX_VALUE)
+                    .build());
+            Pod terminating = new PodBuilder(pod)
+                    .editMetadata()
+                    .withDeletionTimestamp(T0.toString())
+                    .withDeletionGracePeriodSeconds(Long.MAX_VALUE)
+                    .endMetadata()
+                    .build();
             Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, terminating);
             PodTermination started = only(kill, POD_TERMINATION_STARTED, PodTermination.class);
             assertEquals(9_223_372_036L, started.gracePeriodSeconds());
-            assertTrue(started.deadline().isAfter(T0.plus(Duration.ofDays(365 * 292))), started.deadline().toString());
+            assertTrue(
+                    started.deadline().isAfter(T0.plus(Duration.ofDays(365 * 292))),
+                    started.deadline().toString());
         }
 
         @Test
@@ -221,10 +255,13 @@ class PodWorkersTest {
 
         @Test
         void theDeletionGracePeriodReachesTheStopRequest() {
-            Pod pod = kubelet.running(aPod("db-0").withUid("uid-db-0").onNode(NODE).withGrace(30).build());
+            Pod pod = kubelet.running(
+                    aPod("db-0").withUid("uid-db-0").onNode(NODE).withGrace(30).build());
             Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5));
-            assertEquals(5, only(kill, POD_TERMINATION_STARTED, PodTermination.class).gracePeriodSeconds());
-            assertEquals(5, only(kill, STOP_CONTAINER_REQUESTED, StopContainer.class).timeoutSeconds());
+            assertEquals(
+                    5, only(kill, POD_TERMINATION_STARTED, PodTermination.class).gracePeriodSeconds());
+            assertEquals(
+                    5, only(kill, STOP_CONTAINER_REQUESTED, StopContainer.class).timeoutSeconds());
         }
     }
 
@@ -239,17 +276,22 @@ class PodWorkersTest {
 
         @Test
         void aShorterGracePeriodReissuesTheStopWithTheShorterDeadline() {
-            Effects shortened = kubelet.after(10).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 15));
+            Effects shortened =
+                    kubelet.after(10).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 15));
 
-            assertEquals(List.of(GRACE_PERIOD_SHORTENED, STOP_CONTAINER_REQUESTED, STOP_CONTAINER_REQUESTED),
+            assertEquals(
+                    List.of(GRACE_PERIOD_SHORTENED, STOP_CONTAINER_REQUESTED, STOP_CONTAINER_REQUESTED),
                     types(shortened));
             GracePeriodShortened event = only(shortened, GRACE_PERIOD_SHORTENED, GracePeriodShortened.class);
             assertEquals(30, event.previousGracePeriodSeconds());
             assertEquals(15, event.gracePeriodSeconds());
             assertEquals(T0.plusSeconds(15), event.deadline(), "counted from when termination began");
             assertNull(event.compat());
-            assertEquals(List.of(5L, 5L), data(shortened, STOP_CONTAINER_REQUESTED, StopContainer.class).stream()
-                    .map(StopContainer::timeoutSeconds).toList());
+            assertEquals(
+                    List.of(5L, 5L),
+                    data(shortened, STOP_CONTAINER_REQUESTED, StopContainer.class).stream()
+                            .map(StopContainer::timeoutSeconds)
+                            .toList());
             assertEquals(15, kubelet.worker(pod).status().gracePeriod());
         }
 
@@ -257,26 +299,41 @@ class PodWorkersTest {
         void theRemainingTimeIsRoundedUpSoNoContainerIsKilledBeforeTheDeadline() {
             kubelet.at(T0.plusMillis(10_500));
             Effects shortened = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 15));
-            assertEquals(5, data(shortened, STOP_CONTAINER_REQUESTED, StopContainer.class).get(0).timeoutSeconds());
+            assertEquals(
+                    5,
+                    data(shortened, STOP_CONTAINER_REQUESTED, StopContainer.class)
+                            .get(0)
+                            .timeoutSeconds());
         }
 
         @Test
         void aDeadlineAlreadyPastStillGivesTheMinimumOfTwoSeconds() {
-            Effects shortened = kubelet.after(20).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 2));
-            assertEquals(2, data(shortened, STOP_CONTAINER_REQUESTED, StopContainer.class).get(0).timeoutSeconds());
+            Effects shortened =
+                    kubelet.after(20).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 2));
+            assertEquals(
+                    2,
+                    data(shortened, STOP_CONTAINER_REQUESTED, StopContainer.class)
+                            .get(0)
+                            .timeoutSeconds());
         }
 
         @Test
         void onlyTheContainersStillRunningAreStoppedAgain() {
             kubelet.containerExited(pod, "app", 143);
-            Effects shortened = kubelet.after(10).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 15));
-            assertEquals(List.of("sidecar"), data(shortened, STOP_CONTAINER_REQUESTED, StopContainer.class).stream()
-                    .map(StopContainer::containerName).toList());
+            Effects shortened =
+                    kubelet.after(10).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 15));
+            assertEquals(
+                    List.of("sidecar"),
+                    data(shortened, STOP_CONTAINER_REQUESTED, StopContainer.class).stream()
+                            .map(StopContainer::containerName)
+                            .toList());
         }
 
         @Test
         void aLongerOrEqualGracePeriodChangesNothing() {
-            assertTrue(kubelet.after(5).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 60)).isEmpty());
+            assertTrue(kubelet.after(5)
+                    .apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 60))
+                    .isEmpty());
             assertTrue(kubelet.apiserver(OBJECT_MARKED_TERMINATING, terminating).isEmpty());
             assertTrue(kubelet.apiserver(POD_STATUS_UPDATED, terminating).isEmpty());
             assertEquals(30, kubelet.worker(pod).status().gracePeriod());
@@ -294,23 +351,36 @@ class PodWorkersTest {
         @Test
         void isFailedWhenAContainerExitedWith143() {
             Effects done = exitAndStopSandbox(pod, 143, 0);
-            PodStatus status = only(done, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class).status();
+            PodStatus status = only(done, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class)
+                    .status();
             assertEquals("Failed", status.getPhase());
             var app = status.getContainerStatuses().get(0).getState().getTerminated();
             assertEquals(143, app.getExitCode());
             assertEquals("Error", app.getReason());
             assertEquals("podfall://" + KubeletDriver.containerId(pod, "app"), app.getContainerID());
             assertFalse(status.getContainerStatuses().get(0).getReady());
-            assertEquals("False", status.getConditions().stream().filter(c -> c.getType().equals("Ready"))
-                    .findFirst().orElseThrow().getStatus());
+            assertEquals(
+                    "False",
+                    status.getConditions().stream()
+                            .filter(c -> c.getType().equals("Ready"))
+                            .findFirst()
+                            .orElseThrow()
+                            .getStatus());
         }
 
         @Test
         void isSucceededWhenEveryContainerExitedWithZero() {
             Effects done = exitAndStopSandbox(pod, 0, 0);
-            PodStatus status = only(done, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class).status();
+            PodStatus status = only(done, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class)
+                    .status();
             assertEquals("Succeeded", status.getPhase());
-            assertEquals("Completed", status.getContainerStatuses().get(1).getState().getTerminated().getReason());
+            assertEquals(
+                    "Completed",
+                    status.getContainerStatuses()
+                            .get(1)
+                            .getState()
+                            .getTerminated()
+                            .getReason());
         }
 
         @Test
@@ -332,7 +402,9 @@ class PodWorkersTest {
             Effects done = exitAndStopSandbox(pod, 0, 0);
             assertEquals(List.of(DELETION_REQUESTED), types(kubelet.statusWritten(pod, done)));
             assertTrue(kubelet.statusWritten(pod, done).isEmpty(), "a redelivered status");
-            assertTrue(kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 1)).isEmpty(),
+            assertTrue(
+                    kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 1))
+                            .isEmpty(),
                     "a second DELETE while a finalizer holds the pod");
         }
 
@@ -349,23 +421,29 @@ class PodWorkersTest {
         Pod elsewhere = aPod("web-2").withUid("uid-web-2").onNode("node-2").build();
         assertTrue(kubelet.apiserver(POD_BOUND, elsewhere).isEmpty());
         assertTrue(kubelet.sandboxStarted(elsewhere).isEmpty());
-        assertTrue(kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(elsewhere, 30)).isEmpty());
+        assertTrue(kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(elsewhere, 30))
+                .isEmpty());
         assertFalse(kubelet.state.hasPod("uid-web-2"));
         assertTrue(kubelet.state.workers.isEmpty());
     }
 
     @Test
     void unscheduledPodsAreCachedNowhereAndStartNothing() {
-        assertTrue(kubelet.apiserver(OBJECT_CREATED, aPod("pending").withUid("uid-pending").build()).isEmpty());
+        assertTrue(kubelet.apiserver(
+                        OBJECT_CREATED, aPod("pending").withUid("uid-pending").build())
+                .isEmpty());
         assertTrue(kubelet.state.pods.isEmpty());
     }
 
     @Test
     void oneKubeletRunsThePodsOfEachOfItsNodes() {
         KubeletDriver two = new KubeletDriver("node-1", "node-2");
-        Effects bound = two.apiserver(POD_BOUND, aPod("web-2").withUid("uid-web-2").onNode("node-2").build());
+        Effects bound = two.apiserver(
+                POD_BOUND, aPod("web-2").withUid("uid-web-2").onNode("node-2").build());
         assertEquals("/kubelet/node-2", bound.events().get(0).source());
-        assertEquals("node-2", only(bound, RUN_POD_SANDBOX_REQUESTED, RunPodSandbox.class).node());
+        assertEquals(
+                "node-2",
+                only(bound, RUN_POD_SANDBOX_REQUESTED, RunPodSandbox.class).node());
     }
 
     @Test
@@ -425,7 +503,8 @@ class PodWorkersTest {
         exitAndStopSandbox(pod, 0, 0);
 
         assertTrue(kubelet.apiserver(POD_STATUS_UPDATED, terminating).isEmpty(), "e.g. held by a finalizer");
-        assertTrue(kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 1)).isEmpty());
+        assertTrue(kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 1))
+                .isEmpty());
     }
 
     @Nested
@@ -436,9 +515,15 @@ class PodWorkersTest {
         void stillHasItsContainersStoppedButGetsNoFinalStatusOrDelete() {
             Pod forced = kubelet.markedTerminating(pod, 0);
             Effects marked = kubelet.apiserver(OBJECT_MARKED_TERMINATING, forced);
-            assertEquals(1, only(marked, POD_TERMINATION_STARTED, PodTermination.class).gracePeriodSeconds());
-            assertEquals(List.of(2L, 2L), data(marked, STOP_CONTAINER_REQUESTED, StopContainer.class).stream()
-                    .map(StopContainer::timeoutSeconds).toList(), "killContainer's minimum shutdown window");
+            assertEquals(
+                    1,
+                    only(marked, POD_TERMINATION_STARTED, PodTermination.class).gracePeriodSeconds());
+            assertEquals(
+                    List.of(2L, 2L),
+                    data(marked, STOP_CONTAINER_REQUESTED, StopContainer.class).stream()
+                            .map(StopContainer::timeoutSeconds)
+                            .toList(),
+                    "killContainer's minimum shutdown window");
             assertTrue(kubelet.apiserver(OBJECT_REMOVED, forced).isEmpty(), "the kill is in flight already");
             assertTrue(kubelet.worker(pod).isOrphan());
 
@@ -454,9 +539,12 @@ class PodWorkersTest {
         @Test
         void removedWithoutADeletionGracePeriodIsKilledWithTheSpecsGracePeriod() {
             Effects removed = kubelet.after(3).apiserver(OBJECT_REMOVED, pod);
-            assertEquals(List.of(POD_TERMINATION_STARTED, STOP_CONTAINER_REQUESTED, STOP_CONTAINER_REQUESTED),
+            assertEquals(
+                    List.of(POD_TERMINATION_STARTED, STOP_CONTAINER_REQUESTED, STOP_CONTAINER_REQUESTED),
                     types(removed));
-            assertEquals(30, only(removed, POD_TERMINATION_STARTED, PodTermination.class).gracePeriodSeconds());
+            assertEquals(
+                    30,
+                    only(removed, POD_TERMINATION_STARTED, PodTermination.class).gracePeriodSeconds());
             assertTrue(kubelet.worker(pod).status().isDeleted());
         }
     }
@@ -471,7 +559,8 @@ class PodWorkersTest {
 
             assertEquals(List.of(POD_TERMINATION_STARTED, POD_TERMINATED, STATUS_UPDATE_REQUESTED), types(effects));
             assertEquals(List.of(DELETION_REQUESTED), types(kubelet.statusWritten(pod, effects)));
-            PodStatus status = only(effects, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class).status();
+            PodStatus status = only(effects, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class)
+                    .status();
             assertEquals("Failed", status.getPhase(), "a pod that never ran is not reported successful");
             var app = status.getContainerStatuses().get(0).getState().getTerminated();
             assertEquals(137, app.getExitCode());
@@ -500,7 +589,9 @@ class PodWorkersTest {
 
             Effects late = kubelet.after(4).containerStarted(pod, "sidecar");
             assertEquals(List.of(STOP_CONTAINER_REQUESTED), types(late));
-            assertEquals(26, only(late, STOP_CONTAINER_REQUESTED, StopContainer.class).timeoutSeconds());
+            assertEquals(
+                    26,
+                    only(late, STOP_CONTAINER_REQUESTED, StopContainer.class).timeoutSeconds());
 
             kubelet.containerExited(pod, "app", 143);
             assertEquals(List.of(STOP_POD_SANDBOX_REQUESTED), types(kubelet.containerExited(pod, "sidecar", 143)));
@@ -509,7 +600,8 @@ class PodWorkersTest {
         @Test
         void removedBeforeTheKubeletSawItBoundHasNoWorkerToTearDown() {
             kubelet.apiserver(OBJECT_CREATED, aPod("web-1").withUid("uid-web-1").build());
-            assertTrue(kubelet.apiserver(OBJECT_REMOVED, kubelet.markedTerminating(pod, 0)).isEmpty());
+            assertTrue(kubelet.apiserver(OBJECT_REMOVED, kubelet.markedTerminating(pod, 0))
+                    .isEmpty());
             assertTrue(kubelet.state.workers.isEmpty());
         }
     }
@@ -520,7 +612,11 @@ class PodWorkersTest {
 
         @Test
         void registersOnlyTheNodesTheApiServerDoesNotHold() {
-            Node node1 = new NodeBuilder().withNewMetadata().withName("node-1").endMetadata().build();
+            Node node1 = new NodeBuilder()
+                    .withNewMetadata()
+                    .withName("node-1")
+                    .endMetadata()
+                    .build();
             assertTrue(two.apiserver(OBJECT_CREATED, node1).isEmpty());
 
             List<Event> requests = two.core.registerNodes(two.state, T0);
@@ -534,15 +630,25 @@ class PodWorkersTest {
             CreationRequest creation = request.data(CreationRequest.class);
             assertEquals("nodes", creation.resource());
             assertEquals("", creation.namespace());
-            assertEquals("node-2", creation.object().path("metadata").path("name").asText());
+            assertEquals(
+                    "node-2", creation.object().path("metadata").path("name").asText());
         }
 
         @Test
         void registersEveryNodeOnAnEmptyLogAndNoneOnceAllAreKnown() {
-            assertEquals(List.of("nodes/node-1", "nodes/node-2"),
-                    two.core.registerNodes(two.state, T0).stream().map(Event::subject).toList());
+            assertEquals(
+                    List.of("nodes/node-1", "nodes/node-2"),
+                    two.core.registerNodes(two.state, T0).stream()
+                            .map(Event::subject)
+                            .toList());
             for (String name : List.of("node-1", "node-2")) {
-                two.apiserver(OBJECT_CREATED, new NodeBuilder().withNewMetadata().withName(name).endMetadata().build());
+                two.apiserver(
+                        OBJECT_CREATED,
+                        new NodeBuilder()
+                                .withNewMetadata()
+                                .withName(name)
+                                .endMetadata()
+                                .build());
             }
             assertEquals(List.of(), two.core.registerNodes(two.state, T0));
         }
@@ -554,7 +660,13 @@ class PodWorkersTest {
 
         @Test
         void nodesOfOtherKubeletsAreNotCached() {
-            two.apiserver(OBJECT_CREATED, new NodeBuilder().withNewMetadata().withName("node-9").endMetadata().build());
+            two.apiserver(
+                    OBJECT_CREATED,
+                    new NodeBuilder()
+                            .withNewMetadata()
+                            .withName("node-9")
+                            .endMetadata()
+                            .build());
             assertFalse(two.state.isRegistered("node-9"));
         }
     }
@@ -563,10 +675,15 @@ class PodWorkersTest {
     void anUpdatedPodKeepsTheKubeletsViewCurrentAndStartsNothing() {
         KubeletDriver kubelet = new KubeletDriver();
         Pod pod = kubelet.running(web1());
-        Pod labelled = new io.fabric8.kubernetes.api.model.PodBuilder(pod).editMetadata().addToLabels("tier", "web")
-                .endMetadata().build();
+        Pod labelled = new io.fabric8.kubernetes.api.model.PodBuilder(pod)
+                .editMetadata()
+                .addToLabels("tier", "web")
+                .endMetadata()
+                .build();
 
-        assertTrue(kubelet.apiserver(EventTypes.OBJECT_UPDATED, labelled).events().isEmpty(), "a label is no reason to act");
+        assertTrue(
+                kubelet.apiserver(EventTypes.OBJECT_UPDATED, labelled).events().isEmpty(),
+                "a label is no reason to act");
         assertEquals("web", kubelet.worker(pod).pod().getMetadata().getLabels().get("tier"));
     }
 }

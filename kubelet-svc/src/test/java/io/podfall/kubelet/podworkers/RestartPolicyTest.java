@@ -1,26 +1,5 @@
 package io.podfall.kubelet.podworkers;
 
-import io.fabric8.kubernetes.api.model.ContainerStatus;
-import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.PodCondition;
-import io.fabric8.kubernetes.api.model.PodStatus;
-import io.podfall.model.apiserver.StatusUpdateRequest;
-import io.podfall.model.core.Effects;
-import io.podfall.model.core.Timer;
-import io.podfall.model.core.TimerKey;
-import io.podfall.model.event.Event;
-import io.podfall.model.kubelet.PodRestart;
-import io.podfall.model.runtime.ContainerRef;
-import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-
 import static io.podfall.kubelet.podworkers.KubeletDriver.NODE;
 import static io.podfall.kubelet.podworkers.KubeletDriver.T0;
 import static io.podfall.kubelet.podworkers.KubeletDriver.only;
@@ -39,11 +18,31 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.podfall.model.apiserver.StatusUpdateRequest;
+import io.podfall.model.core.Effects;
+import io.podfall.model.core.Timer;
+import io.podfall.model.core.TimerKey;
+import io.podfall.model.event.Event;
+import io.podfall.model.kubelet.PodRestart;
+import io.podfall.model.runtime.ContainerRef;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
 /**
  * A pod's own end: containers that exit by themselves, started again by the restart policy after the crash-loop
  * back-off (kuberuntime_manager.go computePodActions and doBackOff, container/helpers.go ShouldContainerBeRestarted),
- * the status kubectl shows meanwhile, and a pod that ends Succeeded or Failed (kubelet_pods.go getPhase), torn down
- * and kept; and a UID created again after its worker finished (pod_workers.go restartRequested).
+ * the status kubectl shows meanwhile, and a pod that ends Succeeded or Failed (kubelet_pods.go getPhase), torn down and
+ * kept; and a UID created again after its worker finished (pod_workers.go restartRequested).
  */
 class RestartPolicyTest {
     private static final String UID = "uid-web-1";
@@ -69,7 +68,10 @@ class RestartPolicyTest {
     }
 
     private static Timer backOff(Effects effects) {
-        return effects.timers().stream().filter(t -> t.key().equals(BACKOFF_TIMER)).findFirst().orElseThrow();
+        return effects.timers().stream()
+                .filter(t -> t.key().equals(BACKOFF_TIMER))
+                .findFirst()
+                .orElseThrow();
     }
 
     @Nested
@@ -80,7 +82,8 @@ class RestartPolicyTest {
         void anExitedContainerIsStartedAgainAtOnceTheFirstTimeAndItsStatusShowsTheRestart() {
             Effects exited = kubelet.after(5).containerExited(pod, "app", 1);
             assertEquals(List.of(START_CONTAINER_REQUESTED), types(exited), "no back-off before the first restart");
-            assertEquals(new ContainerRef(NODE, UID, "app", 1), only(exited, START_CONTAINER_REQUESTED, ContainerRef.class));
+            assertEquals(
+                    new ContainerRef(NODE, UID, "app", 1), only(exited, START_CONTAINER_REQUESTED, ContainerRef.class));
 
             PodStatus running = status(kubelet.containerStarted(pod, "app", 1));
 
@@ -90,7 +93,9 @@ class RestartPolicyTest {
             assertNotNull(app.getState().getRunning());
             assertEquals(1, app.getLastState().getTerminated().getExitCode());
             assertEquals("Error", app.getLastState().getTerminated().getReason());
-            assertEquals(T0.plusSeconds(5).toString(), app.getLastState().getTerminated().getFinishedAt());
+            assertEquals(
+                    T0.plusSeconds(5).toString(),
+                    app.getLastState().getTerminated().getFinishedAt());
             assertEquals("podfall://" + KubeletDriver.containerId(pod, "app", 1), app.getContainerID());
         }
 
@@ -110,13 +115,19 @@ class RestartPolicyTest {
             assertEquals("Running", waiting.getPhase(), "restartPolicy Always: it is being restarted");
             ContainerStatus app = app(waiting);
             assertEquals("CrashLoopBackOff", app.getState().getWaiting().getReason());
-            assertEquals("back-off 10s restarting failed container=app pod=web-1_default(" + UID + ")",
+            assertEquals(
+                    "back-off 10s restarting failed container=app pod=web-1_default(" + UID + ")",
                     app.getState().getWaiting().getMessage());
             assertEquals(1, app.getRestartCount());
             assertEquals(1, app.getLastState().getTerminated().getExitCode());
-            assertEquals(T0.plusSeconds(6).toString(), app.getLastState().getTerminated().getFinishedAt());
+            assertEquals(
+                    T0.plusSeconds(6).toString(),
+                    app.getLastState().getTerminated().getFinishedAt());
             assertFalse(app.getReady());
-            PodCondition ready = waiting.getConditions().stream().filter(c -> c.getType().equals("Ready")).findFirst().orElseThrow();
+            PodCondition ready = waiting.getConditions().stream()
+                    .filter(c -> c.getType().equals("Ready"))
+                    .findFirst()
+                    .orElseThrow();
             assertEquals("False", ready.getStatus());
             assertEquals("ContainersNotReady", ready.getReason());
             assertEquals("containers with unready status: [app]", ready.getMessage());
@@ -163,7 +174,9 @@ class RestartPolicyTest {
 
             Effects deleted = kubelet.after(2).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 30));
 
-            assertEquals(List.of(POD_TERMINATION_STARTED, STOP_POD_SANDBOX_REQUESTED), types(deleted),
+            assertEquals(
+                    List.of(POD_TERMINATION_STARTED, STOP_POD_SANDBOX_REQUESTED),
+                    types(deleted),
                     "nothing runs: the sandbox is stopped at once");
             assertEquals(List.of(), types(kubelet.fire(timer)));
         }
@@ -176,7 +189,9 @@ class RestartPolicyTest {
 
             assertEquals(List.of(), types(kubelet.redeliver(firstExit)));
             assertEquals(List.of(), types(kubelet.redeliver(kubelet.delivered.get(2))), "the first start again");
-            assertEquals(RuntimeContainer.State.RUNNING, kubelet.worker(pod).container("app").state());
+            assertEquals(
+                    RuntimeContainer.State.RUNNING,
+                    kubelet.worker(pod).container("app").state());
         }
 
         @Test
@@ -187,7 +202,8 @@ class RestartPolicyTest {
 
             KubeletDriver rebuilt = new KubeletDriver();
             List<Effects> replayed = kubelet.delivered.stream()
-                    .map(e -> rebuilt.core.handle(rebuilt.state, e, e.time())).toList();
+                    .map(e -> rebuilt.core.handle(rebuilt.state, e, e.time()))
+                    .toList();
 
             Effects last = replayed.get(replayed.size() - 1);
             assertEquals(waiting.events(), last.events());
@@ -211,7 +227,8 @@ class RestartPolicyTest {
 
             Effects completed = kubelet.after(5).containerExited(pod, "app", 0, 1);
 
-            assertEquals(List.of(STATUS_UPDATE_REQUESTED, POD_TERMINATION_STARTED, STOP_POD_SANDBOX_REQUESTED),
+            assertEquals(
+                    List.of(STATUS_UPDATE_REQUESTED, POD_TERMINATION_STARTED, STOP_POD_SANDBOX_REQUESTED),
                     types(completed));
             PodStatus succeeded = status(completed);
             assertEquals("Succeeded", succeeded.getPhase());
@@ -229,7 +246,8 @@ class RestartPolicyTest {
 
             Effects completed = kubelet.after(5).containerExited(pod, "app", 0);
 
-            assertEquals(List.of(STATUS_UPDATE_REQUESTED, POD_TERMINATION_STARTED, STOP_POD_SANDBOX_REQUESTED),
+            assertEquals(
+                    List.of(STATUS_UPDATE_REQUESTED, POD_TERMINATION_STARTED, STOP_POD_SANDBOX_REQUESTED),
                     types(completed));
             PodStatus succeeded = status(completed);
             assertEquals("Succeeded", succeeded.getPhase());
@@ -237,8 +255,12 @@ class RestartPolicyTest {
             assertEquals(0, app.getState().getTerminated().getExitCode());
             assertEquals("Completed", app.getState().getTerminated().getReason());
             assertEquals(0, app.getRestartCount());
-            assertEquals(List.of("PodCompleted"), succeeded.getConditions().stream()
-                    .filter(c -> c.getType().equals("Ready")).map(PodCondition::getReason).toList());
+            assertEquals(
+                    List.of("PodCompleted"),
+                    succeeded.getConditions().stream()
+                            .filter(c -> c.getType().equals("Ready"))
+                            .map(PodCondition::getReason)
+                            .toList());
 
             assertEquals(List.of(POD_TERMINATED), types(kubelet.sandboxStopped(pod)));
             assertTrue(kubelet.worker(pod).status().isFinished());
@@ -247,8 +269,12 @@ class RestartPolicyTest {
 
         @Test
         void aFailedContainerBesideOneStillRunningLeavesThePodRunningUntilTheOtherEnds() {
-            Pod pod = kubelet.running(aPod("web-1").withUid(UID).onNode(NODE).withRestartPolicy("Never")
-                    .withContainer("sidecar").build());
+            Pod pod = kubelet.running(aPod("web-1")
+                    .withUid(UID)
+                    .onNode(NODE)
+                    .withRestartPolicy("Never")
+                    .withContainer("sidecar")
+                    .build());
 
             Effects failed = kubelet.after(5).containerExited(pod, "app", 1);
             PodStatus running = status(failed);
@@ -256,8 +282,8 @@ class RestartPolicyTest {
             assertEquals(1, app(running).getState().getTerminated().getExitCode());
 
             Effects last = kubelet.after(5).containerExited(pod, "sidecar", 0);
-            assertEquals(List.of(STATUS_UPDATE_REQUESTED, POD_TERMINATION_STARTED, STOP_POD_SANDBOX_REQUESTED),
-                    types(last));
+            assertEquals(
+                    List.of(STATUS_UPDATE_REQUESTED, POD_TERMINATION_STARTED, STOP_POD_SANDBOX_REQUESTED), types(last));
             assertEquals("Failed", status(last).getPhase(), "one container failed and none will restart");
         }
     }
@@ -265,18 +291,36 @@ class RestartPolicyTest {
     @Nested
     class GetPhase {
         private ContainerStatus running() {
-            return new ContainerStatusBuilder().withNewState().withNewRunning().endRunning().endState().build();
+            return new ContainerStatusBuilder()
+                    .withNewState()
+                    .withNewRunning()
+                    .endRunning()
+                    .endState()
+                    .build();
         }
 
         private ContainerStatus exited(int code) {
-            return new ContainerStatusBuilder().withNewState().withNewTerminated().withExitCode(code).endTerminated()
-                    .endState().build();
+            return new ContainerStatusBuilder()
+                    .withNewState()
+                    .withNewTerminated()
+                    .withExitCode(code)
+                    .endTerminated()
+                    .endState()
+                    .build();
         }
 
         private ContainerStatus waiting(boolean restarting) {
-            ContainerStatusBuilder b = new ContainerStatusBuilder().withNewState().withNewWaiting().endWaiting().endState();
+            ContainerStatusBuilder b = new ContainerStatusBuilder()
+                    .withNewState()
+                    .withNewWaiting()
+                    .endWaiting()
+                    .endState();
             if (restarting) {
-                b.withNewLastState().withNewTerminated().withExitCode(1).endTerminated().endLastState();
+                b.withNewLastState()
+                        .withNewTerminated()
+                        .withExitCode(1)
+                        .endTerminated()
+                        .endLastState();
             }
             return b.build();
         }
@@ -301,7 +345,9 @@ class RestartPolicyTest {
         void isPendingWhileAContainerWaitsForItsFirstStartAndRunningWhileOneRuns() {
             assertEquals("Pending", PodStatuses.getPhase("Always", List.of(running(), waiting(false)), false));
             assertEquals("Running", PodStatuses.getPhase("Never", List.of(running(), exited(1)), false));
-            assertEquals("Running", PodStatuses.getPhase("Always", List.of(waiting(true)), false),
+            assertEquals(
+                    "Running",
+                    PodStatuses.getPhase("Always", List.of(waiting(true)), false),
                     "a container waiting to be started again counts as stopped");
         }
     }
@@ -309,7 +355,11 @@ class RestartPolicyTest {
     @Nested
     class RestartRequested {
         private Pod withResourceVersion(Pod pod, long rv) {
-            return new PodBuilder(pod).editMetadata().withResourceVersion(Long.toString(rv)).endMetadata().build();
+            return new PodBuilder(pod)
+                    .editMetadata()
+                    .withResourceVersion(Long.toString(rv))
+                    .endMetadata()
+                    .build();
         }
 
         @Test
@@ -321,10 +371,13 @@ class RestartPolicyTest {
             Effects again = kubelet.after(30).apiserver(OBJECT_CREATED, withResourceVersion(pod("Never"), 9));
 
             assertEquals(List.of(POD_RESTART_REQUESTED), types(again), "no sandbox, no container: not admitted");
-            assertEquals(new PodRestart(NODE, UID, "default", "web-1", "TerminatedPod", true),
+            assertEquals(
+                    new PodRestart(NODE, UID, "default", "web-1", "TerminatedPod", true),
                     only(again, POD_RESTART_REQUESTED, PodRestart.class));
             assertTrue(kubelet.worker(pod).status().isRestartRequested());
-            assertEquals(List.of(), types(kubelet.apiserver(OBJECT_CREATED, withResourceVersion(pod("Never"), 12))),
+            assertEquals(
+                    List.of(),
+                    types(kubelet.apiserver(OBJECT_CREATED, withResourceVersion(pod("Never"), 12))),
                     "recorded once");
         }
 
@@ -335,7 +388,9 @@ class RestartPolicyTest {
 
             Effects again = kubelet.apiserver(OBJECT_CREATED, withResourceVersion(pod(null), 9));
 
-            assertEquals("TerminatingPod", only(again, POD_RESTART_REQUESTED, PodRestart.class).workType());
+            assertEquals(
+                    "TerminatingPod",
+                    only(again, POD_RESTART_REQUESTED, PodRestart.class).workType());
             assertFalse(only(again, POD_RESTART_REQUESTED, PodRestart.class).finished());
         }
 

@@ -1,21 +1,5 @@
 package io.podfall.kubelet.podworkers;
 
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.podfall.model.apiserver.StatusUpdateRequest;
-import io.podfall.model.core.Effects;
-import io.podfall.model.core.Timer;
-import io.podfall.model.core.TimerKey;
-import io.podfall.model.kubelet.GracePeriodShortened;
-import io.podfall.model.kubelet.PodTerminationStart;
-import io.podfall.model.kubelet.PreStopHookResult;
-import io.podfall.model.kubelet.PreStopHookStart;
-import io.podfall.model.runtime.StopContainer;
-import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-
 import static io.podfall.kubelet.podworkers.KubeletDriver.NODE;
 import static io.podfall.kubelet.podworkers.KubeletDriver.T0;
 import static io.podfall.kubelet.podworkers.KubeletDriver.only;
@@ -39,9 +23,24 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.podfall.model.apiserver.StatusUpdateRequest;
+import io.podfall.model.core.Effects;
+import io.podfall.model.core.Timer;
+import io.podfall.model.core.TimerKey;
+import io.podfall.model.kubelet.GracePeriodShortened;
+import io.podfall.model.kubelet.PodTerminationStart;
+import io.podfall.model.kubelet.PreStopHookResult;
+import io.podfall.model.kubelet.PreStopHookStart;
+import io.podfall.model.runtime.StopContainer;
+import java.util.List;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
 /**
- * The termination rules of killContainer and calculateEffectiveGracePeriod: preStop hooks against the grace
- * period, a grace period shortened while terminating, the compatibility switches, and pods already finished.
+ * The termination rules of killContainer and calculateEffectiveGracePeriod: preStop hooks against the grace period, a
+ * grace period shortened while terminating, the compatibility switches, and pods already finished.
  */
 class TerminationTest {
     private static final String UID = "uid-db-0";
@@ -52,32 +51,62 @@ class TerminationTest {
     }
 
     private static Pod withSleepHook(Pod pod, String container, long seconds) {
-        return new PodBuilder(pod).editSpec().editMatchingContainer(c -> c.getName().equals(container))
-                .withNewLifecycle().withNewPreStop().withNewSleep().withSeconds(seconds).endSleep().endPreStop()
-                .endLifecycle().endContainer().endSpec().build();
+        return new PodBuilder(pod)
+                .editSpec()
+                .editMatchingContainer(c -> c.getName().equals(container))
+                .withNewLifecycle()
+                .withNewPreStop()
+                .withNewSleep()
+                .withSeconds(seconds)
+                .endSleep()
+                .endPreStop()
+                .endLifecycle()
+                .endContainer()
+                .endSpec()
+                .build();
     }
 
     private static Pod withExecHook(Pod pod, String annotatedSeconds) {
-        PodBuilder b = new PodBuilder(pod).editSpec().editMatchingContainer(c -> c.getName().equals("app"))
-                .withNewLifecycle().withNewPreStop().withNewExec().withCommand("sh", "-c", "drain").endExec()
-                .endPreStop().endLifecycle().endContainer().endSpec();
+        PodBuilder b = new PodBuilder(pod)
+                .editSpec()
+                .editMatchingContainer(c -> c.getName().equals("app"))
+                .withNewLifecycle()
+                .withNewPreStop()
+                .withNewExec()
+                .withCommand("sh", "-c", "drain")
+                .endExec()
+                .endPreStop()
+                .endLifecycle()
+                .endContainer()
+                .endSpec();
         if (annotatedSeconds != null) {
-            b.editMetadata().addToAnnotations(PreStopHook.PRESTOP_SECONDS, annotatedSeconds).endMetadata();
+            b.editMetadata()
+                    .addToAnnotations(PreStopHook.PRESTOP_SECONDS, annotatedSeconds)
+                    .endMetadata();
         }
         return b.build();
     }
 
     private static Pod inPhase(Pod pod, String phase) {
-        return new PodBuilder(pod).editOrNewStatus().withPhase(phase).endStatus().build();
+        return new PodBuilder(pod)
+                .editOrNewStatus()
+                .withPhase(phase)
+                .endStatus()
+                .build();
     }
 
     private static List<Long> timeouts(Effects effects) {
-        return effects.events().stream().filter(e -> e.is(STOP_CONTAINER_REQUESTED))
-                .map(e -> e.data(StopContainer.class).timeoutSeconds()).toList();
+        return effects.events().stream()
+                .filter(e -> e.is(STOP_CONTAINER_REQUESTED))
+                .map(e -> e.data(StopContainer.class).timeoutSeconds())
+                .toList();
     }
 
     private static Timer hookTimer(Effects effects) {
-        return effects.timers().stream().filter(t -> t.key().equals(HOOK_TIMER)).findFirst().orElseThrow();
+        return effects.timers().stream()
+                .filter(t -> t.key().equals(HOOK_TIMER))
+                .findFirst()
+                .orElseThrow();
     }
 
     @Nested
@@ -122,11 +151,15 @@ class TerminationTest {
         void anExecHookRunsForTheAnnotatedSecondsAndItsTimeIsTruncatedAsUpstream() {
             Pod pod = kubelet.running(withExecHook(pod(30), "4.5"));
             Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 30));
-            assertEquals("exec", only(kill, PRE_STOP_HOOK_STARTED, PreStopHookStart.class).handler());
+            assertEquals(
+                    "exec",
+                    only(kill, PRE_STOP_HOOK_STARTED, PreStopHookStart.class).handler());
             assertEquals(T0.plusMillis(4_500), hookTimer(kill).at());
 
             Effects done = kubelet.fire(hookTimer(kill));
-            assertEquals(4, only(done, PRE_STOP_HOOK_FINISHED, PreStopHookResult.class).durationSeconds());
+            assertEquals(
+                    4,
+                    only(done, PRE_STOP_HOOK_FINISHED, PreStopHookResult.class).durationSeconds());
             assertEquals(List.of(26L), timeouts(done), "no container is killed before the deadline");
         }
 
@@ -134,8 +167,13 @@ class TerminationTest {
         void aHookOfNoTimeFinishesInTheSameStep() {
             Pod pod = kubelet.running(withExecHook(pod(30), null));
             Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 30));
-            assertEquals(List.of(POD_TERMINATION_STARTED, PRE_STOP_HOOK_STARTED, PRE_STOP_HOOK_FINISHED,
-                    STOP_CONTAINER_REQUESTED), types(kill));
+            assertEquals(
+                    List.of(
+                            POD_TERMINATION_STARTED,
+                            PRE_STOP_HOOK_STARTED,
+                            PRE_STOP_HOOK_FINISHED,
+                            STOP_CONTAINER_REQUESTED),
+                    types(kill));
             assertEquals(List.of(30L), timeouts(kill));
             assertTrue(kill.timers().isEmpty());
         }
@@ -143,10 +181,20 @@ class TerminationTest {
         @Test
         void onlyTheContainerWithAHookWaitsForIt() {
             Pod pod = kubelet.running(withSleepHook(
-                    aPod("db-0").withUid(UID).onNode(NODE).withGrace(30).withContainer("sidecar").build(), "app", 10));
+                    aPod("db-0")
+                            .withUid(UID)
+                            .onNode(NODE)
+                            .withGrace(30)
+                            .withContainer("sidecar")
+                            .build(),
+                    "app",
+                    10));
             Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 30));
-            assertEquals(List.of(POD_TERMINATION_STARTED, PRE_STOP_HOOK_STARTED, STOP_CONTAINER_REQUESTED), types(kill));
-            assertEquals("sidecar", only(kill, STOP_CONTAINER_REQUESTED, StopContainer.class).containerName());
+            assertEquals(
+                    List.of(POD_TERMINATION_STARTED, PRE_STOP_HOOK_STARTED, STOP_CONTAINER_REQUESTED), types(kill));
+            assertEquals(
+                    "sidecar",
+                    only(kill, STOP_CONTAINER_REQUESTED, StopContainer.class).containerName());
         }
 
         @Test
@@ -155,14 +203,20 @@ class TerminationTest {
             Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 60));
             Timer original = hookTimer(kill);
 
-            Effects shortened = kubelet.after(1).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5));
+            Effects shortened =
+                    kubelet.after(1).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5));
             assertEquals(List.of(GRACE_PERIOD_SHORTENED), types(shortened), "the hook still runs: no stop yet");
             Timer moved = hookTimer(shortened);
             assertEquals(T0.plusSeconds(5), moved.at());
 
-            assertTrue(kubelet.core.fire(kubelet.state, original, T0.plusSeconds(60)).isEmpty(), "a stale timer");
+            assertTrue(
+                    kubelet.core
+                            .fire(kubelet.state, original, T0.plusSeconds(60))
+                            .isEmpty(),
+                    "a stale timer");
             Effects done = kubelet.fire(moved);
-            assertTrue(only(done, PRE_STOP_HOOK_FINISHED, PreStopHookResult.class).gracePeriodExhausted());
+            assertTrue(
+                    only(done, PRE_STOP_HOOK_FINISHED, PreStopHookResult.class).gracePeriodExhausted());
             assertEquals(List.of(2L), timeouts(done));
         }
 
@@ -173,7 +227,9 @@ class TerminationTest {
 
             Effects exited = kubelet.after(3).containerExited(pod, "app", 0);
             assertEquals(List.of(HOOK_TIMER), exited.cancelledTimers());
-            assertEquals(List.of(PRE_STOP_HOOK_FINISHED, STOP_POD_SANDBOX_REQUESTED), types(exited),
+            assertEquals(
+                    List.of(PRE_STOP_HOOK_FINISHED, STOP_POD_SANDBOX_REQUESTED),
+                    types(exited),
                     "no StopContainer for a container that is gone");
             PreStopHookResult failed = only(exited, PRE_STOP_HOOK_FINISHED, PreStopHookResult.class);
             assertEquals(3, failed.durationSeconds());
@@ -202,9 +258,12 @@ class TerminationTest {
             Pod pod = kubelet.running(pod(60));
             kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 60));
 
-            Effects shortened = kubelet.after(1).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5));
+            Effects shortened =
+                    kubelet.after(1).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5));
 
-            assertEquals(List.of(GRACE_PERIOD_SHORTENED, STOP_CONTAINER_REQUESTED), types(shortened),
+            assertEquals(
+                    List.of(GRACE_PERIOD_SHORTENED, STOP_CONTAINER_REQUESTED),
+                    types(shortened),
                     "recorded as a shortening, not as a second PodTerminationStarted");
             GracePeriodShortened event = only(shortened, GRACE_PERIOD_SHORTENED, GracePeriodShortened.class);
             assertEquals(60, event.previousGracePeriodSeconds());
@@ -222,14 +281,16 @@ class TerminationTest {
             Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 60));
             assertEquals(List.of(60L), timeouts(kill));
 
-            Effects shortened = kubelet.after(1).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5));
+            Effects shortened =
+                    kubelet.after(1).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5));
 
             assertEquals(List.of(GRACE_PERIOD_SHORTENED), types(shortened), "no re-issued StopContainer");
             GracePeriodShortened event = only(shortened, GRACE_PERIOD_SHORTENED, GracePeriodShortened.class);
             assertEquals(Compat.SHORTENED_GRACE_IGNORED, event.compat());
             assertEquals(5, event.gracePeriodSeconds());
             assertEquals(T0.plusSeconds(60), kubelet.worker(pod).status().killDeadline());
-            assertTrue(kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5)).isEmpty());
+            assertTrue(kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5))
+                    .isEmpty());
         }
 
         @Test
@@ -238,7 +299,8 @@ class TerminationTest {
             Pod pod = kubelet.running(withSleepHook(pod(60), "app", 120));
             Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 60));
 
-            Effects shortened = kubelet.after(1).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5));
+            Effects shortened =
+                    kubelet.after(1).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5));
             assertTrue(shortened.timers().isEmpty());
 
             Effects done = kubelet.fire(hookTimer(kill));
@@ -293,10 +355,17 @@ class TerminationTest {
 
         @Test
         void calculateEffectiveGracePeriodUnderTheSwitchTakesZeroForUnset() {
-            Pod forced = aPod("p").withUid("u").onNode(NODE).withGrace(30).terminating(T0, 0).build();
-            assertEquals(new PodWorkers.EffectiveGracePeriod(30, false, Compat.FORCE_DELETE_USES_SPEC_GRACE),
+            Pod forced = aPod("p")
+                    .withUid("u")
+                    .onNode(NODE)
+                    .withGrace(30)
+                    .terminating(T0, 0)
+                    .build();
+            assertEquals(
+                    new PodWorkers.EffectiveGracePeriod(30, false, Compat.FORCE_DELETE_USES_SPEC_GRACE),
                     PodWorkers.calculateEffectiveGracePeriod(new PodSyncStatus(T0), forced, new Compat(false, true)));
-            assertEquals(new PodWorkers.EffectiveGracePeriod(1, false, null),
+            assertEquals(
+                    new PodWorkers.EffectiveGracePeriod(1, false, null),
                     PodWorkers.calculateEffectiveGracePeriod(new PodSyncStatus(T0), forced, Compat.NONE));
         }
     }
@@ -306,7 +375,12 @@ class TerminationTest {
         private final KubeletDriver kubelet = new KubeletDriver();
 
         private Pod job() {
-            return aPod("db-0").withUid(UID).onNode(NODE).withGrace(30).withRestartPolicy("Never").build();
+            return aPod("db-0")
+                    .withUid(UID)
+                    .onNode(NODE)
+                    .withGrace(30)
+                    .withRestartPolicy("Never")
+                    .build();
         }
 
         @Test
@@ -315,11 +389,19 @@ class TerminationTest {
 
             Effects exited = kubelet.containerExited(pod, "app", 1);
 
-            assertEquals(List.of(STATUS_UPDATE_REQUESTED, POD_TERMINATION_STARTED, STOP_POD_SANDBOX_REQUESTED),
-                    types(exited), "the terminal status first, then teardown: nothing runs, nothing is waited for");
-            assertEquals("Failed", only(exited, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class).status().getPhase());
+            assertEquals(
+                    List.of(STATUS_UPDATE_REQUESTED, POD_TERMINATION_STARTED, STOP_POD_SANDBOX_REQUESTED),
+                    types(exited),
+                    "the terminal status first, then teardown: nothing runs, nothing is waited for");
+            assertEquals(
+                    "Failed",
+                    only(exited, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class)
+                            .status()
+                            .getPhase());
             assertEquals(List.of(), types(kubelet.statusWritten(pod, exited)));
-            assertEquals(List.of(POD_TERMINATED), types(kubelet.sandboxStopped(pod)),
+            assertEquals(
+                    List.of(POD_TERMINATED),
+                    types(kubelet.sandboxStopped(pod)),
                     "its status is written already, and it is not marked for deletion: the kubelet does not delete it");
             assertTrue(kubelet.worker(pod).status().isFinished());
         }
@@ -332,10 +414,12 @@ class TerminationTest {
             assertEquals(List.of(POD_TERMINATED), types(kubelet.sandboxStopped(pod)));
             Pod completed = kubelet.worker(pod).pod();
 
-            Effects deleted = kubelet.after(60).apiserver(OBJECT_MARKED_TERMINATING,
-                    kubelet.markedTerminating(completed, 30));
+            Effects deleted =
+                    kubelet.after(60).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(completed, 30));
 
-            assertEquals(List.of(DELETION_REQUESTED), types(deleted),
+            assertEquals(
+                    List.of(DELETION_REQUESTED),
+                    types(deleted),
                     "kubectl delete of a Completed pod returns once the kubelet's final delete removed it");
         }
 
@@ -358,7 +442,9 @@ class TerminationTest {
 
             Effects failed = kubelet.apiserver(POD_STATUS_UPDATED, inPhase(pod, "Failed"));
 
-            assertEquals(List.of(POD_TERMINATION_STARTED, STOP_CONTAINER_REQUESTED), types(failed),
+            assertEquals(
+                    List.of(POD_TERMINATION_STARTED, STOP_CONTAINER_REQUESTED),
+                    types(failed),
                     "the restarted container is stopped with the grace period");
         }
 

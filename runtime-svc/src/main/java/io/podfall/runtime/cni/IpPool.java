@@ -6,13 +6,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The pod IPs of one node, as the host-local IPAM plugin hands them out on CNI ADD and takes them back on CNI DEL:
- * the node's /24 of the cluster CIDR {@code 10.244.0.0/16}, hosts {@code .2} to {@code .254} ({@code .1} is the
- * bridge gateway, {@code .255} the broadcast address), lowest free first, so a released IP is the next one given.
+ * The pod IPs of one node, as the host-local IPAM plugin hands them out on CNI ADD and takes them back on CNI DEL: the
+ * node's /24 of the cluster CIDR {@code 10.244.0.0/16}, hosts {@code .2} to {@code .254} ({@code .1} is the bridge
+ * gateway, {@code .255} the broadcast address), lowest free first, so a released IP is the next one given.
  *
- * <p>The third octet comes from the node's name alone, never from the order in which nodes appear, so every
- * replay gives every pod the same IP: the trailing number of the name ({@code node-3} → {@code 10.244.3.0/24}),
- * or, for names without one that fits an octet, a hash of the name mod 250, plus 1.
+ * <p>The third octet comes from the node's name alone, never from the order in which nodes appear, so every replay
+ * gives every pod the same IP: the trailing number of the name ({@code node-3} → {@code 10.244.3.0/24}), or, for names
+ * without one that fits an octet, a hash of the name mod 250, plus 1.
  */
 public final class IpPool {
     private static final int FIRST_HOST = 2;

@@ -1,20 +1,20 @@
 package io.podfall.runtime.cri;
 
-import io.podfall.model.runtime.ContainerState;
-
-import java.time.Instant;
-
 import static io.podfall.model.SharedStrings.shared;
+
+import io.podfall.model.runtime.ContainerState;
+import java.time.Instant;
 
 /**
  * One container of a sandbox and its simulated process: created and started in one step (CRI CreateContainer +
  * StartContainer), so it is RUNNING from the first fact about it, then EXITED, then removed with its sandbox. A
- * container the kubelet starts again is a new one of the same name with the next attempt.
- * Changed only by {@link ContainerRuntime}.
+ * container the kubelet starts again is a new one of the same name with the next attempt. Changed only by
+ * {@link ContainerRuntime}.
  */
 public final class Container {
     /** The CRI container id: {@code Ids.derived("container", podUid, name)}, with the attempt after a restart. */
     private final String id;
+
     private final String name;
     private final String image;
     private final Instant startedAt;
@@ -32,11 +32,13 @@ public final class Container {
     private Instant killDueAt;
     /** Set once, when the process exits. */
     private Integer exitCode;
+
     private Instant finishedAt;
 
     Container(String id, String name, String image, Instant startedAt, int attempt, Instant runEndsAt) {
         this.id = id;
-        this.name = shared(name); // as its sandbox's specs: the containers of a ReplicaSet's pods share a name and image
+        this.name =
+                shared(name); // as its sandbox's specs: the containers of a ReplicaSet's pods share a name and image
         this.image = shared(image);
         this.startedAt = startedAt;
         this.attempt = attempt;
@@ -121,7 +123,7 @@ public final class Container {
     /** As CRI ContainerStatus reports it; the reason is containerd's: Completed for 0, Error otherwise. */
     ContainerState status(String node, String podUid) {
         String reason = exitCode == null ? null : exitCode == 0 ? "Completed" : "Error";
-        return new ContainerState(node, podUid, id, name, image, state, exitCode, reason, startedAt, finishedAt,
-                attempt);
+        return new ContainerState(
+                node, podUid, id, name, image, state, exitCode, reason, startedAt, finishedAt, attempt);
     }
 }

@@ -1,5 +1,8 @@
 package io.podfall.runtime.cri;
 
+import static io.podfall.runtime.Requests.read;
+import static io.podfall.runtime.SimulatedDurations.LONGEST_WAIT;
+
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Part;
 import io.podfall.model.core.Timer;
@@ -14,63 +17,59 @@ import io.podfall.model.runtime.SandboxRef;
 import io.podfall.model.runtime.StopContainer;
 import io.podfall.runtime.cni.IpPool;
 import io.podfall.runtime.cri.ContainerTimer.Kind;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
-import static io.podfall.runtime.Requests.read;
-import static io.podfall.runtime.SimulatedDurations.LONGEST_WAIT;
-
 /**
  * The container runtime (CRI, with CNI for pod IPs) of every node, as containerd serves the kubelet's calls from
- * {@code pkg/kubelet/kuberuntime} ({@code killContainer} in {@code kuberuntime_container.go} calls StopContainer
- * with the pod's grace period). It answers the {@code runtime.*Requested} events for whatever node they name;
- * every fact it emits has source {@code /runtime/<node>} and the pod's subject.
+ * {@code pkg/kubelet/kuberuntime} ({@code killContainer} in {@code kuberuntime_container.go} calls StopContainer with
+ * the pod's grace period). It answers the {@code runtime.*Requested} events for whatever node they name; every fact it
+ * emits has source {@code /runtime/<node>} and the pod's subject.
  *
- * <p>State ({@link RuntimeState}): per node an {@link IpPool} and its {@link PodSandbox}es by pod UID; per sandbox
- * its IP, the pod's process behaviour and its {@link Container}s; per container when its exit and its kill are due.
+ * <p>State ({@link RuntimeState}): per node an {@link IpPool} and its {@link PodSandbox}es by pod UID; per sandbox its
+ * IP, the pod's process behaviour and its {@link Container}s; per container when its exit and its kill are due.
  *
- * <p><b>Sandbox.</b> RunPodSandbox takes an IP from the node's pool (CNI ADD: PodIPAllocated) and starts the
- * sandbox (SandboxStarted): READY. StopPodSandbox kills what still runs in it, gives the IP back (CNI DEL:
- * PodIPReleased) and stops it (SandboxStopped): NOTREADY. RemovePodSandbox removes its containers
- * (ContainerRemoved each) and the sandbox (SandboxRemoved), stopping it first if it is still READY, and forgets
- * the pod. A sandbox is made once per pod UID: a second RunPodSandbox changes nothing.
+ * <p><b>Sandbox.</b> RunPodSandbox takes an IP from the node's pool (CNI ADD: PodIPAllocated) and starts the sandbox
+ * (SandboxStarted): READY. StopPodSandbox kills what still runs in it, gives the IP back (CNI DEL: PodIPReleased) and
+ * stops it (SandboxStopped): NOTREADY. RemovePodSandbox removes its containers (ContainerRemoved each) and the sandbox
+ * (SandboxRemoved), stopping it first if it is still READY, and forgets the pod. A sandbox is made once per pod UID: a
+ * second RunPodSandbox changes nothing.
  *
  * <p><b>Container.</b> StartContainer creates and starts a container of a READY sandbox in one step: RUNNING
  * (ContainerStarted). StopContainer with a timeout works as containerd's {@code internal/cri/server/container_stop.go}:
- * the stop signal (ContainerSignalled SIGTERM, or the image's STOPSIGNAL, {@code podfall.io/stop-signal}) is sent once, then the runtime waits up to the timeout and sends
- * SIGKILL (ContainerSignalled SIGKILL, ContainerExited 137). Meanwhile the simulated process does what the pod's
- * annotations say ({@link ProcessBehaviour}): exit at once, exit after a delay, or ignore the signal. Exiting on
- * the signal and being killed are two timers; the first to fire wins and cancels the other, and at the same instant
- * the kill wins (the timeout has passed and the process has not exited). A timeout of 0 skips the stop signal and
- * kills at once, as containerd does. Then EXITED with containerd's reason, Completed for 0 and Error otherwise.
+ * the stop signal (ContainerSignalled SIGTERM, or the image's STOPSIGNAL, {@code podfall.io/stop-signal}) is sent once,
+ * then the runtime waits up to the timeout and sends SIGKILL (ContainerSignalled SIGKILL, ContainerExited 137).
+ * Meanwhile the simulated process does what the pod's annotations say ({@link ProcessBehaviour}): exit at once, exit
+ * after a delay, or ignore the signal. Exiting on the signal and being killed are two timers; the first to fire wins
+ * and cancels the other, and at the same instant the kill wins (the timeout has passed and the process has not exited).
+ * A timeout of 0 skips the stop signal and kills at once, as containerd does. Then EXITED with containerd's reason,
+ * Completed for 0 and Error otherwise.
  *
- * <p><b>A process that ends by itself</b> ({@code podfall.io/run-seconds}, {@code podfall.io/run-exit-code}): a
- * third timer, set when the container starts, ends it with its own code (ContainerExited, as for an exit on the
- * signal, with no signal before it); whichever of the three comes first wins, and at the same instant the kill
- * still wins. The kubelet may then start the container again (StartContainer with the next attempt): a new
- * container of the same name in the same sandbox, with an id of its own; the exited one stays until
- * RemovePodSandbox removes it with the rest.
+ * <p><b>A process that ends by itself</b> ({@code podfall.io/run-seconds}, {@code podfall.io/run-exit-code}): a third
+ * timer, set when the container starts, ends it with its own code (ContainerExited, as for an exit on the signal, with
+ * no signal before it); whichever of the three comes first wins, and at the same instant the kill still wins. The
+ * kubelet may then start the container again (StartContainer with the next attempt): a new container of the same name
+ * in the same sandbox, with an id of its own; the exited one stays until RemovePodSandbox removes it with the rest.
  *
  * <p>Invariants:
+ *
  * <ul>
  *   <li>Every state only moves forward: sandbox READY → NOTREADY → removed, container RUNNING → EXITED → removed.
- *   <li>The stop signal reaches a process at most once; a later StopContainer only waits, and its kill is due at
- *       the earlier of the two deadlines (so a shortened grace period reaches the runtime that way); one with a
- *       later deadline, a duplicate, or one for an exited container emits nothing.
+ *   <li>The stop signal reaches a process at most once; a later StopContainer only waits, and its kill is due at the
+ *       earlier of the two deadlines (so a shortened grace period reaches the runtime that way); one with a later
+ *       deadline, a duplicate, or one for an exited container emits nothing.
  *   <li>A container exits exactly once (one ContainerExited); no timer of an exited container stays set.
  *   <li>An IP is released exactly once, when its sandbox leaves READY; ids are derived from the pod UID (and the
  *       container name and attempt), so a replay mints the same ones.
- *   <li>A request the runtime cannot serve (unknown sandbox, unknown container, unreadable data, a node whose pool
- *       is exhausted) changes nothing and emits nothing: the core never throws on its input.
+ *   <li>A request the runtime cannot serve (unknown sandbox, unknown container, unreadable data, a node whose pool is
+ *       exhausted) changes nothing and emits nothing: the core never throws on its input.
  * </ul>
  */
 public final class ContainerRuntime implements Part<RuntimeState> {
     /** 128 + 9: the exit code of a process ended by SIGKILL. */
     static final int KILLED_EXIT_CODE = 137;
-
 
     @Override
     public RuntimeState newState() {
@@ -80,18 +79,17 @@ public final class ContainerRuntime implements Part<RuntimeState> {
     @Override
     public void handle(RuntimeState state, Event event, Effects.Builder effects) {
         switch (event.type()) {
-            case EventTypes.RUN_POD_SANDBOX_REQUESTED -> read(event, RunPodSandbox.class)
-                    .ifPresent(r -> runPodSandbox(state, r, effects));
-            case EventTypes.START_CONTAINER_REQUESTED -> read(event, ContainerRef.class)
-                    .ifPresent(r -> startContainer(state, r, effects));
-            case EventTypes.STOP_CONTAINER_REQUESTED -> read(event, StopContainer.class)
-                    .ifPresent(r -> stopContainer(state, r, event.time(), effects));
-            case EventTypes.STOP_POD_SANDBOX_REQUESTED -> read(event, SandboxRef.class)
-                    .ifPresent(r -> stopPodSandbox(state, r, effects));
-            case EventTypes.REMOVE_POD_SANDBOX_REQUESTED -> read(event, SandboxRef.class)
-                    .ifPresent(r -> removePodSandbox(state, r, effects));
-            default -> {
-            }
+            case EventTypes.RUN_POD_SANDBOX_REQUESTED ->
+                read(event, RunPodSandbox.class).ifPresent(r -> runPodSandbox(state, r, effects));
+            case EventTypes.START_CONTAINER_REQUESTED ->
+                read(event, ContainerRef.class).ifPresent(r -> startContainer(state, r, effects));
+            case EventTypes.STOP_CONTAINER_REQUESTED ->
+                read(event, StopContainer.class).ifPresent(r -> stopContainer(state, r, event.time(), effects));
+            case EventTypes.STOP_POD_SANDBOX_REQUESTED ->
+                read(event, SandboxRef.class).ifPresent(r -> stopPodSandbox(state, r, effects));
+            case EventTypes.REMOVE_POD_SANDBOX_REQUESTED ->
+                read(event, SandboxRef.class).ifPresent(r -> removePodSandbox(state, r, effects));
+            default -> {}
         }
     }
 
@@ -116,13 +114,16 @@ public final class ContainerRuntime implements Part<RuntimeState> {
         Container c = container.get();
         // The due instants in the state decide, not the order in which the timers fire: a timer that was moved
         // or lost to the other one is stale, and at the same instant the kill wins.
-        if (kind == Kind.EXIT && timer.at().equals(c.exitDueAt()) && c.exitDueAt().isBefore(c.killDueAt())) {
+        if (kind == Kind.EXIT
+                && timer.at().equals(c.exitDueAt())
+                && c.exitDueAt().isBefore(c.killDueAt())) {
             cancelTimers(node, sandbox.get(), c, Kind.EXIT, effects);
             exit(node, sandbox.get(), c, sandbox.get().behaviour().exitCode(), c.exitDueAt(), effects);
         } else if (kind == Kind.KILL && timer.at().equals(c.killDueAt())) {
             cancelTimers(node, sandbox.get(), c, Kind.KILL, effects);
             kill(node, sandbox.get(), c, c.killDueAt(), effects);
-        } else if (kind == Kind.RUN && timer.at().equals(c.runEndsAt())
+        } else if (kind == Kind.RUN
+                && timer.at().equals(c.runEndsAt())
                 && (c.killDueAt() == null || c.runEndsAt().isBefore(c.killDueAt()))) {
             cancelTimers(node, sandbox.get(), c, Kind.RUN, effects);
             exit(node, sandbox.get(), c, sandbox.get().behaviour().runExitCode(), c.runEndsAt(), effects);
@@ -131,7 +132,10 @@ public final class ContainerRuntime implements Part<RuntimeState> {
 
     /** CRI RunPodSandbox: CNI ADD, then the sandbox runs. */
     private void runPodSandbox(RuntimeState state, RunPodSandbox r, Effects.Builder effects) {
-        if (r.node() == null || r.podUid() == null || r.namespace() == null || r.name() == null
+        if (r.node() == null
+                || r.podUid() == null
+                || r.namespace() == null
+                || r.name() == null
                 || state.sandbox(r.node(), r.podUid()).isPresent()) {
             return;
         }
@@ -140,18 +144,28 @@ public final class ContainerRuntime implements Part<RuntimeState> {
         if (ip.isEmpty()) {
             return;
         }
-        List<RunPodSandbox.ContainerSpec> specs = r.containers() == null ? List.of()
-                : r.containers().stream().filter(s -> s != null && s.name() != null).toList();
-        PodSandbox sandbox = new PodSandbox(r.node(), r.podUid(), Ids.derived("sandbox", r.podUid()),
-                r.namespace(), r.name(), ip.get(), specs, ProcessBehaviour.fromAnnotations(r.annotations()));
+        List<RunPodSandbox.ContainerSpec> specs = r.containers() == null
+                ? List.of()
+                : r.containers().stream()
+                        .filter(s -> s != null && s.name() != null)
+                        .toList();
+        PodSandbox sandbox = new PodSandbox(
+                r.node(),
+                r.podUid(),
+                Ids.derived("sandbox", r.podUid()),
+                r.namespace(),
+                r.name(),
+                ip.get(),
+                specs,
+                ProcessBehaviour.fromAnnotations(r.annotations()));
         state.add(r.node(), sandbox);
         effects.emit(source(r.node()), EventTypes.POD_IP_ALLOCATED, sandbox.subject(), sandbox.sandbox());
         effects.emit(source(r.node()), EventTypes.SANDBOX_STARTED, sandbox.subject(), sandbox.sandbox());
     }
 
     /**
-     * CRI CreateContainer + StartContainer, for a container the RunPodSandbox request named: its first attempt, or
-     * a later one once the previous container of that name has exited (the kubelet restarting it). A request for an
+     * CRI CreateContainer + StartContainer, for a container the RunPodSandbox request named: its first attempt, or a
+     * later one once the previous container of that name has exited (the kubelet restarting it). A request for an
      * attempt that is not newer than the latest container of the name is a repeat and starts nothing. A process that
      * ends by itself ({@code podfall.io/run-seconds}) gets its timer, counted from its start.
      */
@@ -162,13 +176,20 @@ public final class ContainerRuntime implements Part<RuntimeState> {
         Optional<PodSandbox> found = state.sandbox(r.node(), r.podUid()).filter(PodSandbox::isReady);
         Optional<RunPodSandbox.ContainerSpec> spec = found.flatMap(s -> s.spec(r.containerName()));
         Optional<Container> latest = found.flatMap(s -> s.container(r.containerName()));
-        if (spec.isEmpty() || latest.filter(c -> c.isRunning() || c.attempt() >= r.attempt()).isPresent()) {
+        if (spec.isEmpty()
+                || latest.filter(c -> c.isRunning() || c.attempt() >= r.attempt())
+                        .isPresent()) {
             return;
         }
         PodSandbox sandbox = found.get();
         Instant startedAt = effects.causeTime();
         Duration runFor = sandbox.behaviour().runFor();
-        Container c = new Container(containerId(r), r.containerName(), spec.get().image(), startedAt, r.attempt(),
+        Container c = new Container(
+                containerId(r),
+                r.containerName(),
+                spec.get().image(),
+                startedAt,
+                r.attempt(),
                 runFor == null ? null : after(startedAt, runFor));
         sandbox.add(c);
         effects.emit(source(r.node()), EventTypes.CONTAINER_STARTED, sandbox.subject(), c.status(r.node(), r.podUid()));
@@ -184,27 +205,31 @@ public final class ContainerRuntime implements Part<RuntimeState> {
 
     /** The first attempt keeps the id it always had; every restart gets one of its own. */
     private static String containerId(ContainerRef r) {
-        return r.attempt() == 0 ? Ids.derived("container", r.podUid(), r.containerName())
+        return r.attempt() == 0
+                ? Ids.derived("container", r.podUid(), r.containerName())
                 : Ids.derived("container", r.podUid(), r.containerName(), Integer.toString(r.attempt()));
     }
 
     /**
      * CRI StopContainer, as containerd's {@code stopContainer}: the stop signal once, SIGKILL when the timeout has
-     * passed. A repeated call does not signal again but waits its own timeout, so the kill comes at the earlier
-     * of the two deadlines.
+     * passed. A repeated call does not signal again but waits its own timeout, so the kill comes at the earlier of the
+     * two deadlines.
      *
-     * <p>The timeout runs from {@code requestedAt}, the request's time on the log, not from when the runtime reads
-     * it: so the runtime rebuilding its state from the log after a restart sets its exit and kill timers at the
-     * very instants it set them live. A timer is recognised by its instant, so a kill that had fired before the
-     * restart is the same kill again and not appended twice, and one still pending fires when it was due.
+     * <p>The timeout runs from {@code requestedAt}, the request's time on the log, not from when the runtime reads it:
+     * so the runtime rebuilding its state from the log after a restart sets its exit and kill timers at the very
+     * instants it set them live. A timer is recognised by its instant, so a kill that had fired before the restart is
+     * the same kill again and not appended twice, and one still pending fires when it was due.
      */
     private void stopContainer(RuntimeState state, StopContainer r, Instant requestedAt, Effects.Builder effects) {
         if (r.node() == null) {
             return;
         }
         Optional<PodSandbox> found = state.sandbox(r.node(), r.podUid());
-        Optional<Container> container = found.flatMap(s -> r.containerId() == null ? s.container(r.containerName())
-                : s.containers().stream().filter(c -> r.containerId().equals(c.id())).findFirst());
+        Optional<Container> container = found.flatMap(s -> r.containerId() == null
+                ? s.container(r.containerName())
+                : s.containers().stream()
+                        .filter(c -> r.containerId().equals(c.id()))
+                        .findFirst());
         if (container.isEmpty() || !container.get().isRunning()) {
             return;
         }
@@ -225,12 +250,16 @@ public final class ContainerRuntime implements Part<RuntimeState> {
     }
 
     /**
-     * The stop signal (SIGTERM unless the image says otherwise), then the process's answer: exit now, an exit
-     * timer, or nothing; and the kill timer in any case. The exit delay counts from the request, as the timeout
-     * does.
+     * The stop signal (SIGTERM unless the image says otherwise), then the process's answer: exit now, an exit timer, or
+     * nothing; and the kill timer in any case. The exit delay counts from the request, as the timeout does.
      */
-    private void signalStop(String node, PodSandbox sandbox, Container c, Instant requestedAt, Instant killDue,
-                            Effects.Builder effects) {
+    private void signalStop(
+            String node,
+            PodSandbox sandbox,
+            Container c,
+            Instant requestedAt,
+            Instant killDue,
+            Effects.Builder effects) {
         Instant now = effects.now();
         ProcessBehaviour process = sandbox.behaviour();
         emitSignal(node, sandbox, c, process.stopSignal(), effects);
@@ -249,10 +278,10 @@ public final class ContainerRuntime implements Part<RuntimeState> {
     }
 
     /**
-     * CRI StopPodSandbox, as containerd's {@code internal/cri/server/sandbox_stop.go}: whatever still runs is
-     * killed with timeout 0 (the kubelet stops containers first, so normally nothing is left), then the sandbox
-     * and its network go. containerd tears the network down last, inside the same call; SandboxStopped is the
-     * fact that the call completed, so it follows PodIPReleased.
+     * CRI StopPodSandbox, as containerd's {@code internal/cri/server/sandbox_stop.go}: whatever still runs is killed
+     * with timeout 0 (the kubelet stops containers first, so normally nothing is left), then the sandbox and its
+     * network go. containerd tears the network down last, inside the same call; SandboxStopped is the fact that the
+     * call completed, so it follows PodIPReleased.
      */
     private void stopPodSandbox(RuntimeState state, SandboxRef r, Effects.Builder effects) {
         if (r.node() == null) {
@@ -282,7 +311,8 @@ public final class ContainerRuntime implements Part<RuntimeState> {
             stopSandbox(state, r.node(), sandbox, effects);
         }
         for (Container c : sandbox.containers()) {
-            effects.emit(source(r.node()), EventTypes.CONTAINER_REMOVED, sandbox.subject(), c.status(r.node(), r.podUid()));
+            effects.emit(
+                    source(r.node()), EventTypes.CONTAINER_REMOVED, sandbox.subject(), c.status(r.node(), r.podUid()));
         }
         effects.emit(source(r.node()), EventTypes.SANDBOX_REMOVED, sandbox.subject(), sandbox.sandbox());
         state.remove(r.node(), r.podUid());
@@ -326,10 +356,12 @@ public final class ContainerRuntime implements Part<RuntimeState> {
     }
 
     private void emitSignal(String node, PodSandbox sandbox, Container c, String signal, Effects.Builder effects) {
-        effects.emit(source(node), EventTypes.CONTAINER_SIGNALLED, sandbox.subject(),
+        effects.emit(
+                source(node),
+                EventTypes.CONTAINER_SIGNALLED,
+                sandbox.subject(),
                 new ContainerSignal(node, sandbox.podUid(), c.id(), c.name(), signal));
     }
-
 
     private static Instant after(Instant from, Duration wait) {
         // Longer timeouts are cut to the longest wait, as exit delays are.

@@ -1,12 +1,11 @@
 package io.podfall.runtime.cri;
 
 import io.podfall.model.core.TimerKey;
-
 import java.util.Locale;
 
 /**
- * A deadline of one container the runtime runs: its process exits on its own, SIGKILL ends it, or its run ends.
- * The key names the latest attempt of the container; a timer left from an earlier one is stale by its instant.
+ * A deadline of one container the runtime runs: its process exits on its own, SIGKILL ends it, or its run ends. The key
+ * names the latest attempt of the container; a timer left from an earlier one is stale by its instant.
  */
 record ContainerTimer(Kind kind, String node, String podUid, String container) implements TimerKey {
 

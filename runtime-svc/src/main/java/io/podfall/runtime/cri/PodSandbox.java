@@ -1,25 +1,26 @@
 package io.podfall.runtime.cri;
 
+import static io.podfall.model.SharedStrings.shared;
+
 import io.podfall.model.SharedValues;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.runtime.RunPodSandbox.ContainerSpec;
 import io.podfall.model.runtime.Sandbox;
-
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 
-import static io.podfall.model.SharedStrings.shared;
-
 /**
- * A pod sandbox on a node: READY from RunPodSandbox (with its IP) until StopPodSandbox makes it NOTREADY (IP
- * released), then forgotten at RemovePodSandbox. CRI's own names for the two states. Changed only by
- * {@link ContainerRuntime}.
+ * A pod sandbox on a node: READY from RunPodSandbox (with its IP) until StopPodSandbox makes it NOTREADY (IP released),
+ * then forgotten at RemovePodSandbox. CRI's own names for the two states. Changed only by {@link ContainerRuntime}.
  */
 public final class PodSandbox {
-    public enum State { READY, NOTREADY }
+    public enum State {
+        READY,
+        NOTREADY
+    }
 
     private final String node;
     private final String podUid;
@@ -27,18 +28,28 @@ public final class PodSandbox {
     private final String id;
     /** The pod's namespace and name, from RunPodSandbox: every fact about the pod carries its subject. */
     private final String namespace;
+
     private final String name;
     /** The pod IP CNI gave the sandbox; back in the node's pool once the sandbox is NOTREADY. */
     private final String ip;
     /** The containers the kubelet may start here, in spec order. */
     private final List<ContainerSpec> specs;
+
     private final ProcessBehaviour behaviour;
     /** Every container started so far, in start order: a restarted container's earlier attempts stay until removal. */
     private final List<Container> containers;
+
     private State state = State.READY;
 
-    PodSandbox(String node, String podUid, String id, String namespace, String name, String ip,
-               List<ContainerSpec> specs, ProcessBehaviour behaviour) {
+    PodSandbox(
+            String node,
+            String podUid,
+            String id,
+            String namespace,
+            String name,
+            String ip,
+            List<ContainerSpec> specs,
+            ProcessBehaviour behaviour) {
         this.node = shared(node);
         this.podUid = podUid;
         this.id = id;
@@ -46,7 +57,8 @@ public final class PodSandbox {
         this.name = name;
         this.ip = ip;
         // the sandboxes of a ReplicaSet's pods ask for the same containers and behave alike: one of each for all
-        this.specs = SharedValues.shared(specs.stream().map(s -> new ContainerSpec(shared(s.name()), shared(s.image())))
+        this.specs = SharedValues.shared(specs.stream()
+                .map(s -> new ContainerSpec(shared(s.name()), shared(s.image())))
                 .toList());
         this.behaviour = SharedValues.shared(behaviour);
         this.containers = new ArrayList<>(this.specs.size());

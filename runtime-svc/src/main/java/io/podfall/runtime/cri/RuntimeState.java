@@ -1,7 +1,6 @@
 package io.podfall.runtime.cri;
 
 import io.podfall.runtime.cni.IpPool;
-
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -9,8 +8,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * What the container runtimes of every node hold: per node, its IP pool and its pod sandboxes by pod UID. A fold
- * over the CRI requests on the log; changed only by {@link ContainerRuntime}.
+ * What the container runtimes of every node hold: per node, its IP pool and its pod sandboxes by pod UID. A fold over
+ * the CRI requests on the log; changed only by {@link ContainerRuntime}.
  */
 public final class RuntimeState {
     /** Per node name, its pod IPs; kept when the node has no pods left, so the pool goes on as it was. */

@@ -1,7 +1,6 @@
 package io.podfall.runtime.csi;
 
 import io.podfall.model.csi.StagedVolume;
-
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -10,8 +9,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * What the CSI node plugins of every node hold: per node, the volumes staged there and the volumes published into
- * its pods. A fold over the CSI requests on the log; changed only by {@link CsiNodePlugin}.
+ * What the CSI node plugins of every node hold: per node, the volumes staged there and the volumes published into its
+ * pods. A fold over the CSI requests on the log; changed only by {@link CsiNodePlugin}.
  */
 public final class CsiState {
     /** Per node, the staged volumes by {@code <driver>^<volumeId>}. */

@@ -1,13 +1,12 @@
 package io.podfall.runtime.csi;
 
 import io.podfall.model.csi.PublishedVolume;
-
 import java.time.Duration;
 import java.time.Instant;
 
 /**
- * A volume the plugin published into a pod: published until NodeUnpublishVolume, then, if unmounting it takes
- * time, unpublishing until that time has passed. Changed only by {@link CsiNodePlugin}.
+ * A volume the plugin published into a pod: published until NodeUnpublishVolume, then, if unmounting it takes time,
+ * unpublishing until that time has passed. Changed only by {@link CsiNodePlugin}.
  */
 final class Publication {
     final PublishedVolume volume;

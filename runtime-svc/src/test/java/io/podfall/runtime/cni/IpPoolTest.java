@@ -1,14 +1,13 @@
 package io.podfall.runtime.cni;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 class IpPoolTest {
 
@@ -21,7 +20,7 @@ class IpPoolTest {
 
     @Test
     void namesWithoutANumberThatFitsAnOctetHashToAStableSubnetFrom1To250() {
-        for (String name : new String[]{"control-plane", "node-300", "node-1234"}) {
+        for (String name : new String[] {"control-plane", "node-300", "node-1234"}) {
             int subnet = IpPool.subnetOf(name);
             assertTrue(subnet >= 1 && subnet <= 250, name);
             assertEquals(Math.floorMod(name.hashCode(), 250) + 1, subnet, name);

@@ -1,27 +1,5 @@
 package io.podfall.runtime.cri;
 
-import io.fabric8.kubernetes.api.model.Pod;
-import io.podfall.model.core.Effects;
-import io.podfall.model.core.Timer;
-import io.podfall.model.core.TimerKey;
-import io.podfall.model.event.Event;
-import io.podfall.model.event.EventTypes;
-import io.podfall.model.event.Ids;
-import io.podfall.model.event.Subjects;
-import io.podfall.model.runtime.ContainerRef;
-import io.podfall.model.runtime.ContainerSignal;
-import io.podfall.model.runtime.ContainerState;
-import io.podfall.model.runtime.RunPodSandbox;
-import io.podfall.model.runtime.Sandbox;
-import io.podfall.model.runtime.SandboxRef;
-import io.podfall.model.runtime.StopContainer;
-import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
-import java.util.Map;
-
 import static io.podfall.model.event.EventTypes.CONTAINER_EXITED;
 import static io.podfall.model.event.EventTypes.CONTAINER_REMOVED;
 import static io.podfall.model.event.EventTypes.CONTAINER_SIGNALLED;
@@ -38,6 +16,27 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fabric8.kubernetes.api.model.Pod;
+import io.podfall.model.core.Effects;
+import io.podfall.model.core.Timer;
+import io.podfall.model.core.TimerKey;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.event.Ids;
+import io.podfall.model.event.Subjects;
+import io.podfall.model.runtime.ContainerRef;
+import io.podfall.model.runtime.ContainerSignal;
+import io.podfall.model.runtime.ContainerState;
+import io.podfall.model.runtime.RunPodSandbox;
+import io.podfall.model.runtime.Sandbox;
+import io.podfall.model.runtime.SandboxRef;
+import io.podfall.model.runtime.StopContainer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
 class ContainerRuntimeTest {
     private static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
     private static final String NODE = "node-1";
@@ -49,7 +48,8 @@ class ContainerRuntimeTest {
     // --- the kubelet's side of the CRI, as events ---
 
     private Event request(String type, Object data, Instant at) {
-        return Event.request("req-" + ++requests, "/kubelet/" + NODE, type, "namespaces/default/pods/any", at, null, data);
+        return Event.request(
+                "req-" + ++requests, "/kubelet/" + NODE, type, "namespaces/default/pods/any", at, null, data);
     }
 
     private Effects handle(Event request) {
@@ -58,9 +58,14 @@ class ContainerRuntimeTest {
 
     private Effects runPodSandbox(Pod pod, Instant at) {
         var containers = pod.getSpec().getContainers().stream()
-                .map(c -> new RunPodSandbox.ContainerSpec(c.getName(), c.getImage())).toList();
-        var data = new RunPodSandbox(pod.getSpec().getNodeName(), pod.getMetadata().getUid(),
-                pod.getMetadata().getNamespace(), pod.getMetadata().getName(), containers,
+                .map(c -> new RunPodSandbox.ContainerSpec(c.getName(), c.getImage()))
+                .toList();
+        var data = new RunPodSandbox(
+                pod.getSpec().getNodeName(),
+                pod.getMetadata().getUid(),
+                pod.getMetadata().getNamespace(),
+                pod.getMetadata().getName(),
+                containers,
                 pod.getMetadata().getAnnotations());
         return handle(request(EventTypes.RUN_POD_SANDBOX_REQUESTED, data, at));
     }
@@ -70,13 +75,15 @@ class ContainerRuntimeTest {
     }
 
     private Effects startContainer(String podUid, String container, int attempt, Instant at) {
-        return handle(request(EventTypes.START_CONTAINER_REQUESTED, new ContainerRef(NODE, podUid, container, attempt),
-                at));
+        return handle(
+                request(EventTypes.START_CONTAINER_REQUESTED, new ContainerRef(NODE, podUid, container, attempt), at));
     }
 
     private Effects stopContainer(String podUid, String container, long timeoutSeconds, Instant at) {
-        return handle(request(EventTypes.STOP_CONTAINER_REQUESTED,
-                new StopContainer(NODE, podUid, containerId(podUid, container), container, timeoutSeconds), at));
+        return handle(request(
+                EventTypes.STOP_CONTAINER_REQUESTED,
+                new StopContainer(NODE, podUid, containerId(podUid, container), container, timeoutSeconds),
+                at));
     }
 
     private Effects stopPodSandbox(String podUid, Instant at) {
@@ -90,7 +97,9 @@ class ContainerRuntimeTest {
     /** A pod whose sandbox and containers run since T0. */
     private void running(Pod pod) {
         runPodSandbox(pod, T0);
-        pod.getSpec().getContainers().forEach(c -> startContainer(pod.getMetadata().getUid(), c.getName(), T0));
+        pod.getSpec()
+                .getContainers()
+                .forEach(c -> startContainer(pod.getMetadata().getUid(), c.getName(), T0));
     }
 
     private Effects fire(Timer timer) {
@@ -106,11 +115,17 @@ class ContainerRuntimeTest {
     }
 
     private static Timer timer(Effects effects, String kind) {
-        return effects.timers().stream().filter(t -> t.key().id().startsWith(kind + "/")).findFirst().orElseThrow();
+        return effects.timers().stream()
+                .filter(t -> t.key().id().startsWith(kind + "/"))
+                .findFirst()
+                .orElseThrow();
     }
 
     private static ContainerState exited(Effects effects) {
-        return effects.events().stream().filter(e -> e.is(CONTAINER_EXITED)).findFirst().orElseThrow()
+        return effects.events().stream()
+                .filter(e -> e.is(CONTAINER_EXITED))
+                .findFirst()
+                .orElseThrow()
                 .data(ContainerState.class);
     }
 
@@ -126,7 +141,11 @@ class ContainerRuntimeTest {
 
     @Test
     void fullLifecycleEmitsTheCriFactsInOrderWithThePodsSubjectAndTheNodesSource() {
-        Pod pod = aPod("web-1").withUid("u1").onNode(NODE).withContainer("sidecar").build();
+        Pod pod = aPod("web-1")
+                .withUid("u1")
+                .onNode(NODE)
+                .withContainer("sidecar")
+                .build();
         String subject = Subjects.of("default", "pods", "web-1");
 
         Effects run = runPodSandbox(pod, T0);
@@ -137,8 +156,19 @@ class ContainerRuntimeTest {
         Effects app = startContainer("u1", "app", T0.plusSeconds(1));
         Effects sidecar = startContainer("u1", "sidecar", T0.plusSeconds(1));
         assertEquals(List.of(CONTAINER_STARTED), types(app));
-        assertEquals(new ContainerState(NODE, "u1", containerId("u1", "app"), "app", "nginx:1.27",
-                ContainerState.State.RUNNING, null, null, T0.plusSeconds(1), null, 0),
+        assertEquals(
+                new ContainerState(
+                        NODE,
+                        "u1",
+                        containerId("u1", "app"),
+                        "app",
+                        "nginx:1.27",
+                        ContainerState.State.RUNNING,
+                        null,
+                        null,
+                        T0.plusSeconds(1),
+                        null,
+                        0),
                 app.events().get(0).data(ContainerState.class));
         assertEquals(List.of(CONTAINER_STARTED), types(sidecar));
 
@@ -149,12 +179,17 @@ class ContainerRuntimeTest {
 
         Effects stop = stopPodSandbox("u1", T0.plusSeconds(61));
         assertEquals(List.of(POD_IP_RELEASED, SANDBOX_STOPPED), types(stop));
-        assertEquals(PodSandbox.State.NOTREADY, state.sandbox(NODE, "u1").orElseThrow().state());
+        assertEquals(
+                PodSandbox.State.NOTREADY,
+                state.sandbox(NODE, "u1").orElseThrow().state());
 
         Effects remove = removePodSandbox("u1", T0.plusSeconds(62));
         assertEquals(List.of(CONTAINER_REMOVED, CONTAINER_REMOVED, SANDBOX_REMOVED), types(remove));
-        assertEquals(List.of("app", "sidecar"), remove.events().subList(0, 2).stream()
-                .map(e -> e.data(ContainerState.class).containerName()).toList());
+        assertEquals(
+                List.of("app", "sidecar"),
+                remove.events().subList(0, 2).stream()
+                        .map(e -> e.data(ContainerState.class).containerName())
+                        .toList());
         assertEquals(sandbox, remove.events().get(2).data(Sandbox.class));
         assertTrue(state.sandbox(NODE, "u1").isEmpty(), "the pod is forgotten");
 
@@ -186,7 +221,11 @@ class ContainerRuntimeTest {
 
     @Test
     void anImageWhoseStopSignalIsSigquitGetsSigquitAndExitsWith131() {
-        running(aPod("nginx").withUid("u1").onNode(NODE).withAnnotation("podfall.io/stop-signal", "SIGQUIT").build());
+        running(aPod("nginx")
+                .withUid("u1")
+                .onNode(NODE)
+                .withAnnotation("podfall.io/stop-signal", "SIGQUIT")
+                .build());
 
         Effects stop = stopContainer("u1", "app", 30, T0.plusSeconds(10));
 
@@ -197,9 +236,12 @@ class ContainerRuntimeTest {
 
     @Test
     void trappedSigtermExitsWithItsCodeAfterTheDelayAndCancelsTheKill() {
-        running(aPod("web-1").withUid("u1").onNode(NODE)
+        running(aPod("web-1")
+                .withUid("u1")
+                .onNode(NODE)
                 .withAnnotation("podfall.io/exit-delay-seconds", "2.5")
-                .withAnnotation("podfall.io/exit-code", "0").build());
+                .withAnnotation("podfall.io/exit-code", "0")
+                .build());
         Instant signalledAt = T0.plusSeconds(10);
 
         Effects stop = stopContainer("u1", "app", 30, signalledAt);
@@ -221,7 +263,11 @@ class ContainerRuntimeTest {
 
     @Test
     void ignoredSigtermIsKilledExactlyAtTheTimeoutWith137() {
-        running(aPod("web-1").withUid("u1").onNode(NODE).withAnnotation("podfall.io/on-sigterm", "ignore").build());
+        running(aPod("web-1")
+                .withUid("u1")
+                .onNode(NODE)
+                .withAnnotation("podfall.io/on-sigterm", "ignore")
+                .build());
         Instant signalledAt = T0.plusSeconds(10);
 
         Effects stop = stopContainer("u1", "app", 30, signalledAt);
@@ -240,11 +286,16 @@ class ContainerRuntimeTest {
 
     @Test
     void theTimeoutRunsFromTheRequestsTimeSoARebuildSetsTheSameTimersAsLive() {
-        Pod pod = aPod("web-1").withUid("u1").onNode(NODE)
-                .withAnnotation("podfall.io/exit-delay-seconds", "45").build();
+        Pod pod = aPod("web-1")
+                .withUid("u1")
+                .onNode(NODE)
+                .withAnnotation("podfall.io/exit-delay-seconds", "45")
+                .build();
         running(pod);
-        Event stop = request(EventTypes.STOP_CONTAINER_REQUESTED,
-                new StopContainer(NODE, "u1", containerId("u1", "app"), "app", 6), T0.plusSeconds(10));
+        Event stop = request(
+                EventTypes.STOP_CONTAINER_REQUESTED,
+                new StopContainer(NODE, "u1", containerId("u1", "app"), "app", 6),
+                T0.plusSeconds(10));
         // Live the runtime reads the request a little after the kubelet wrote it; a rebuild reads it at its time.
         Effects live = runtime.handle(state, stop, stop.time().plusMillis(40));
         Timer liveKill = timer(live, "kill");
@@ -260,18 +311,38 @@ class ContainerRuntimeTest {
         assertEquals(T0.plusSeconds(55), liveExit.at(), "the exit 45 s after it");
         assertEquals(liveKill, timer(replayed, "kill"));
         assertEquals(liveExit, timer(replayed, "exit"));
-        assertEquals(ids(liveKilled), ids(rebuilt.fire(again, liveKill, liveKill.at())),
+        assertEquals(
+                ids(liveKilled),
+                ids(rebuilt.fire(again, liveKill, liveKill.at())),
                 "the kill fired again on the rebuild is the same kill: the log already holds it");
     }
 
     private void runPodSandboxAndStart(ContainerRuntime core, RuntimeState into, Pod pod) {
         var containers = pod.getSpec().getContainers().stream()
-                .map(c -> new RunPodSandbox.ContainerSpec(c.getName(), c.getImage())).toList();
-        core.handle(into, request(EventTypes.RUN_POD_SANDBOX_REQUESTED, new RunPodSandbox(NODE,
-                pod.getMetadata().getUid(), "default", pod.getMetadata().getName(), containers,
-                pod.getMetadata().getAnnotations()), T0), T0);
-        pod.getSpec().getContainers().forEach(c -> core.handle(into, request(EventTypes.START_CONTAINER_REQUESTED,
-                new ContainerRef(NODE, pod.getMetadata().getUid(), c.getName(), 0), T0), T0));
+                .map(c -> new RunPodSandbox.ContainerSpec(c.getName(), c.getImage()))
+                .toList();
+        core.handle(
+                into,
+                request(
+                        EventTypes.RUN_POD_SANDBOX_REQUESTED,
+                        new RunPodSandbox(
+                                NODE,
+                                pod.getMetadata().getUid(),
+                                "default",
+                                pod.getMetadata().getName(),
+                                containers,
+                                pod.getMetadata().getAnnotations()),
+                        T0),
+                T0);
+        pod.getSpec()
+                .getContainers()
+                .forEach(c -> core.handle(
+                        into,
+                        request(
+                                EventTypes.START_CONTAINER_REQUESTED,
+                                new ContainerRef(NODE, pod.getMetadata().getUid(), c.getName(), 0),
+                                T0),
+                        T0));
     }
 
     private static List<String> ids(Effects effects) {
@@ -280,7 +351,11 @@ class ContainerRuntimeTest {
 
     @Test
     void exitDelayLongerThanTheTimeoutLetsSigkillWinAndCancelsTheExitTimer() {
-        running(aPod("web-1").withUid("u1").onNode(NODE).withAnnotation("podfall.io/exit-delay-seconds", "45").build());
+        running(aPod("web-1")
+                .withUid("u1")
+                .onNode(NODE)
+                .withAnnotation("podfall.io/exit-delay-seconds", "45")
+                .build());
 
         Effects stop = stopContainer("u1", "app", 30, T0);
         Timer exit = timer(stop, "exit");
@@ -296,7 +371,11 @@ class ContainerRuntimeTest {
 
     @Test
     void exitDueAtTheSameInstantAsTheKillLosesToIt() {
-        running(aPod("web-1").withUid("u1").onNode(NODE).withAnnotation("podfall.io/exit-delay-seconds", "30").build());
+        running(aPod("web-1")
+                .withUid("u1")
+                .onNode(NODE)
+                .withAnnotation("podfall.io/exit-delay-seconds", "30")
+                .build());
 
         Effects stop = stopContainer("u1", "app", 30, T0);
         // Due together, the exit timer fires first (its key sorts first); the state decides, not the order.
@@ -307,7 +386,11 @@ class ContainerRuntimeTest {
 
     @Test
     void shortenedTimeoutMovesTheKillEarlierWithoutSignallingAgain() {
-        running(aPod("web-1").withUid("u1").onNode(NODE).withAnnotation("podfall.io/on-sigterm", "ignore").build());
+        running(aPod("web-1")
+                .withUid("u1")
+                .onNode(NODE)
+                .withAnnotation("podfall.io/on-sigterm", "ignore")
+                .build());
         Timer first = timer(stopContainer("u1", "app", 30, T0), "kill");
 
         Effects shortened = stopContainer("u1", "app", 5, T0.plusSeconds(2));
@@ -324,7 +407,11 @@ class ContainerRuntimeTest {
 
     @Test
     void longerTimeoutLeavesTheKillWhereItWas() {
-        running(aPod("web-1").withUid("u1").onNode(NODE).withAnnotation("podfall.io/on-sigterm", "ignore").build());
+        running(aPod("web-1")
+                .withUid("u1")
+                .onNode(NODE)
+                .withAnnotation("podfall.io/on-sigterm", "ignore")
+                .build());
         stopContainer("u1", "app", 10, T0);
 
         assertSame(Effects.NONE, stopContainer("u1", "app", 30, T0.plusSeconds(1)));
@@ -333,7 +420,11 @@ class ContainerRuntimeTest {
 
     @Test
     void zeroTimeoutKillsAtOnceWithoutTheStopSignal() {
-        running(aPod("web-1").withUid("u1").onNode(NODE).withAnnotation("podfall.io/on-sigterm", "ignore").build());
+        running(aPod("web-1")
+                .withUid("u1")
+                .onNode(NODE)
+                .withAnnotation("podfall.io/on-sigterm", "ignore")
+                .build());
 
         Effects stop = stopContainer("u1", "app", 0, T0.plusSeconds(3));
 
@@ -344,14 +435,25 @@ class ContainerRuntimeTest {
 
     @Test
     void stopPodSandboxKillsWhatStillRunsBeforeReleasingTheIp() {
-        running(aPod("web-1").withUid("u1").onNode(NODE).withContainer("sidecar")
-                .withAnnotation("podfall.io/on-sigterm", "ignore").build());
+        running(aPod("web-1")
+                .withUid("u1")
+                .onNode(NODE)
+                .withContainer("sidecar")
+                .withAnnotation("podfall.io/on-sigterm", "ignore")
+                .build());
         TimerKey killKey = timer(stopContainer("u1", "app", 30, T0), "kill").key();
 
         Effects stop = stopPodSandbox("u1", T0.plusSeconds(1));
 
-        assertEquals(List.of(CONTAINER_SIGNALLED, CONTAINER_EXITED, CONTAINER_SIGNALLED, CONTAINER_EXITED,
-                POD_IP_RELEASED, SANDBOX_STOPPED), types(stop));
+        assertEquals(
+                List.of(
+                        CONTAINER_SIGNALLED,
+                        CONTAINER_EXITED,
+                        CONTAINER_SIGNALLED,
+                        CONTAINER_EXITED,
+                        POD_IP_RELEASED,
+                        SANDBOX_STOPPED),
+                types(stop));
         assertEquals("SIGKILL", signal(stop.events().get(0)));
         assertEquals(List.of(killKey), stop.cancelledTimers());
         assertFalse(state.ipPool(NODE).isAllocated("10.244.1.2"));
@@ -363,9 +465,18 @@ class ContainerRuntimeTest {
 
         Effects remove = removePodSandbox("u1", T0.plusSeconds(1));
 
-        assertEquals(List.of(CONTAINER_SIGNALLED, CONTAINER_EXITED, POD_IP_RELEASED, SANDBOX_STOPPED,
-                CONTAINER_REMOVED, SANDBOX_REMOVED), types(remove));
-        assertEquals(ContainerState.State.EXITED, remove.events().get(4).data(ContainerState.class).state());
+        assertEquals(
+                List.of(
+                        CONTAINER_SIGNALLED,
+                        CONTAINER_EXITED,
+                        POD_IP_RELEASED,
+                        SANDBOX_STOPPED,
+                        CONTAINER_REMOVED,
+                        SANDBOX_REMOVED),
+                types(remove));
+        assertEquals(
+                ContainerState.State.EXITED,
+                remove.events().get(4).data(ContainerState.class).state());
         assertTrue(state.sandbox(NODE, "u1").isEmpty());
     }
 
@@ -391,8 +502,16 @@ class ContainerRuntimeTest {
     @Test
     void duplicateRequestsChangeNothing() {
         Pod pod = aPod("web-1").withUid("u1").onNode(NODE).build();
-        Event run = request(EventTypes.RUN_POD_SANDBOX_REQUESTED, new RunPodSandbox(NODE, "u1", "default", "web-1",
-                List.of(new RunPodSandbox.ContainerSpec("app", "nginx:1.27")), Map.of()), T0);
+        Event run = request(
+                EventTypes.RUN_POD_SANDBOX_REQUESTED,
+                new RunPodSandbox(
+                        NODE,
+                        "u1",
+                        "default",
+                        "web-1",
+                        List.of(new RunPodSandbox.ContainerSpec("app", "nginx:1.27")),
+                        Map.of()),
+                T0);
         assertEquals(2, handle(run).events().size());
         assertSame(Effects.NONE, handle(run), "redelivered RunPodSandbox");
         assertSame(Effects.NONE, runPodSandbox(pod, T0.plusSeconds(1)), "a second RunPodSandbox for the pod");
@@ -402,14 +521,18 @@ class ContainerRuntimeTest {
         assertEquals(1, handle(start).events().size());
         assertSame(Effects.NONE, handle(start), "redelivered StartContainer");
 
-        Event stop = request(EventTypes.STOP_CONTAINER_REQUESTED,
-                new StopContainer(NODE, "u1", containerId("u1", "app"), "app", 30), T0.plusSeconds(5));
+        Event stop = request(
+                EventTypes.STOP_CONTAINER_REQUESTED,
+                new StopContainer(NODE, "u1", containerId("u1", "app"), "app", 30),
+                T0.plusSeconds(5));
         assertEquals(2, handle(stop).events().size());
         assertSame(Effects.NONE, handle(stop), "redelivered StopContainer");
-        assertSame(Effects.NONE, stopContainer("u1", "app", 0, T0.plusSeconds(6)), "StopContainer on an exited container");
+        assertSame(
+                Effects.NONE, stopContainer("u1", "app", 0, T0.plusSeconds(6)), "StopContainer on an exited container");
         assertEquals(143, container("u1", "app").exitCode());
 
-        Event stopSandbox = request(EventTypes.STOP_POD_SANDBOX_REQUESTED, new SandboxRef(NODE, "u1"), T0.plusSeconds(7));
+        Event stopSandbox =
+                request(EventTypes.STOP_POD_SANDBOX_REQUESTED, new SandboxRef(NODE, "u1"), T0.plusSeconds(7));
         assertEquals(2, handle(stopSandbox).events().size());
         assertSame(Effects.NONE, handle(stopSandbox), "redelivered StopPodSandbox: the IP is released once");
         assertSame(Effects.NONE, startContainer("u1", "app", T0.plusSeconds(8)), "no start in a stopped sandbox");
@@ -428,11 +551,24 @@ class ContainerRuntimeTest {
         running(aPod("web-1").withUid("u1").onNode(NODE).build());
         assertSame(Effects.NONE, startContainer("u1", "not-in-the-spec", T0), "a container RunPodSandbox did not name");
         assertSame(Effects.NONE, handle(request(EventTypes.STOP_CONTAINER_REQUESTED, "not a StopContainer", T0)));
-        assertSame(Effects.NONE, handle(request(EventTypes.RUN_POD_SANDBOX_REQUESTED,
-                new RunPodSandbox(null, "u2", "default", "web-2", List.of(), Map.of()), T0)), "no node");
-        assertSame(Effects.NONE, handle(request(EventTypes.POD_IP_ALLOCATED,
-                new Sandbox(NODE, "u1", "s", "10.244.1.2"), T0)), "its own facts are not requests");
-        assertSame(Effects.NONE, runtime.fire(state, new Timer(() -> "garbage", T0, request("x", Map.of(), T0).asCause()), T0));
+        assertSame(
+                Effects.NONE,
+                handle(request(
+                        EventTypes.RUN_POD_SANDBOX_REQUESTED,
+                        new RunPodSandbox(null, "u2", "default", "web-2", List.of(), Map.of()),
+                        T0)),
+                "no node");
+        assertSame(
+                Effects.NONE,
+                handle(request(EventTypes.POD_IP_ALLOCATED, new Sandbox(NODE, "u1", "s", "10.244.1.2"), T0)),
+                "its own facts are not requests");
+        assertSame(
+                Effects.NONE,
+                runtime.fire(
+                        state,
+                        new Timer(
+                                () -> "garbage", T0, request("x", Map.of(), T0).asCause()),
+                        T0));
     }
 
     // --- pod IPs ---
@@ -463,9 +599,21 @@ class ContainerRuntimeTest {
 
     @Test
     void theSandboxesOfPodsAlikeShareOneCopyOfTheirContainersAndBehaviour() {
-        running(aPod("a").withUid("ua").onNode(NODE).withAnnotation(ProcessBehaviour.EXIT_CODE, "7").build());
-        running(aPod("b").withUid("ub").onNode(NODE).withAnnotation(ProcessBehaviour.EXIT_CODE, "7").build());
-        running(aPod("c").withUid("uc").onNode(NODE).withAnnotation(ProcessBehaviour.EXIT_CODE, "8").build());
+        running(aPod("a")
+                .withUid("ua")
+                .onNode(NODE)
+                .withAnnotation(ProcessBehaviour.EXIT_CODE, "7")
+                .build());
+        running(aPod("b")
+                .withUid("ub")
+                .onNode(NODE)
+                .withAnnotation(ProcessBehaviour.EXIT_CODE, "7")
+                .build());
+        running(aPod("c")
+                .withUid("uc")
+                .onNode(NODE)
+                .withAnnotation(ProcessBehaviour.EXIT_CODE, "8")
+                .build());
         PodSandbox a = state.sandbox(NODE, "ua").orElseThrow();
         PodSandbox b = state.sandbox(NODE, "ub").orElseThrow();
         PodSandbox c = state.sandbox(NODE, "uc").orElseThrow();
@@ -481,10 +629,13 @@ class ContainerRuntimeTest {
 
     @Test
     void badAnnotationsFallBackToExitingAtOnceWith143() {
-        running(aPod("web-1").withUid("u1").onNode(NODE)
+        running(aPod("web-1")
+                .withUid("u1")
+                .onNode(NODE)
                 .withAnnotation("podfall.io/on-sigterm", "sometimes")
                 .withAnnotation("podfall.io/exit-delay-seconds", "soon")
-                .withAnnotation("podfall.io/exit-code", "300").build());
+                .withAnnotation("podfall.io/exit-code", "300")
+                .build());
 
         Effects stop = stopContainer("u1", "app", 30, T0);
 
@@ -495,7 +646,11 @@ class ContainerRuntimeTest {
 
     @Test
     void timeoutsBeyondTheLongestWaitAreCut() {
-        running(aPod("web-1").withUid("u1").onNode(NODE).withAnnotation("podfall.io/on-sigterm", "ignore").build());
+        running(aPod("web-1")
+                .withUid("u1")
+                .onNode(NODE)
+                .withAnnotation("podfall.io/on-sigterm", "ignore")
+                .build());
 
         Effects stop = stopContainer("u1", "app", Long.MAX_VALUE, T0);
 
@@ -523,7 +678,9 @@ class ContainerRuntimeTest {
         assertEquals(1, exited.exitCode());
         assertEquals("Error", exited.reason());
         assertEquals(run.at(), exited.finishedAt());
-        assertEquals(Effects.NONE, stopContainer("u1", "app", 30, run.at().plusSeconds(1)),
+        assertEquals(
+                Effects.NONE,
+                stopContainer("u1", "app", 30, run.at().plusSeconds(1)),
                 "a StopContainer after the exit finds nothing to stop");
     }
 
@@ -558,8 +715,12 @@ class ContainerRuntimeTest {
 
     @Test
     void itsOwnEndBeforeTheKillWinsAndAtTheKillsInstantTheKillWins() {
-        Pod ignoring = aPod("job").withUid("u1").onNode(NODE).withAnnotation("podfall.io/run-seconds", "20")
-                .withAnnotation("podfall.io/on-sigterm", "ignore").build();
+        Pod ignoring = aPod("job")
+                .withUid("u1")
+                .onNode(NODE)
+                .withAnnotation("podfall.io/run-seconds", "20")
+                .withAnnotation("podfall.io/on-sigterm", "ignore")
+                .build();
         runPodSandbox(ignoring, T0);
         Timer run = timer(startContainer("u1", "app", T0), "run");
         Timer kill = timer(stopContainer("u1", "app", 30, T0.plusSeconds(5)), "kill");
@@ -568,8 +729,14 @@ class ContainerRuntimeTest {
         assertEquals(0, exited(ended).exitCode());
         assertEquals(List.of(kill.key()), ended.cancelledTimers());
 
-        runPodSandbox(aPod("job2").withUid("u2").onNode(NODE).withAnnotation("podfall.io/run-seconds", "35")
-                .withAnnotation("podfall.io/on-sigterm", "ignore").build(), T0);
+        runPodSandbox(
+                aPod("job2")
+                        .withUid("u2")
+                        .onNode(NODE)
+                        .withAnnotation("podfall.io/run-seconds", "35")
+                        .withAnnotation("podfall.io/on-sigterm", "ignore")
+                        .build(),
+                T0);
         Timer run2 = timer(startContainer("u2", "app", T0), "run");
         Timer kill2 = timer(stopContainer("u2", "app", 30, T0.plusSeconds(5)), "kill");
         assertEquals(run2.at(), kill2.at());
@@ -597,7 +764,9 @@ class ContainerRuntimeTest {
 
         stopPodSandbox("u1", T0.plusSeconds(9));
         Effects removed = removePodSandbox("u1", T0.plusSeconds(10));
-        assertEquals(List.of(CONTAINER_REMOVED, CONTAINER_REMOVED, SANDBOX_REMOVED), types(removed),
+        assertEquals(
+                List.of(CONTAINER_REMOVED, CONTAINER_REMOVED, SANDBOX_REMOVED),
+                types(removed),
                 "both containers of the name are removed with the sandbox");
     }
 

@@ -1,13 +1,12 @@
 package io.podfall.runtime.cri;
 
-import io.podfall.runtime.SimulatedDurations;
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.podfall.runtime.SimulatedDurations;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 class ProcessBehaviourTest {
 
@@ -34,7 +33,8 @@ class ProcessBehaviourTest {
 
     @Test
     void readsEachAnnotation() {
-        assertEquals(new ProcessBehaviour(false, Duration.ofMillis(1500), 0, "SIGTERM", null, 0), of("ignore", "1.5", "0"));
+        assertEquals(
+                new ProcessBehaviour(false, Duration.ofMillis(1500), 0, "SIGTERM", null, 0), of("ignore", "1.5", "0"));
         assertEquals(new ProcessBehaviour(true, Duration.ofSeconds(3), 1, "SIGTERM", null, 0), of(" exit ", "3", "1"));
     }
 
@@ -48,12 +48,23 @@ class ProcessBehaviourTest {
 
     @Test
     void anImagesStopSignalIsSentInsteadOfSigtermAndSetsTheDefaultExitCode() {
-        assertEquals(new ProcessBehaviour(true, Duration.ZERO, 131, "SIGQUIT", null, 0),
-                ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.STOP_SIGNAL, "SIGQUIT")), "nginx: 128 + 3");
-        assertEquals("SIGINT", ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.STOP_SIGNAL, " int ")).stopSignal());
-        assertEquals(0, ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.STOP_SIGNAL, "SIGQUIT",
-                ProcessBehaviour.EXIT_CODE, "0")).exitCode(), "a process that handles it and exits cleanly");
-        assertEquals(ProcessBehaviour.DEFAULT, ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.STOP_SIGNAL, "SIGSTOP")),
+        assertEquals(
+                new ProcessBehaviour(true, Duration.ZERO, 131, "SIGQUIT", null, 0),
+                ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.STOP_SIGNAL, "SIGQUIT")),
+                "nginx: 128 + 3");
+        assertEquals(
+                "SIGINT",
+                ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.STOP_SIGNAL, " int "))
+                        .stopSignal());
+        assertEquals(
+                0,
+                ProcessBehaviour.fromAnnotations(
+                                Map.of(ProcessBehaviour.STOP_SIGNAL, "SIGQUIT", ProcessBehaviour.EXIT_CODE, "0"))
+                        .exitCode(),
+                "a process that handles it and exits cleanly");
+        assertEquals(
+                ProcessBehaviour.DEFAULT,
+                ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.STOP_SIGNAL, "SIGSTOP")),
                 "not a signal a process can be asked to stop with: SIGTERM");
     }
 
@@ -64,19 +75,24 @@ class ProcessBehaviourTest {
 
     @Test
     void aProcessThatEndsByItselfRunsItsSecondsAndExitsWithItsCodeOrZero() {
-        ProcessBehaviour job = ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.RUN_SECONDS, "12.5",
-                ProcessBehaviour.RUN_EXIT_CODE, "1"));
+        ProcessBehaviour job = ProcessBehaviour.fromAnnotations(
+                Map.of(ProcessBehaviour.RUN_SECONDS, "12.5", ProcessBehaviour.RUN_EXIT_CODE, "1"));
         assertEquals(Duration.ofMillis(12_500), job.runFor());
         assertEquals(1, job.runExitCode());
-        assertEquals(0, ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.RUN_SECONDS, "3")).runExitCode());
+        assertEquals(
+                0,
+                ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.RUN_SECONDS, "3"))
+                        .runExitCode());
         assertEquals(143, job.exitCode(), "stopped before its end, it still answers the signal as it would");
     }
 
     @Test
     void anUnreadableRunTimeMeansItRunsUntilStopped() {
-        assertEquals(ProcessBehaviour.DEFAULT, ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.RUN_SECONDS,
-                "forever", ProcessBehaviour.RUN_EXIT_CODE, "-4")));
-        assertEquals(ProcessBehaviour.DEFAULT, ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.RUN_SECONDS,
-                "-1")));
+        assertEquals(
+                ProcessBehaviour.DEFAULT,
+                ProcessBehaviour.fromAnnotations(
+                        Map.of(ProcessBehaviour.RUN_SECONDS, "forever", ProcessBehaviour.RUN_EXIT_CODE, "-4")));
+        assertEquals(
+                ProcessBehaviour.DEFAULT, ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.RUN_SECONDS, "-1")));
     }
 }

@@ -1,18 +1,5 @@
 package io.podfall.runtime.csi;
 
-import io.podfall.model.core.Effects;
-import io.podfall.model.core.Timer;
-import io.podfall.model.csi.NodePublishVolume;
-import io.podfall.model.csi.PublishedVolume;
-import io.podfall.model.csi.StagedVolume;
-import io.podfall.model.event.Event;
-import io.podfall.model.event.EventTypes;
-import org.junit.jupiter.api.Test;
-
-import java.time.Instant;
-import java.util.List;
-import java.util.Map;
-
 import static io.podfall.model.event.EventTypes.NODE_PUBLISH_VOLUME_REQUESTED;
 import static io.podfall.model.event.EventTypes.NODE_STAGE_VOLUME_REQUESTED;
 import static io.podfall.model.event.EventTypes.NODE_UNPUBLISH_VOLUME_REQUESTED;
@@ -25,11 +12,26 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.podfall.model.core.Effects;
+import io.podfall.model.core.Timer;
+import io.podfall.model.csi.NodePublishVolume;
+import io.podfall.model.csi.PublishedVolume;
+import io.podfall.model.csi.StagedVolume;
+import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
 class CsiNodePluginTest {
     private static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
     private static final String NODE = "node-1";
     private static final String SUBJECT = "namespaces/default/pods/db-0";
-    private static final StagedVolume CLAIM = new StagedVolume(NODE, "podfall.csi", "default/pgdata",
+    private static final StagedVolume CLAIM = new StagedVolume(
+            NODE,
+            "podfall.csi",
+            "default/pgdata",
             "/var/lib/kubelet/plugins/kubernetes.io/csi/podfall.csi/abc/globalmount");
 
     private final CsiNodePlugin plugin = new CsiNodePlugin();
@@ -37,8 +39,16 @@ class CsiNodePluginTest {
     private int requests;
 
     private static NodePublishVolume publishing(String podUid, String unmountSeconds) {
-        return new NodePublishVolume(NODE, podUid, "data", CLAIM.driver(), CLAIM.volumeId(), CLAIM.stagingTargetPath(),
-                "/var/lib/kubelet/pods/" + podUid + "/volumes/kubernetes.io~csi/data/mount", false, Map.of(),
+        return new NodePublishVolume(
+                NODE,
+                podUid,
+                "data",
+                CLAIM.driver(),
+                CLAIM.volumeId(),
+                CLAIM.stagingTargetPath(),
+                "/var/lib/kubelet/pods/" + podUid + "/volumes/kubernetes.io~csi/data/mount",
+                false,
+                Map.of(),
                 unmountSeconds == null ? Map.of() : Map.of(CsiNodePlugin.UNMOUNT_SECONDS, unmountSeconds));
     }
 
@@ -79,7 +89,8 @@ class CsiNodePluginTest {
         assertEquals(published("uid-db-0"), publishedFacts.events().get(0).data(PublishedVolume.class));
         assertTrue(state.isPublished(NODE, "uid-db-0", "data"));
 
-        assertEquals(List.of(VOLUME_UNPUBLISHED), types(handle(NODE_UNPUBLISH_VOLUME_REQUESTED, published("uid-db-0"))));
+        assertEquals(
+                List.of(VOLUME_UNPUBLISHED), types(handle(NODE_UNPUBLISH_VOLUME_REQUESTED, published("uid-db-0"))));
         assertFalse(state.isPublished(NODE, "uid-db-0", "data"));
 
         assertEquals(List.of(VOLUME_UNSTAGED), types(handle(NODE_UNSTAGE_VOLUME_REQUESTED, CLAIM)));
@@ -110,7 +121,9 @@ class CsiNodePluginTest {
     void aSecondUnpublishWhileOneIsUnderWayWaitsForTheSameEnd() {
         handle(NODE_STAGE_VOLUME_REQUESTED, CLAIM);
         handle(NODE_PUBLISH_VOLUME_REQUESTED, publishing("uid-db-0", "30"));
-        Timer done = handle(NODE_UNPUBLISH_VOLUME_REQUESTED, published("uid-db-0")).timers().get(0);
+        Timer done = handle(NODE_UNPUBLISH_VOLUME_REQUESTED, published("uid-db-0"))
+                .timers()
+                .get(0);
 
         Effects again = handle(request(NODE_UNPUBLISH_VOLUME_REQUESTED, published("uid-db-0"), T0.plusSeconds(5)));
         assertEquals(Effects.NONE, again, "not started twice, not answered early");
@@ -135,7 +148,9 @@ class CsiNodePluginTest {
     void aNewRequestForWhatIsDoneAlreadyIsAnsweredAsTheSpecsIdempotentCallsAre() {
         handle(NODE_STAGE_VOLUME_REQUESTED, CLAIM);
         assertEquals(List.of(VOLUME_STAGED), types(handle(NODE_STAGE_VOLUME_REQUESTED, CLAIM)));
-        assertEquals(List.of(VOLUME_UNPUBLISHED), types(handle(NODE_UNPUBLISH_VOLUME_REQUESTED, published("uid-gone"))),
+        assertEquals(
+                List.of(VOLUME_UNPUBLISHED),
+                types(handle(NODE_UNPUBLISH_VOLUME_REQUESTED, published("uid-gone"))),
                 "nothing published there: unpublished already");
         handle(NODE_UNSTAGE_VOLUME_REQUESTED, CLAIM);
         assertEquals(List.of(VOLUME_UNSTAGED), types(handle(NODE_UNSTAGE_VOLUME_REQUESTED, CLAIM)));
@@ -149,9 +164,17 @@ class CsiNodePluginTest {
 
     @Test
     void anInlineVolumeIsPublishedWithoutStaging() {
-        NodePublishVolume inline = new NodePublishVolume(NODE, "uid-web-1", "secrets", "secrets-store.csi.k8s.io",
-                "csi-0123", null, "/var/lib/kubelet/pods/uid-web-1/volumes/kubernetes.io~csi/secrets/mount", true,
-                Map.of("secretProviderClass", "vault"), Map.of());
+        NodePublishVolume inline = new NodePublishVolume(
+                NODE,
+                "uid-web-1",
+                "secrets",
+                "secrets-store.csi.k8s.io",
+                "csi-0123",
+                null,
+                "/var/lib/kubelet/pods/uid-web-1/volumes/kubernetes.io~csi/secrets/mount",
+                true,
+                Map.of("secretProviderClass", "vault"),
+                Map.of());
         assertEquals(List.of(VOLUME_PUBLISHED), types(handle(NODE_PUBLISH_VOLUME_REQUESTED, inline)));
     }
 
@@ -171,17 +194,26 @@ class CsiNodePluginTest {
                 request(NODE_UNPUBLISH_VOLUME_REQUESTED, published("uid-db-0"), T0.plusSeconds(30)));
         CsiState live = plugin.newState();
         CsiState rebuilt = plugin.newState();
-        List<Effects> liveEffects = log.stream().map(e -> plugin.handle(live, e, e.time().plusMillis(40))).toList();
-        List<Effects> rebuiltEffects = log.stream().map(e -> plugin.handle(rebuilt, e, e.time())).toList();
+        List<Effects> liveEffects = log.stream()
+                .map(e -> plugin.handle(live, e, e.time().plusMillis(40)))
+                .toList();
+        List<Effects> rebuiltEffects =
+                log.stream().map(e -> plugin.handle(rebuilt, e, e.time())).toList();
         for (int i = 0; i < log.size(); i++) {
-            assertEquals(liveEffects.get(i).events().stream().map(Event::id).toList(),
+            assertEquals(
+                    liveEffects.get(i).events().stream().map(Event::id).toList(),
                     rebuiltEffects.get(i).events().stream().map(Event::id).toList());
             assertEquals(liveEffects.get(i).timers(), rebuiltEffects.get(i).timers());
         }
         Timer done = liveEffects.get(2).timers().get(0);
         assertEquals(T0.plusMillis(32_500), done.at());
-        assertEquals(plugin.fire(live, done, done.at().plusMillis(7)).events().stream().map(Event::id).toList(),
-                plugin.fire(rebuilt, done, done.at()).events().stream().map(Event::id).toList(),
+        assertEquals(
+                plugin.fire(live, done, done.at().plusMillis(7)).events().stream()
+                        .map(Event::id)
+                        .toList(),
+                plugin.fire(rebuilt, done, done.at()).events().stream()
+                        .map(Event::id)
+                        .toList(),
                 "the same VolumeUnpublished, recognised on the log");
     }
 }
