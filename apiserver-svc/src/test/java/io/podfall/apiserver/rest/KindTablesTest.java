@@ -23,7 +23,7 @@ class KindTablesTest {
 
         assertEquals(
                 List.of("web", "1/2", 2, 1, "5m", "app,log", "nginx:1.27,busybox", "app=web,tier=front"),
-                Tables.cells(ResourceType.DEPLOYMENTS, d, NOW));
+                Printers.cells(ResourceType.DEPLOYMENTS, d, NOW));
     }
 
     @Test
@@ -35,7 +35,7 @@ class KindTablesTest {
 
         assertEquals(
                 List.of("web", 3, 2, 0, "5m", "app", "nginx", "app in (api,web)"),
-                Tables.cells(ResourceType.REPLICASETS, rs, NOW));
+                Printers.cells(ResourceType.REPLICASETS, rs, NOW));
     }
 
     @Test
@@ -47,16 +47,16 @@ class KindTablesTest {
 
         assertEquals(
                 List.of("web", "NodePort", "10.96.0.10", "<none>", "80:30080/TCP,53/UDP", "5m", "app=web"),
-                Tables.cells(ResourceType.SERVICES, svc, NOW));
+                Printers.cells(ResourceType.SERVICES, svc, NOW));
     }
 
     @Test
     void endpointsShowTheFirstThreeAddressesAndHowManyMore() {
-        assertEquals("<none>", Tables.endpoints(json("{" + META + "}")));
+        assertEquals("<none>", Printers.endpoints(json("{" + META + "}")));
         JsonNode ep = json("{" + META
                 + ",\"subsets\":[{\"addresses\":[{\"ip\":\"10.244.1.2\"},{\"ip\":\"10.244.1.3\"},{\"ip\":\"10.244.2.2\"}],"
                 + "\"ports\":[{\"port\":80},{\"port\":443}]}]}");
-        assertEquals("10.244.1.2:80,10.244.1.3:80,10.244.2.2:80 + 3 more...", Tables.endpoints(ep));
+        assertEquals("10.244.1.2:80,10.244.1.3:80,10.244.2.2:80 + 3 more...", Printers.endpoints(ep));
     }
 
     @Test
@@ -79,21 +79,21 @@ class KindTablesTest {
                         "2m",
                         2,
                         "web-1.17f"),
-                Tables.cells(ResourceType.EVENTS, ev, NOW));
+                Printers.cells(ResourceType.EVENTS, ev, NOW));
     }
 
     @Test
     void namespaceShowsItsPhase() {
         assertEquals(
                 List.of("web", "Active", "5m"),
-                Tables.cells(ResourceType.NAMESPACES, json("{" + META + ",\"status\":{\"phase\":\"Active\"}}"), NOW));
+                Printers.cells(ResourceType.NAMESPACES, json("{" + META + ",\"status\":{\"phase\":\"Active\"}}"), NOW));
     }
 
     @Test
     void leaseShowsItsHolder() {
         assertEquals(
                 List.of("web", "node-1", "5m"),
-                Tables.cells(
+                Printers.cells(
                         ResourceType.LEASES, json("{" + META + ",\"spec\":{\"holderIdentity\":\"node-1\"}}"), NOW));
     }
 

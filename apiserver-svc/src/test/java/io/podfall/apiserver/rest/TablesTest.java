@@ -28,29 +28,29 @@ class TablesTest {
     class Age {
         @Test
         void ageHasAboutTwoSignificantFiguresLikeHumanDuration() {
-            assertEquals("0s", Tables.humanDuration(Duration.ZERO));
-            assertEquals("119s", Tables.humanDuration(Duration.ofSeconds(119)));
-            assertEquals("2m", Tables.humanDuration(Duration.ofMinutes(2)));
-            assertEquals("5m3s", Tables.humanDuration(Duration.ofSeconds(303)));
-            assertEquals("47m", Tables.humanDuration(Duration.ofSeconds(47 * 60 + 59)));
-            assertEquals("3h5m", Tables.humanDuration(Duration.ofMinutes(185)));
-            assertEquals("10h", Tables.humanDuration(Duration.ofMinutes(10 * 60 + 30)));
-            assertEquals("2d3h", Tables.humanDuration(Duration.ofHours(51)));
-            assertEquals("9d", Tables.humanDuration(Duration.ofHours(9 * 24 + 5)));
-            assertEquals("2y20d", Tables.humanDuration(Duration.ofDays(2 * 365 + 20)));
-            assertEquals("9y", Tables.humanDuration(Duration.ofDays(9 * 365 + 20)));
+            assertEquals("0s", Printers.humanDuration(Duration.ZERO));
+            assertEquals("119s", Printers.humanDuration(Duration.ofSeconds(119)));
+            assertEquals("2m", Printers.humanDuration(Duration.ofMinutes(2)));
+            assertEquals("5m3s", Printers.humanDuration(Duration.ofSeconds(303)));
+            assertEquals("47m", Printers.humanDuration(Duration.ofSeconds(47 * 60 + 59)));
+            assertEquals("3h5m", Printers.humanDuration(Duration.ofMinutes(185)));
+            assertEquals("10h", Printers.humanDuration(Duration.ofMinutes(10 * 60 + 30)));
+            assertEquals("2d3h", Printers.humanDuration(Duration.ofHours(51)));
+            assertEquals("9d", Printers.humanDuration(Duration.ofHours(9 * 24 + 5)));
+            assertEquals("2y20d", Printers.humanDuration(Duration.ofDays(2 * 365 + 20)));
+            assertEquals("9y", Printers.humanDuration(Duration.ofDays(9 * 365 + 20)));
         }
 
         @Test
         void upToTwoSecondsInTheFutureIsNowAndMoreIsInvalid() {
-            assertEquals("0s", Tables.humanDuration(Duration.ofMillis(-1500)));
-            assertEquals("<invalid>", Tables.humanDuration(Duration.ofSeconds(-3)));
+            assertEquals("0s", Printers.humanDuration(Duration.ofMillis(-1500)));
+            assertEquals("<invalid>", Printers.humanDuration(Duration.ofSeconds(-3)));
         }
 
         @Test
         void ageIsFromTheCreationTimestampToTheServersNow() {
-            assertEquals("5m", Tables.age(running(), NOW));
-            assertEquals("<unknown>", Tables.age(Json.tree(aPod("x").build()), NOW));
+            assertEquals("5m", Printers.age(running(), NOW));
+            assertEquals("<unknown>", Printers.age(Json.tree(aPod("x").build()), NOW));
         }
     }
 
@@ -60,7 +60,7 @@ class TablesTest {
         void aRunningPodShowsReadyContainersStatusRestartsAgeAndTheWideColumns() {
             assertEquals(
                     List.of("web-1", "1/1", "Running", 0, "5m", "10.244.1.2", "node-1", "<none>", "<none>"),
-                    Tables.podCells(running(), NOW));
+                    Printers.podCells(running(), NOW));
         }
 
         @Test
@@ -68,7 +68,7 @@ class TablesTest {
             ObjectNode pod = running();
             ((ObjectNode) pod.path("metadata")).put("deletionTimestamp", "2025-03-01T10:06:00Z");
 
-            assertEquals("Terminating", Tables.podCells(pod, NOW).get(2));
+            assertEquals("Terminating", Printers.podCells(pod, NOW).get(2));
         }
 
         @Test
@@ -85,7 +85,7 @@ class TablesTest {
                     .put("exitCode", 143)
                     .put("reason", "Error");
 
-            List<Object> cells = Tables.podCells(pod, NOW);
+            List<Object> cells = Printers.podCells(pod, NOW);
             assertEquals("0/1", cells.get(1));
             assertEquals("Error", cells.get(2));
         }
@@ -102,7 +102,7 @@ class TablesTest {
                     .putObject("waiting")
                     .put("reason", "CrashLoopBackOff");
 
-            List<Object> cells = Tables.podCells(pod, NOW);
+            List<Object> cells = Printers.podCells(pod, NOW);
             assertEquals("CrashLoopBackOff", cells.get(2));
             assertEquals(3, cells.get(3));
         }
@@ -115,7 +115,7 @@ class TablesTest {
 
             assertEquals(
                     List.of("web-2", "0/1", "Pending", 0, "5m", "<none>", "<none>", "<none>", "<none>"),
-                    Tables.podCells(pod, NOW));
+                    Printers.podCells(pod, NOW));
         }
     }
 
@@ -156,7 +156,7 @@ class TablesTest {
                             "<unknown>",
                             "<unknown>",
                             "<unknown>"),
-                    Tables.nodeCells(node, NOW));
+                    Printers.nodeCells(node, NOW));
         }
 
         @Test
@@ -167,7 +167,7 @@ class TablesTest {
                     .endMetadata()
                     .build());
 
-            List<Object> cells = Tables.nodeCells(node, NOW);
+            List<Object> cells = Printers.nodeCells(node, NOW);
             assertEquals("Unknown", cells.get(1));
             assertEquals("<none>", cells.get(2));
         }
