@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.stream.Collectors;
 import org.openjdk.jol.info.GraphLayout;
 
@@ -98,17 +99,7 @@ final class FootprintBench {
                 .withNewSelector()
                 .addToMatchLabels("app", DEPLOYMENT)
                 .endSelector()
-                .withNewTemplate()
-                .withNewMetadata()
-                .addToLabels("app", DEPLOYMENT)
-                .endMetadata()
-                .withNewSpec()
-                .addNewContainer()
-                .withName("app")
-                .withImage("nginx:1.27")
-                .endContainer()
-                .endSpec()
-                .endTemplate()
+                .withTemplate(Deployments.template(Map.of("app", DEPLOYMENT)))
                 .endSpec()
                 .build();
         engine.schedule(List.of(

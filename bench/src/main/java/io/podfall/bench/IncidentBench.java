@@ -1,6 +1,5 @@
 package io.podfall.bench;
 
-import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.podfall.cli.log.EventFile;
@@ -39,23 +38,14 @@ final class IncidentBench {
             Files.createDirectories(log.getParent());
             try (Writer file = Files.newBufferedWriter(log);
                     TopicTap tap = new TopicTap(suite.bootstrap(), BenchSuite.TOPIC, t -> write(file, t))) {
-                MassDeletionBench.create(suite, WORKLOAD, incident(replicas));
-                MassDeletionBench.create(suite, WORKLOAD, MassDeletionBench.deployment(ROLLOUT, rolled));
+                Deployments.create(suite, WORKLOAD, incident(replicas));
+                Deployments.create(suite, WORKLOAD, Deployments.of(ROLLOUT, rolled));
                 ProgressLines.say(
                         "%s: %,d and %,d replicas ready; the rollout and the foreground deletion",
                         WORKLOAD, replicas, rolled);
                 roll(suite.api());
-                ApiClient.Response deleted = suite.api()
-                        .delete(
-                                MassDeletionBench.DEPLOYMENTS + "/" + INCIDENT,
-                                new DeleteOptionsBuilder()
-                                        .withPropagationPolicy("Foreground")
-                                        .build());
-                if (deleted.code() != 200) {
-                    throw new IllegalStateException(
-                            "delete " + INCIDENT + ": " + deleted.code() + " " + deleted.body());
-                }
-                MassDeletionBench.awaitRolledOut(suite, WORKLOAD, ROLLOUT, rolled);
+                Deployments.deleteForeground(suite.api(), INCIDENT);
+                Deployments.awaitRolledOut(suite, WORKLOAD, ROLLOUT, rolled);
                 awaitGone(suite, replicas);
                 tap.awaitCaughtUp(Duration.ofSeconds(120).plusMillis(5L * pods));
             }
@@ -67,7 +57,7 @@ final class IncidentBench {
 
     /** The incident's Deployment: 30 s of grace, a preStop sleep of 5 s, 10 s to exit on SIGTERM. */
     private static Deployment incident(int replicas) {
-        return new DeploymentBuilder(MassDeletionBench.deployment(INCIDENT, replicas))
+        return new DeploymentBuilder(Deployments.of(INCIDENT, replicas))
                 .editSpec()
                 .editTemplate()
                 .editMetadata()
@@ -93,7 +83,7 @@ final class IncidentBench {
     /** A new template for the second Deployment: {@code kubectl rollout restart} writes the same annotation. */
     private static void roll(ApiClient api) {
         ApiClient.Response patched = api.patch(
-                MassDeletionBench.DEPLOYMENTS + "/" + ROLLOUT,
+                Deployments.PATH + "/" + ROLLOUT,
                 Json.read(
                         ("{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"kubectl.kubernetes.io/restartedAt\":\""
                                         + Instant.now() + "\"}}}}}")
@@ -105,7 +95,7 @@ final class IncidentBench {
 
     private static void awaitGone(BenchSuite suite, int replicas) {
         Instant deadline = Instant.now().plus(Duration.ofSeconds(180).plusMillis(100L * replicas));
-        while (suite.api().get(MassDeletionBench.DEPLOYMENTS + "/" + INCIDENT).code() != 404) {
+        while (suite.api().get(Deployments.PATH + "/" + INCIDENT).code() != 404) {
             suite.checkAlive();
             if (Instant.now().isAfter(deadline)) {
                 throw new IllegalStateException("the Deployment " + INCIDENT + " was not gone by " + deadline);

@@ -125,12 +125,7 @@ final class LatencyBench {
                                     .withNamespace(NAMESPACE)
                                     .addToLabels(LABEL, "p1")
                                     .endMetadata()
-                                    .withNewSpec()
-                                    .addNewContainer()
-                                    .withName("app")
-                                    .withImage("nginx:1.27")
-                                    .endContainer()
-                                    .endSpec()
+                                    .withSpec(Deployments.podSpec())
                                     .build());
             if (r.code() != 201) {
                 throw new IllegalStateException("create " + name + " answered " + r.code() + " " + r.body());

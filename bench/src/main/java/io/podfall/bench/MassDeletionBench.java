@@ -1,16 +1,9 @@
 package io.podfall.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.podfall.cli.launch.ServiceProcess;
 import io.podfall.cli.log.EventFile;
 import io.podfall.cli.scenario.ApiClient;
 import io.podfall.kubelet.nodestatus.InitialNode;
-import io.podfall.model.event.Event;
-import io.podfall.model.event.EventTypes;
-import io.podfall.model.event.Subjects;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
@@ -21,8 +14,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -37,15 +28,13 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * delete deployment --cascade=foreground}, timed from the request to the Deployment's DELETED watch event, with the
  * events and bytes the deletion appended; then the memory again (after). The whole log is recorded (for P3's replay)
  * and checked: the API lists no pod and no ReplicaSet, every replica's ObjectRemoved is in the deletion's flow, the
- * runtime holds no sandbox and no IP, and {@code podfall check} finds no error.
+ * runtime holds no sandbox and no IP, and {@code podfall check} finds no error. The log is read by a
+ * {@link DeletionTracker}, the figures reported by {@link MassDeletionReport}.
  */
 final class MassDeletionBench {
     static final String NAME = "bench";
     /** The pods a node takes (the kubelet's --max-pods): the scheduler leaves any more Pending. */
     static final int PODS_PER_NODE = InitialNode.MAX_PODS;
-
-    private static final String NAMESPACE = "default";
-    static final String DEPLOYMENTS = "/apis/apps/v1/namespaces/" + NAMESPACE + "/deployments";
 
     private final RunOptions run;
     private final String workload;
@@ -103,104 +92,13 @@ final class MassDeletionBench {
         return run.workDir.resolve(workload).resolve("events.jsonl");
     }
 
-    /**
-     * Reads the log as it is appended, on the reader's thread: writes it to the file and sums up the deletion's flow
-     * (every event whose correlation is the Deployment's DELETE) and everything appended from the DELETE on.
-     */
-    private static final class Tracker {
-        private final Writer file;
-        private final String deploymentSubject = Subjects.of(NAMESPACE, "deployments", NAME);
-        private final Random sampling = new Random(1);
-        volatile long windowStartMillis = Long.MAX_VALUE;
-        String root;
-        long events;
-        long flowEvents;
-        long flowBytes;
-        long podsRemoved;
-        long podsCreated;
-        final Map<String, Long> flowTypes = new TreeMap<>();
-        /** Per millisecond of CreateTime from the DELETE on: {events, bytes}. */
-        final TreeMap<Long, long[]> window = new TreeMap<>();
-        /** A uniform sample of the flow's records, the shapes the ceiling sends. */
-        final List<ProducerRecord<String, byte[]>> sample = new ArrayList<>();
-
-        Tracker(Writer file) {
-            this.file = file;
-        }
-
-        synchronized void accept(TopicTap.Tapped t) {
-            Event e = t.event();
-            events++;
-            try {
-                EventFile.write(file, e);
-            } catch (IOException ex) {
-                throw new UncheckedIOException(ex);
-            }
-            if (t.createTimeMillis() >= windowStartMillis) {
-                long[] ms = window.computeIfAbsent(t.createTimeMillis(), k -> new long[2]);
-                ms[0]++;
-                ms[1] += t.bytes();
-            }
-            if (root == null
-                    && t.createTimeMillis() >= windowStartMillis
-                    && e.is(EventTypes.DELETION_REQUESTED)
-                    && e.causationId() == null
-                    && e.subject().equals(deploymentSubject)) {
-                root = e.id();
-            }
-            if (root == null || !root.equals(e.correlationId())) {
-                return;
-            }
-            flowEvents++;
-            flowBytes += t.bytes();
-            flowTypes.merge(e.type(), 1L, Long::sum);
-            boolean pod = e.subject().startsWith("namespaces/" + NAMESPACE + "/pods/");
-            if (pod && e.is(EventTypes.OBJECT_REMOVED)) {
-                podsRemoved++;
-            } else if (pod && e.is(EventTypes.CREATION_REQUESTED)) {
-                podsCreated++;
-            }
-            // reservoir sampling: every record of the flow equally likely to be among the 1,000 kept
-            if (sample.size() < 1000) {
-                sample.add(copy(t));
-            } else {
-                long slot = (long) (sampling.nextDouble() * flowEvents);
-                if (slot < 1000) {
-                    sample.set((int) slot, copy(t));
-                }
-            }
-        }
-
-        private static ProducerRecord<String, byte[]> copy(TopicTap.Tapped t) {
-            return new ProducerRecord<>(
-                    "ignored",
-                    null,
-                    t.record().key(),
-                    t.record().value(),
-                    t.record().headers());
-        }
-
-        synchronized long[] windowUpTo(long endMillis) {
-            long[] sum = new long[2];
-            window.headMap(endMillis, true).values().forEach(ms -> {
-                sum[0] += ms[0];
-                sum[1] += ms[1];
-            });
-            return sum;
-        }
-
-        synchronized long podsRemoved() {
-            return podsRemoved;
-        }
-    }
-
     List<Report> run() {
         Machine machine = Machine.now();
         Path log = logFile(run, workload);
         try (BenchSuite suite = BenchSuite.start(run, workload, nodes, timeScale, heapMb(replicas))) {
             Files.createDirectories(log.getParent());
             try (Writer file = Files.newBufferedWriter(log)) {
-                Tracker tracker = new Tracker(file);
+                DeletionTracker tracker = new DeletionTracker(file);
                 try (TopicTap tap = new TopicTap(suite.bootstrap(), BenchSuite.TOPIC, tracker::accept)) {
                     return measure(machine, suite, tap, tracker, log);
                 }
@@ -210,7 +108,7 @@ final class MassDeletionBench {
         }
     }
 
-    private List<Report> measure(Machine machine, BenchSuite suite, TopicTap tap, Tracker tracker, Path log) {
+    private List<Report> measure(Machine machine, BenchSuite suite, TopicTap tap, DeletionTracker tracker, Path log) {
         WarmUp warm = warmup == 0 ? null : warmUp(suite);
         long created = System.nanoTime();
         create(suite, NAME, replicas);
@@ -234,7 +132,6 @@ final class MassDeletionBench {
                     () -> String.format("%,d of %,d pods removed", tracker.podsRemoved(), replicas));
             answers = probes.stop();
         }
-        long watched = timed.watchedMicros();
         Map<String, Duration> cpuAfter = suite.cpu();
         double seconds = timed.seconds();
         ProgressLines.say("%s: the Deployment is gone %.1f s after its DELETE", workload, seconds);
@@ -243,220 +140,42 @@ final class MassDeletionBench {
         tap.awaitCaughtUp(Duration.ofSeconds(120).plusMillis(5L * replicas));
         long logAfter = BrokerLog.bytes(suite.bootstrap(), BenchSuite.TOPIC);
         Map<String, BenchSuite.Memory> after = suite.memory();
-
-        Report report = new Report(
-                workload.equals("p4") ? "P4 memory" : "P2 mass deletion",
-                String.format(
-                        "A Deployment of %,d replicas over %,d nodes, deleted with --cascade=foreground and the default grace "
-                                + "period (30 s; each process exits at once on SIGTERM); time-scale %s; %s.",
-                        replicas,
-                        nodes,
-                        Report.num(timeScale),
-                        warm == null
-                                ? "on a fresh suite"
-                                : String.format(
-                                        "after a warm-up Deployment of %,d replicas created and deleted alike on the same suite",
-                                        warm.replicas())),
-                machine);
-        long[] window = tracker.windowUpTo(watched / 1000);
-        double podsPerSecond = replicas / seconds;
-        double eventsPerSecond = window[0] / seconds;
-        synchronized (tracker) {
-            report.table(
-                            "mass deletion",
-                            "replicas",
-                            "nodes",
-                            "request → Deployment gone",
-                            "pods removed/s",
-                            "events/pod",
-                            "record bytes/pod",
-                            "broker bytes/pod",
-                            "events/s")
-                    .row(
-                            String.format("%,d", replicas),
-                            String.format("%,d", nodes),
-                            String.format("%.2f s", seconds),
-                            Report.num(podsPerSecond),
-                            Report.num((double) tracker.flowEvents / replicas),
-                            Report.num((double) tracker.flowBytes / replicas),
-                            Report.num((double) (logAfter - logBefore) / replicas),
-                            Report.num(eventsPerSecond));
-            Report.Table types = report.table(
-                    "the deletion's events by type (its flow: every event correlated with the DELETE)",
-                    "type",
-                    "events",
-                    "per pod");
-            tracker.flowTypes.forEach(
-                    (type, n) -> types.row(type, String.format("%,d", n), Report.num((double) n / replicas)));
-            report.figures()
-                    .put("replicas", replicas)
-                    .put("nodes", nodes)
-                    .put("timeScale", timeScale)
-                    .put("deletionSeconds", seconds)
-                    .put("podsPerSecond", podsPerSecond)
-                    .put("flowEvents", tracker.flowEvents)
-                    .put("eventsPerPod", (double) tracker.flowEvents / replicas)
-                    .put("recordBytesPerPod", (double) tracker.flowBytes / replicas)
-                    .put("brokerBytesPerPod", (double) (logAfter - logBefore) / replicas)
-                    .put("windowEvents", window[0])
-                    .put("eventsPerSecond", eventsPerSecond)
-                    .put("creationSeconds", creationSeconds)
-                    .put("suiteStartSeconds", suite.startSeconds)
-                    .put("log", log.toString());
-        }
-        cpu(report, cpuBefore.get(), cpuAfter, seconds, window[0], machine.cpus());
-        Responsiveness.report(report, "during the deletion", answers);
-        memory(report, held, after);
-        report.table(
-                        "setup (not timed as part of the deletion)",
-                        "suite start",
-                        "replicas created and ready",
-                        "log recorded")
-                .row(String.format("%.1f s", suite.startSeconds), String.format("%.1f s", creationSeconds), log);
-        if (warm != null) {
-            report.table(
-                            "warm-up (the JIT compilers at work; not measured)",
-                            "replicas",
-                            "created and ready",
-                            "request → Deployment gone",
-                            "pods removed/s")
-                    .row(
-                            String.format("%,d", warm.replicas()),
-                            String.format("%.1f s", warm.creationSeconds()),
-                            String.format("%.2f s", warm.deletionSeconds()),
-                            Report.num(warm.replicas() / warm.deletionSeconds()));
-            report.figures()
-                    .putObject("warmup")
-                    .put("replicas", warm.replicas())
-                    .put("creationSeconds", warm.creationSeconds())
-                    .put("deletionSeconds", warm.deletionSeconds());
-        }
-
-        if (workload.equals("p4")) {
-            // Judged both ways: RSS summed as the issue words it, and PSS summed, the suite's own pages once each.
-            long rssHeld =
-                    held.values().stream().mapToLong(BenchSuite.Memory::rss).sum();
-            long pssHeld =
-                    held.values().stream().mapToLong(BenchSuite.Memory::pss).sum();
-            String target = "whole suite ≤ 2 GB at " + String.format("%,d", replicas) + " pods, ";
-            report.target(target + "RSS summed", Report.mb(rssHeld), rssHeld <= 2L << 30);
-            report.target(target + "PSS summed (each shared page once)", Report.mb(pssHeld), pssHeld <= 2L << 30);
-        } else {
-            report.target(
-                    "≥ 2,000 pods/s on 2 cores (this machine: " + machine.cpus() + ")",
-                    Report.num(podsPerSecond),
-                    podsPerSecond >= 2000);
-        }
+        MassDeletionReport.Measured measured = new MassDeletionReport.Measured(
+                machine,
+                warm,
+                suite.startSeconds,
+                creationSeconds,
+                held,
+                cpuBefore.get(),
+                cpuAfter,
+                answers,
+                seconds,
+                tracker.windowUpTo(timed.watchedMicros() / 1000),
+                logAfter - logBefore,
+                after,
+                log);
+        Report report = new MassDeletionReport(workload, replicas, nodes, timeScale).of(measured, tracker);
         checks(report, suite.api(), tracker, runtimeHeld, log);
         tap.check(report);
 
         List<Report> reports = new ArrayList<>(List.of(report));
         if (ceilingRecords != 0) {
-            reports.add(ceiling(machine, suite, tracker, window[0], eventsPerSecond, report));
+            reports.add(ceiling(suite, tracker, measured, report));
         }
         return reports;
     }
 
-    /**
-     * Where the machine's CPU went while the deletion ran, process by process: the live suite is CPU-bound, so this
-     * says which part to make cheaper, more steadily than the wall time does on a shared machine.
-     */
-    private static void cpu(
-            Report report,
-            Map<String, Duration> before,
-            Map<String, Duration> after,
-            double seconds,
-            long events,
-            int cpus) {
-        Report.Table t = report.table(
-                "CPU from the request until the Deployment was gone (each process's user and " + "system time)",
-                "process",
-                "CPU",
-                "of the machine",
-                "per event of the window");
-        var json = report.figures().putObject("cpuSeconds");
-        double total = 0;
-        for (var e : after.entrySet()) {
-            double used = (e.getValue().toNanos() - before.get(e.getKey()).toNanos()) / 1e9;
-            total += used;
-            t.row(
-                    e.getKey(),
-                    String.format("%.1f s", used),
-                    Report.pct(used / (seconds * cpus)),
-                    String.format("%.0f µs", used * 1e6 / Math.max(events, 1)));
-            json.put(e.getKey(), used);
-        }
-        t.row(
-                "whole suite",
-                String.format("%.1f s", total),
-                Report.pct(total / (seconds * cpus)),
-                String.format("%.0f µs", total * 1e6 / Math.max(events, 1)));
-    }
-
-    private void memory(Report report, Map<String, BenchSuite.Memory> held, Map<String, BenchSuite.Memory> after) {
-        Report.Table t = report.table(
-                "memory (RSS from /proc/PID/status, PSS from /proc/PID/smaps_rollup; a "
-                        + "service's live heap: after a full collection, from its /q/metrics)",
-                "process",
-                "RSS, " + String.format("%,d pods held", replicas),
-                "PSS",
-                "live heap",
-                "RSS after the deletion",
-                "live heap",
-                "peak RSS");
-        var json = report.figures().putObject("memory");
-        long[] sum = new long[4];
-        held.forEach((name, h) -> {
-            BenchSuite.Memory a = after.get(name);
-            t.row(
-                    name,
-                    Report.mb(h.rss()),
-                    Report.mb(h.pss()),
-                    heap(h),
-                    Report.mb(a.rss()),
-                    heap(a),
-                    Report.mb(a.peakRss()));
-            json.putObject(name)
-                    .put("heldRssBytes", h.rss())
-                    .put("heldPssBytes", h.pss())
-                    .put("heldLiveHeapBytes", h.liveHeap())
-                    .put("afterRssBytes", a.rss())
-                    .put("afterLiveHeapBytes", a.liveHeap())
-                    .put("peakRssBytes", a.peakRss());
-            sum[0] += h.rss();
-            sum[1] += a.rss();
-            sum[2] += a.peakRss();
-            sum[3] += h.pss();
-        });
-        t.row(
-                "whole suite",
-                Report.mb(sum[0]),
-                Report.mb(sum[3]),
-                "",
-                Report.mb(sum[1]),
-                "",
-                Report.mb(sum[2]) + " (sum of peaks)");
-        report.figures()
-                .put("suiteHeldRssBytes", sum[0])
-                .put("suiteHeldPssBytes", sum[3])
-                .put("suiteAfterRssBytes", sum[1]);
-    }
-
-    private static String heap(BenchSuite.Memory m) {
-        return m.liveHeap() < 0 ? "" : Report.mb(m.liveHeap());
-    }
-
-    private void checks(Report report, ApiClient api, Tracker tracker, long[] runtimeHeld, Path log) {
+    private void checks(Report report, ApiClient api, DeletionTracker tracker, long[] runtimeHeld, Path log) {
         // the whole namespace: the warm-up's Deployment too
-        int podsLeft = api.get("/api/v1/namespaces/" + NAMESPACE + "/pods")
+        int podsLeft = api.get("/api/v1/namespaces/" + Deployments.NAMESPACE + "/pods")
                 .body()
                 .path("items")
                 .size();
-        int setsLeft = api.get("/apis/apps/v1/namespaces/" + NAMESPACE + "/replicasets")
+        int setsLeft = api.get("/apis/apps/v1/namespaces/" + Deployments.NAMESPACE + "/replicasets")
                 .body()
                 .path("items")
                 .size();
-        int deployment = api.get(DEPLOYMENTS + "/" + NAME).code();
+        int deployment = api.get(Deployments.PATH + "/" + NAME).code();
         report.check(
                 "every pod gone",
                 podsLeft == 0 && setsLeft == 0 && deployment == 404,
@@ -488,20 +207,20 @@ final class MassDeletionBench {
         }
     }
 
-    private Report ceiling(
-            Machine machine, BenchSuite suite, Tracker tracker, long windowEvents, double eventsPerSecond, Report p2) {
+    private Report ceiling(BenchSuite suite, DeletionTracker tracker, MassDeletionReport.Measured m, Report p2) {
         List<ProducerRecord<String, byte[]>> shapes;
         synchronized (tracker) {
             shapes = List.copyOf(tracker.sample);
         }
-        long records = ceilingRecords > 0 ? ceilingRecords : Math.max(windowEvents, 10_000);
+        long records = ceilingRecords > 0 ? ceilingRecords : Math.max(m.window()[0], 10_000);
         ProgressLines.say("ceiling: %,d records of the deletion's shapes through the same broker", records);
         Ceiling.Result c = Ceiling.run(
                 suite.bootstrap(), BrokerLog.partitions(suite.bootstrap(), BenchSuite.TOPIC), shapes, records, pings);
         Report report = CeilingReport.of(
-                machine,
+                m.machine(),
                 "the same broker as P2, just after it, the services idle; records " + "sampled from P2's deletion",
                 c);
+        double eventsPerSecond = m.eventsPerSecond();
         double fraction = eventsPerSecond / c.recordsPerSecond();
         report.table("P2 against the ceiling", "P2 events/s", "ceiling records/s", "fraction")
                 .row(Report.num(eventsPerSecond), Report.num(c.recordsPerSecond()), Report.pct(fraction));
@@ -519,7 +238,7 @@ final class MassDeletionBench {
     }
 
     /** The warm-up Deployment's creation and deletion. */
-    private record WarmUp(int replicas, double creationSeconds, double deletionSeconds) {}
+    record WarmUp(int replicas, double creationSeconds, double deletionSeconds) {}
 
     /**
      * Creates and deletes another Deployment the same way first, and waits for the runtime to be empty again: over a
@@ -542,40 +261,7 @@ final class MassDeletionBench {
 
     /** Creates the Deployment {@code name} of {@code count} replicas and waits until all are ready. */
     private void create(BenchSuite suite, String name, int count) {
-        create(suite, workload, deployment(name, count));
-    }
-
-    /**
-     * Creates the Deployment and waits until all its replicas are ready and up to date (a rollout done), within 2
-     * minutes and 100 ms a replica.
-     */
-    static void create(BenchSuite suite, String workload, Deployment deployment) {
-        String name = deployment.getMetadata().getName();
-        ApiClient.Response r = suite.api().post(DEPLOYMENTS, deployment);
-        if (r.code() != 201) {
-            throw new IllegalStateException("create the Deployment " + name + ": " + r.code() + " " + r.body());
-        }
-        awaitRolledOut(suite, workload, name, deployment.getSpec().getReplicas());
-    }
-
-    static void awaitRolledOut(BenchSuite suite, String workload, String name, int count) {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(120).plusMillis(100L * count));
-        while (true) {
-            suite.checkAlive();
-            JsonNode status = suite.api().get(DEPLOYMENTS + "/" + name).body().path("status");
-            int ready = status.path("readyReplicas").asInt();
-            if (ready == count
-                    && status.path("replicas").asInt() == count
-                    && status.path("updatedReplicas").asInt() == count) {
-                return;
-            }
-            if (Instant.now().isAfter(deadline)) {
-                throw new IllegalStateException(
-                        "only " + ready + " of " + count + " replicas of " + name + " ready by " + deadline);
-            }
-            ProgressLines.line("%s: %,d of %,d replicas of %s ready", workload, ready, count, name);
-            Sleep.millis(500);
-        }
+        Deployments.create(suite, workload, Deployments.of(name, count));
     }
 
     /**
@@ -584,7 +270,7 @@ final class MassDeletionBench {
      */
     private Timed delete(BenchSuite suite, String name, int count, Runnable justBefore, Supplier<String> progress) {
         String rv = suite.api()
-                .get(DEPLOYMENTS + "/" + name)
+                .get(Deployments.PATH + "/" + name)
                 .body()
                 .path("metadata")
                 .path("resourceVersion")
@@ -593,7 +279,7 @@ final class MassDeletionBench {
         try (WatchClient watch = new WatchClient(
                 suite.http(),
                 suite.server(),
-                DEPLOYMENTS + "?fieldSelector=metadata.name%3D" + name + "&resourceVersion=" + rv,
+                Deployments.PATH + "?fieldSelector=metadata.name%3D" + name + "&resourceVersion=" + rv,
                 c -> {
                     if ("DELETED".equals(c.type())) {
                         gone.complete(c.receivedMicros());
@@ -601,16 +287,7 @@ final class MassDeletionBench {
                 })) {
             justBefore.run();
             long sent = Clock.micros();
-            ApiClient.Response deleted = suite.api()
-                    .delete(
-                            DEPLOYMENTS + "/" + name,
-                            new DeleteOptionsBuilder()
-                                    .withPropagationPolicy("Foreground")
-                                    .build());
-            if (deleted.code() != 200) {
-                throw new IllegalStateException(
-                        "delete the Deployment " + name + ": " + deleted.code() + " " + deleted.body());
-            }
+            Deployments.deleteForeground(suite.api(), name);
             Instant deadline = Instant.now().plus(Duration.ofSeconds(120).plusMillis(100L * count));
             while (true) {
                 try {
@@ -631,34 +308,5 @@ final class MassDeletionBench {
                 }
             }
         }
-    }
-
-    /** A Deployment of nginx pods labelled {@code app=NAME}, in the bench's namespace. */
-    static Deployment deployment(String name, int replicas) {
-        Map<String, String> labels = Map.of("app", name);
-        return new DeploymentBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(NAMESPACE)
-                .withLabels(labels)
-                .endMetadata()
-                .withNewSpec()
-                .withReplicas(replicas)
-                .withNewSelector()
-                .withMatchLabels(labels)
-                .endSelector()
-                .withNewTemplate()
-                .withNewMetadata()
-                .withLabels(labels)
-                .endMetadata()
-                .withNewSpec()
-                .addNewContainer()
-                .withName("app")
-                .withImage("nginx:1.27")
-                .endContainer()
-                .endSpec()
-                .endTemplate()
-                .endSpec()
-                .build();
     }
 }
