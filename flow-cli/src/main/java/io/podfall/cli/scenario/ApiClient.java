@@ -136,7 +136,9 @@ public final class ApiClient {
         try {
             return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
         } catch (IOException e) {
-            throw new IllegalStateException("cannot reach the API server at " + server + ": " + e.getMessage(), e);
+            // The JDK's ConnectException (nothing listens yet: the suite is still starting) carries no message.
+            String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            throw new IllegalStateException("cannot reach the API server at " + server + ": " + why, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

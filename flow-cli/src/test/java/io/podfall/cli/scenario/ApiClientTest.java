@@ -9,6 +9,7 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -84,6 +85,20 @@ class ApiClientTest {
 
         assertEquals(404, api.get("/api/v1/namespaces/default/pods/web-1").code());
         assertEquals(1, bodies.size());
+    }
+
+    @Test
+    void aServerNobodyListensOnIsNamedWithWhatHappened() throws IOException {
+        serve(List.of());
+        int closed;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closed = socket.getLocalPort();
+        }
+        ApiClient api = new ApiClient("http://127.0.0.1:" + closed);
+
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> api.get("/api/v1/namespaces"));
+        assertEquals(
+                "cannot reach the API server at http://127.0.0.1:" + closed + ": ConnectException", e.getMessage());
     }
 
     private record Answer(int code, String body) {}
