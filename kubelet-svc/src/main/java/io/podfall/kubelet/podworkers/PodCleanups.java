@@ -18,8 +18,9 @@ import java.util.List;
  * kubelet lost track of (its history is not on the log it rebuilt from). The kubelet keeps a worker for it built from
  * the facts alone and, one {@link #HOUSEKEEPING_PERIOD} later, once the facts that came with it are in, records it
  * ({@code kubelet.OrphanedPodFound}) and tears it down like a pod that left the API server: StopContainer for what
- * runs, with the default grace period (nothing tells it the pod's own), StopPodSandbox, and RemovePodSandbox once the
- * sandbox stopped. The timer is a {@link PodWorkerTimer.Housekeeping}.
+ * runs, with a grace period of 1 s ({@link #ORPHAN_GRACE_PERIOD_SECONDS}, which killContainer raises to its minimum of
+ * 2 s), StopPodSandbox, and RemovePodSandbox once the sandbox stopped. The timer is a
+ * {@link PodWorkerTimer.Housekeeping}.
  */
 final class PodCleanups {
     /**
@@ -27,6 +28,12 @@ final class PodCleanups {
      * housekeepingPeriod, how often HandlePodCleanups runs).
      */
     static final Duration HOUSEKEEPING_PERIOD = Duration.ofSeconds(2);
+    /**
+     * The grace period of a pod only the runtime knows: HandlePodCleanups kills it with
+     * PodTerminationGracePeriodSecondsOverride 1, and SyncTerminatingRuntimePod with gracePeriod 1
+     * (pkg/kubelet/kubelet.go, "this should probably be zero, to bypass any waiting").
+     */
+    static final long ORPHAN_GRACE_PERIOD_SECONDS = 1;
 
     private static final String PODS = "/pods/";
 
@@ -81,7 +88,7 @@ final class PodCleanups {
 
     /**
      * Housekeeping of a pod only the runtime knows (HandlePodCleanups): unless something else began to terminate it
-     * meanwhile, it is recorded as orphaned and killed with the default grace period, then torn down.
+     * meanwhile, it is recorded as orphaned and killed with a grace period of 1 s, then torn down.
      */
     void killOrphanedPod(PodWorkersState state, PodWorkerTimer.Housekeeping key, Timer timer, Effects.Builder out) {
         PodWorker w = state.workerOn(key.node(), key.uid());
@@ -92,7 +99,9 @@ final class PodCleanups {
                 .filter(c -> c.state == RuntimeContainer.State.RUNNING)
                 .map(c -> c.name)
                 .toList();
-        long gracePeriod = PodWorkers.calculateEffectiveGracePeriod(w.status, w.pod(), compat)
+        KillPodOptions options = new KillPodOptions(ORPHAN_GRACE_PERIOD_SECONDS, null);
+        long gracePeriod = PodWorkers.calculateEffectiveGracePeriod(
+                        w.status, w.pod(), options.gracePeriodOverride(), compat)
                 .seconds();
         out.emit(
                 w.source(),
@@ -101,6 +110,6 @@ final class PodCleanups {
                 new OrphanedPod(key.node(), key.uid(), w.namespace(), w.name(), running, gracePeriod));
         w.status.deleted = true;
         w.status.terminatingAt = timer.at();
-        termination.kill(state, w, true, KillPodOptions.NONE, timer.at(), out);
+        termination.kill(state, w, true, options, timer.at(), out);
     }
 }

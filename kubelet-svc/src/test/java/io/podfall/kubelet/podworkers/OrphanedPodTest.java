@@ -68,9 +68,9 @@ class OrphanedPodTest {
                         STOP_CONTAINER_REQUESTED),
                 types(cleanup));
         OrphanedPod orphan = cleanup.events().get(0).data(OrphanedPod.class);
-        assertEquals(new OrphanedPod(NODE, UID, "default", "lost", List.of("app", "sidecar"), 30), orphan);
+        assertEquals(new OrphanedPod(NODE, UID, "default", "lost", List.of("app", "sidecar"), 1), orphan);
         assertEquals("namespaces/default/pods/lost", cleanup.events().get(0).subject());
-        assertEquals(30, cleanup.events().get(1).data(PodTerminationStart.class).gracePeriodSeconds());
+        assertEquals(1, cleanup.events().get(1).data(PodTerminationStart.class).gracePeriodSeconds());
         List<StopContainer> stops = cleanup.events().stream()
                 .filter(e -> e.is(STOP_CONTAINER_REQUESTED))
                 .map(e -> e.data(StopContainer.class))
@@ -78,7 +78,9 @@ class OrphanedPodTest {
         assertEquals(
                 List.of(KubeletDriver.containerId(lost, "app"), KubeletDriver.containerId(lost, "sidecar")),
                 stops.stream().map(StopContainer::containerId).toList());
-        assertTrue(stops.stream().allMatch(s -> s.timeoutSeconds() == 30), "the default grace period");
+        assertTrue(
+                stops.stream().allMatch(s -> s.timeoutSeconds() == 2),
+                "SyncTerminatingRuntimePod's 1 s, raised to killContainer's minimum of 2 s");
 
         kubelet.containerExited(lost, "app", 143);
         assertEquals(List.of(STOP_POD_SANDBOX_REQUESTED), types(kubelet.containerExited(lost, "sidecar", 143)));
