@@ -1,5 +1,9 @@
 package io.podfall.e2e;
 
+import static io.podfall.e2e.SuiteClient.first;
+import static io.podfall.e2e.SuiteClient.seconds;
+import static io.podfall.model.event.EventTypes.CONTAINER_SIGNALLED;
+import static io.podfall.model.event.EventTypes.DELETION_REQUESTED;
 import static io.podfall.model.event.EventTypes.SANDBOX_REMOVED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -92,13 +96,13 @@ class ReplayIT {
     }
 
     /**
-     * The seed scenario (upstream #83916, #113712; the kubelet's compat switch shortened-grace-ignored), recorded by
-     * the suite's current kubelet: a pod that ignores SIGTERM deleted with 60 s of grace, then with 5 s a second later,
-     * is killed 5 s after the first request. The recording reproduces; replayed with the switch on, the kill comes when
-     * the first 60 s run out, and the side-by-side says so.
+     * The seed scenario (upstream #83916, #113712), recorded by the suite's kubelet as released: a pod that ignores
+     * SIGTERM deleted with 60 s of grace, then with 5 s a second later, is killed when the first 60 s run out. The
+     * recording reproduces; replayed with the fix switch (PR #113883) on, the kill comes 5 s after the second request,
+     * about +6 s, and the side-by-side says so.
      */
     @Test
-    void aShortenedGraceRecordedOverKafkaIsKilledAtTheOriginalDeadlineReplayedWithTheSwitchOn(Suite suite)
+    void aShortenedGraceRecordedOverKafkaIsKilledAtTheFirstDeadlineAndAt6sReplayedWithTheFix(Suite suite)
             throws InterruptedException {
         String name = "replay-shortened";
         pods.createRunning(new PodBuilder(pod(name, Map.of("podfall.io/on-sigterm", "ignore")))
@@ -109,7 +113,12 @@ class ReplayIT {
         pods.delete(name, 60);
         Thread.sleep(1000);
         pods.delete(name, 5);
-        pods.eventsOf(name, SANDBOX_REMOVED, Duration.ofSeconds(60));
+        List<Event> recorded = pods.eventsOf(name, SANDBOX_REMOVED, Duration.ofSeconds(120));
+        long killedAfter =
+                seconds(first(recorded, DELETION_REQUESTED, null), first(recorded, CONTAINER_SIGNALLED, "SIGKILL"));
+        assertTrue(
+                killedAfter >= 59 && killedAfter <= 61,
+                "a released kubelet kills when the first 60 s run out: " + killedAfter + " s");
 
         List<Event> topic = ScenarioReplay.topic(suite, dir);
         Instant from = ScenarioReplay.since(topic, ours(List.of(name)));
@@ -132,21 +141,22 @@ class ReplayIT {
                         "--tolerance",
                         TOLERANCE,
                         "--set",
-                        "podfall.kubelet.compat.shortened-grace-ignored=true");
+                        "podfall.kubelet.compat.shortened-grace-kills-again=true");
         System.out.print(whatIf);
 
         assertEquals(0, reproduced, asRecorded.toString());
         assertEquals(1, diverged, whatIf.toString());
         String summary = "pod " + Subjects.of("default", "pods", name)
-                + ": SIGKILL at \\+5\\.\\d s recorded, \\+60\\.\\d s replayed; "
-                + "removed at \\+5\\.\\d s recorded, \\+60\\.\\d s replayed";
+                + ": SIGKILL at \\+60\\.\\d s recorded, \\+6\\.\\d s replayed; "
+                + "removed at \\+60\\.\\d s recorded, \\+6\\.\\d s replayed";
         assertTrue(whatIf.toString().lines().anyMatch(l -> l.matches(summary)), whatIf.toString());
         assertTrue(
                 whatIf.toString()
                         .lines()
-                        .anyMatch(l -> l.matches(" +- +\\+\\d+ ms +kubelet/node-1 +runtime.StopContainerRequested "
-                                + "+container=app timeout=4s +\\| *")),
-                "the stop re-issued for the shortened deadline is the recording's only: " + whatIf);
+                        .anyMatch(
+                                l -> l.matches(" +\\+ +\\| +\\+\\d+ ms +kubelet/node-1 +runtime.StopContainerRequested "
+                                        + "+container=app timeout=5s *")),
+                "the fix's second kill is the replay's only: " + whatIf);
     }
 
     /** The client requests about these pods. */

@@ -267,7 +267,7 @@ class ReplayScenariosIT {
         pods.createRunning(ignoringSigterm("rp-shortened"));
         pods.createRunning(pod("rp-evicted"));
 
-        pods.delete("rp-shortened", 30);
+        pods.delete("rp-shortened", 10); // then 3: a released kubelet keeps the first 10 s
         pods.delete("rp-hooked", 5);
         pods.delete("rp-claim", 5);
         pods.delete("rp-inline", 5);

@@ -77,7 +77,7 @@ final class ReplayCommand implements Callable<Integer> {
             names = "--set",
             paramLabel = "KEY=VALUE",
             description = "a what-if: run every kubelet with this setting, whatever the recording implies; repeatable. "
-                    + "Keys: podfall.kubelet.compat.shortened-grace-ignored, podfall.kubelet.compat.force-delete-uses-spec-grace "
+                    + "Keys: podfall.kubelet.compat.shortened-grace-kills-again, podfall.kubelet.compat.force-delete-uses-spec-grace "
                     + "(true|false), podfall.kubelet.eviction-max-pod-grace-period (seconds); podfall. may be left out")
     List<String> set = List.of();
 

@@ -198,7 +198,7 @@ class LiveReplayCommandTest {
                                 "--topic-prefix",
                                 "x.",
                                 "--set",
-                                "kubelet.compat.shortened-grace-ignored=true")
+                                "kubelet.compat.shortened-grace-kills-again=true")
                         .code());
         assertEquals(
                 2,

@@ -51,16 +51,24 @@ class ReplayCommandsTest {
     }
 
     /**
-     * The seed scenario (upstream #83916, #113712) recorded by a current kubelet: the pod deleted with 60 s of grace at
-     * +10 s, then with 5 s at +11 s; killed when the shortened grace runs out, at +15 s; exported at +20 s.
+     * The seed scenario (upstream #83916, #113712) recorded by a kubelet with the fix (PR #113883): the pod deleted
+     * with 60 s of grace at +10 s, then with 5 s at +11 s; killed again with 5 s, at +16 s; exported at +20 s.
      */
     private static List<Event> graceShortened() {
-        return recording(T0.plusSeconds(20), deletion(2, T0.plusSeconds(10), 60), deletion(3, T0.plusSeconds(11), 5));
+        return recording(
+                new Compat(true, false),
+                T0.plusSeconds(20),
+                deletion(2, T0.plusSeconds(10), 60),
+                deletion(3, T0.plusSeconds(11), 5));
     }
 
     /** The suite's start, the pod created at +1 s, then the requests {@code then}, run until {@code end}. */
     private static List<Event> recording(Instant end, Input... then) {
-        Engine engine = new Engine(List.of(new Engine.KubeletSettings(List.of("node-1"), Compat.NONE)));
+        return recording(Compat.NONE, end, then);
+    }
+
+    private static List<Event> recording(Compat compat, Instant end, Input... then) {
+        Engine engine = new Engine(List.of(new Engine.KubeletSettings(List.of("node-1"), compat)));
         engine.schedule(List.of(
                 new Input.ApiServerStart(T0),
                 new Input.KubeletStart(0, T0),
@@ -317,14 +325,14 @@ class ReplayCommandsTest {
     void aWhatIfShowsBothTimelinesSideBySideAndExitsOneWhenTheSettingChangesTheOutcome() throws IOException {
         Path f = file(graceShortened());
 
-        Result on = run("replay", f.toString(), "--set", "podfall.kubelet.compat.shortened-grace-ignored=true");
+        Result on = run("replay", f.toString(), "--set", "podfall.kubelet.compat.shortened-grace-kills-again=false");
         Result off = run("replay", f.toString(), "--set", "kubelet.compat.shortened-grace-ignored=false");
 
         assertEquals(1, on.code(), on.out() + on.err());
         List<String> lines = on.out().lines().map(l -> l.replaceAll(" +", " ")).toList();
         assertTrue(
                 lines.contains(
-                        "pod " + POD + ": SIGKILL at +5.0 s recorded, +60.0 s replayed; removed at +5.0 s recorded, "
+                        "pod " + POD + ": SIGKILL at +6.0 s recorded, +60.0 s replayed; removed at +6.0 s recorded, "
                                 + "+60.0 s replayed"),
                 on.out());
         assertTrue(lines.contains(" recorded | replayed"), on.out());
@@ -333,22 +341,22 @@ class ReplayCommandsTest {
                         " +0 ms apiserver apiserver.DeletionRequested grace=60s | +0 ms apiserver apiserver.DeletionRequested grace=60s"),
                 "a step alike on both sides is not marked: " + on.out());
         assertTrue(
-                lines.contains(
-                        " ~ +1000 ms kubelet/node-1 kubelet.GracePeriodShortened previousGrace=60s grace=5s | +1000 ms "
-                                + "kubelet/node-1 kubelet.GracePeriodShortened previousGrace=60s grace=5s compat=shortened-grace-ignored"),
+                lines.contains(" ~ +1000 ms kubelet/node-1 kubelet.GracePeriodShortened previousGrace=60s grace=5s "
+                        + "compat=shortened-grace-kills-again | +1000 ms "
+                        + "kubelet/node-1 kubelet.GracePeriodShortened previousGrace=60s grace=5s"),
                 on.out());
         assertTrue(
-                lines.contains(" - +1000 ms kubelet/node-1 runtime.StopContainerRequested container=app timeout=4s | "),
-                "the stop re-issued for the shortened deadline is the recording's only: " + on.out());
+                lines.contains(" - +1000 ms kubelet/node-1 runtime.StopContainerRequested container=app timeout=5s | "),
+                "the fix's second kill is the recording's only: " + on.out());
         assertTrue(
                 lines.contains(
-                        " ~ +5000 ms runtime/node-1 runtime.ContainerSignalled container=app signal=SIGKILL | +60000 ms "
+                        " ~ +6000 ms runtime/node-1 runtime.ContainerSignalled container=app signal=SIGKILL | +60000 ms "
                                 + "runtime/node-1 runtime.ContainerSignalled container=app signal=SIGKILL"),
                 on.out());
         assertTrue(
                 on.out().lines().anyMatch(l -> l.startsWith("diverged: ") && l.endsWith(" to 2026-03-01T10:01:10Z")),
                 "the what-if ran on past the recording to the kill: " + on.out());
-        assertEquals(0, off.code(), "the setting the recording had: " + off.out());
+        assertEquals(0, off.code(), "the setting the recording had, by its old name: " + off.out());
         assertTrue(off.out().contains("reproduced: no divergence"), off.out());
     }
 
@@ -357,19 +365,19 @@ class ReplayCommandsTest {
         Path f = file(graceShortened());
 
         Result unknown = run("replay", f.toString(), "--set", "podfall.time-scale=10");
-        Result bad = run("replay", f.toString(), "--set", "kubelet.compat.shortened-grace-ignored=yes");
+        Result bad = run("replay", f.toString(), "--set", "kubelet.compat.shortened-grace-kills-again=yes");
 
         assertEquals(2, unknown.code());
         assertTrue(
                 unknown.err()
                         .contains("unknown setting podfall.time-scale; a replay can set "
-                                + "podfall.kubelet.compat.shortened-grace-ignored, "),
+                                + "podfall.kubelet.compat.shortened-grace-kills-again, "),
                 unknown.err());
         assertEquals(2, bad.code());
         assertTrue(
                 bad.err()
                         .contains(
-                                "bad value for podfall.kubelet.compat.shortened-grace-ignored: 'yes' (true or false)"),
+                                "bad value for podfall.kubelet.compat.shortened-grace-kills-again: 'yes' (true or false)"),
                 bad.err());
     }
 
@@ -386,7 +394,7 @@ class ReplayCommandsTest {
         Path f = file(recorded);
 
         Result replay = run(cat("replay", fromTopic));
-        Result whatIf = run(cat("replay", fromTopic, "--set", "kubelet.compat.shortened-grace-ignored=true"));
+        Result whatIf = run(cat("replay", fromTopic, "--set", "kubelet.compat.shortened-grace-kills-again=false"));
         Result state = run(cat("state", fromTopic, "--at", "+12s"));
 
         assertEquals(0, replay.code(), replay.out() + replay.err());
@@ -396,7 +404,7 @@ class ReplayCommandsTest {
                 "the same report as from the export, but for the time it took");
         assertEquals(1, whatIf.code());
         assertEquals(
-                run("replay", f.toString(), "--set", "kubelet.compat.shortened-grace-ignored=true")
+                run("replay", f.toString(), "--set", "kubelet.compat.shortened-grace-kills-again=false")
                         .out()
                         .lines()
                         .skip(1)

@@ -36,7 +36,9 @@ import java.util.TreeSet;
  *   <li><b>Settings</b>: a kubelet runs with a compatibility switch on when an event of one of its nodes names it in
  *       its {@code compat} field (a switch is named whenever it changed a decision, and a switch that changed nothing
  *       changes nothing in a replay either), or a listed Node names it for its kubelet. Settings the log does not show
- *       take their defaults.
+ *       take their defaults. A log recorded before a released kubelet's defect became the default (its
+ *       {@code kubelet.GracePeriodShortened} without {@code killDeadline}) replays with the fix's switch on where its
+ *       kubelet honoured a shortened grace period.
  * </ul>
  *
  * @param notes what the reading could not use, for the report
@@ -84,6 +86,9 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
             if (node != null) {
                 sourceNodes.add(node);
                 String compat = e.data().path("compat").asText("");
+                if (compat.isEmpty() && killedAgainBeforeTheDefault(e)) {
+                    compat = Compat.SHORTENED_GRACE_KILLS_AGAIN;
+                }
                 if (!compat.isEmpty()) {
                     compatByNode.computeIfAbsent(node, n -> new TreeSet<>()).add(compat);
                 }
@@ -129,14 +134,17 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
             Set<String> switches = new TreeSet<>();
             nodes.forEach(n -> switches.addAll(compatByNode.getOrDefault(n, Set.of())));
             Set<String> unknown = new TreeSet<>(switches);
-            unknown.removeAll(Set.of(Compat.SHORTENED_GRACE_IGNORED, Compat.FORCE_DELETE_USES_SPEC_GRACE));
+            unknown.removeAll(Set.of(
+                    Compat.SHORTENED_GRACE_KILLS_AGAIN,
+                    Compat.SHORTENED_GRACE_IGNORED,
+                    Compat.FORCE_DELETE_USES_SPEC_GRACE));
             if (!unknown.isEmpty()) {
                 notes.add("kubelet " + nodes + ": unknown compatibility switches " + unknown + " left off");
             }
             kubelets.add(new Engine.KubeletSettings(
                     List.copyOf(nodes),
                     new Compat(
-                            switches.contains(Compat.SHORTENED_GRACE_IGNORED),
+                            switches.contains(Compat.SHORTENED_GRACE_KILLS_AGAIN),
                             switches.contains(Compat.FORCE_DELETE_USES_SPEC_GRACE))));
         }
         return new Recording(List.copyOf(kubelets), List.copyOf(inputs), List.copyOf(notes));
@@ -174,13 +182,25 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
     /** The names of the switches that are on, as events name them in their {@code compat} field. */
     static List<String> switches(Compat compat) {
         List<String> on = new ArrayList<>();
-        if (compat.shortenedGraceIgnored()) {
-            on.add(Compat.SHORTENED_GRACE_IGNORED);
+        if (compat.shortenedGraceKillsAgain()) {
+            on.add(Compat.SHORTENED_GRACE_KILLS_AGAIN);
         }
         if (compat.forceDeleteUsesSpecGrace()) {
             on.add(Compat.FORCE_DELETE_USES_SPEC_GRACE);
         }
         return on;
+    }
+
+    /**
+     * A shortened grace period logged by a kubelet from before the release's defect became podfall's default: no
+     * {@code killDeadline}, no {@code compat}. That kubelet moved the kill to the shorter deadline; the nearest
+     * behaviour now is the fix's, so its kubelet replays with that switch on. ({@code compat}
+     * {@code shortened-grace-ignored} in such a log is today's default and needs no switch.)
+     */
+    private static boolean killedAgainBeforeTheDefault(Event e) {
+        return e.is(EventTypes.GRACE_PERIOD_SHORTENED)
+                && !e.data().hasNonNull("killDeadline")
+                && !e.data().hasNonNull("compat");
     }
 
     private static boolean isRegistration(Event e, String node) {

@@ -13,20 +13,25 @@ import java.util.OptionalLong;
  * setting left as the recording implies.
  */
 public record Settings(
-        Boolean shortenedGraceIgnored, Boolean forceDeleteUsesSpecGrace, Long evictionMaxPodGracePeriod) {
+        Boolean shortenedGraceKillsAgain, Boolean forceDeleteUsesSpecGrace, Long evictionMaxPodGracePeriod) {
     public static final Settings NONE = new Settings(null, null, null);
-    public static final String SHORTENED_GRACE_IGNORED = "podfall.kubelet.compat." + Compat.SHORTENED_GRACE_IGNORED;
+    public static final String SHORTENED_GRACE_KILLS_AGAIN =
+            "podfall.kubelet.compat." + Compat.SHORTENED_GRACE_KILLS_AGAIN;
+    /** The switch's old name, the other way round: {@code true} is the release's default, {@code false} the fix. */
+    private static final String SHORTENED_GRACE_IGNORED = "podfall.kubelet.compat." + Compat.SHORTENED_GRACE_IGNORED;
+
     public static final String FORCE_DELETE_USES_SPEC_GRACE =
             "podfall.kubelet.compat." + Compat.FORCE_DELETE_USES_SPEC_GRACE;
     public static final String EVICTION_MAX_POD_GRACE_PERIOD = "podfall.kubelet.eviction-max-pod-grace-period";
     private static final List<String> KEYS =
-            List.of(SHORTENED_GRACE_IGNORED, FORCE_DELETE_USES_SPEC_GRACE, EVICTION_MAX_POD_GRACE_PERIOD);
+            List.of(SHORTENED_GRACE_KILLS_AGAIN, FORCE_DELETE_USES_SPEC_GRACE, EVICTION_MAX_POD_GRACE_PERIOD);
     /** What a key may go without: the issue writes {@code kubelet.compat.<switch>}. */
     private static final String PREFIX = "podfall.";
 
     /**
      * Reads {@code KEY=VALUE} assignments, a later one of a key winning; a key is a configuration key, or the same
-     * without {@code podfall.} ({@code kubelet.compat.shortened-grace-ignored}).
+     * without {@code podfall.} ({@code kubelet.compat.shortened-grace-kills-again}). The switch's old name,
+     * {@code shortened-grace-ignored}, is still read, with its old meaning.
      *
      * @throws IllegalArgumentException naming the assignment and what it could be, when a key is unknown or a value is
      *     not one its key takes
@@ -42,12 +47,14 @@ public record Settings(
             String key = given.startsWith(PREFIX) ? given : PREFIX + given;
             String value = a.substring(eq + 1).trim();
             s = switch (key) {
-                case SHORTENED_GRACE_IGNORED ->
+                case SHORTENED_GRACE_KILLS_AGAIN ->
                     new Settings(bool(key, value), s.forceDeleteUsesSpecGrace, s.evictionMaxPodGracePeriod);
+                case SHORTENED_GRACE_IGNORED ->
+                    new Settings(!bool(key, value), s.forceDeleteUsesSpecGrace, s.evictionMaxPodGracePeriod);
                 case FORCE_DELETE_USES_SPEC_GRACE ->
-                    new Settings(s.shortenedGraceIgnored, bool(key, value), s.evictionMaxPodGracePeriod);
+                    new Settings(s.shortenedGraceKillsAgain, bool(key, value), s.evictionMaxPodGracePeriod);
                 case EVICTION_MAX_POD_GRACE_PERIOD ->
-                    new Settings(s.shortenedGraceIgnored, s.forceDeleteUsesSpecGrace, seconds(key, value));
+                    new Settings(s.shortenedGraceKillsAgain, s.forceDeleteUsesSpecGrace, seconds(key, value));
                 default ->
                     throw new IllegalArgumentException(
                             "unknown setting " + given + "; a replay can set " + String.join(", ", KEYS));
@@ -62,7 +69,7 @@ public record Settings(
         return new Engine.KubeletSettings(
                 kubelet.nodes(),
                 new Compat(
-                        shortenedGraceIgnored != null ? shortenedGraceIgnored : c.shortenedGraceIgnored(),
+                        shortenedGraceKillsAgain != null ? shortenedGraceKillsAgain : c.shortenedGraceKillsAgain(),
                         forceDeleteUsesSpecGrace != null ? forceDeleteUsesSpecGrace : c.forceDeleteUsesSpecGrace()),
                 evictionMaxPodGracePeriod != null
                         ? OptionalLong.of(evictionMaxPodGracePeriod)
@@ -73,12 +80,12 @@ public record Settings(
         return equals(NONE);
     }
 
-    /** {@code podfall.kubelet.compat.shortened-grace-ignored=true, …}: what is set, in the order of the keys. */
+    /** {@code podfall.kubelet.compat.shortened-grace-kills-again=true, …}: what is set, in the order of the keys. */
     @Override
     public String toString() {
         List<String> set = new ArrayList<>();
         List<Object> values =
-                java.util.Arrays.asList(shortenedGraceIgnored, forceDeleteUsesSpecGrace, evictionMaxPodGracePeriod);
+                java.util.Arrays.asList(shortenedGraceKillsAgain, forceDeleteUsesSpecGrace, evictionMaxPodGracePeriod);
         for (int i = 0; i < KEYS.size(); i++) {
             if (values.get(i) != null) {
                 set.add(KEYS.get(i) + "=" + values.get(i));

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.model.event.Event;
 import java.time.Duration;
@@ -22,31 +23,28 @@ class WhatIfTest {
     private static final Duration TOLERANCE = Duration.ofMillis(100);
     private static final Instant FIRST_DELETE = T0.plusSeconds(10);
 
+    private static final List<Engine.KubeletSettings> FIXED =
+            List.of(new Engine.KubeletSettings(List.of("node-1"), new Compat(true, false)));
+
     @Test
-    void theSeedsShortenedGraceRecordedFixedIsKilledAtTheOriginalDeadlineWithTheSwitchOn() {
+    void theSeedsShortenedGraceRecordedWithTheFixIsKilledAtTheFirstDeadlineByAReleasedKubelet() {
         // exported 10 s after the first delete: the deletion is over, and the 60 s are not
-        List<Event> recorded = Scenarios.run(Scenarios.node1(), Scenarios.graceShortened()).log().stream()
+        List<Event> recorded = Scenarios.run(FIXED, Scenarios.graceShortened()).log().stream()
                 .filter(e -> !e.time().isAfter(FIRST_DELETE.plusSeconds(10)))
                 .toList();
         assertEquals(
-                FIRST_DELETE.plusSeconds(5), kill(recorded), "recorded fixed: the kill 5 s after the first request");
+                FIRST_DELETE.plusSeconds(6),
+                kill(recorded),
+                "recorded with the fix: killed again 5 s after the second request, 1 s after the first");
 
-        Replay whatIf = whatIf(recorded, "podfall.kubelet.compat.shortened-grace-ignored=true");
+        Replay whatIf = whatIf(recorded, "podfall.kubelet.compat.shortened-grace-kills-again=false");
 
         assertFalse(whatIf.reproduces());
         assertEquals(
                 FIRST_DELETE.plusSeconds(60),
                 kill(whatIf.replayed()),
-                "the switch keeps the 60 s deadline, past the end of the recording: a what-if runs on until nothing is left");
-        assertEquals(
-                Compat.SHORTENED_GRACE_IGNORED,
-                whatIf.replayed().stream()
-                        .filter(e -> e.is(GRACE_PERIOD_SHORTENED))
-                        .findFirst()
-                        .orElseThrow()
-                        .data()
-                        .path("compat")
-                        .asText());
+                "a released kubelet keeps the 60 s deadline, past the end of the recording: a what-if runs on until nothing is left");
+        assertEquals("", shortened(whatIf.replayed()).path("compat").asText(), "no switch changed the decision");
         Event last = whatIf.replayed().get(whatIf.replayed().size() - 1);
         assertEquals(
                 List.of(SANDBOX_REMOVED, FIRST_DELETE.plusSeconds(60)),
@@ -56,22 +54,76 @@ class WhatIfTest {
         assertTrue(
                 whatIf.recording()
                         .notes()
-                        .contains("what-if: podfall.kubelet.compat.shortened-grace-ignored=true for every kubelet"),
+                        .contains(
+                                "what-if: podfall.kubelet.compat.shortened-grace-kills-again=false for every kubelet"),
                 whatIf.recording().notes().toString());
     }
 
     @Test
-    void aLogRecordedWithTheSwitchOnReplayedWithItOffIsKilledWhenTheShortenedGraceRunsOut() {
-        List<Event> recorded = Scenarios.run(
-                        List.of(new Engine.KubeletSettings(List.of("node-1"), new Compat(true, false))),
-                        Scenarios.graceShortened())
-                .log();
+    void theSeedsShortenedGraceRecordedByAReleasedKubeletIsKilledAbout5sLaterWithTheFix() {
+        List<Event> recorded =
+                Scenarios.run(Scenarios.node1(), Scenarios.graceShortened()).log();
         assertEquals(FIRST_DELETE.plusSeconds(60), kill(recorded));
 
-        Replay whatIf = whatIf(recorded, "kubelet.compat.shortened-grace-ignored=false");
+        for (String fix : List.of(
+                "kubelet.compat.shortened-grace-kills-again=true", "kubelet.compat.shortened-grace-ignored=false")) {
+            Replay whatIf = whatIf(recorded, fix);
+            assertEquals(FIRST_DELETE.plusSeconds(6), kill(whatIf.replayed()), fix);
+            assertEquals(
+                    Compat.SHORTENED_GRACE_KILLS_AGAIN,
+                    shortened(whatIf.replayed()).path("compat").asText());
+            assertFalse(whatIf.reproduces());
+        }
+    }
 
-        assertEquals(FIRST_DELETE.plusSeconds(5), kill(whatIf.replayed()));
-        assertFalse(whatIf.reproduces());
+    @Test
+    void aLogFromBeforeTheReleasedDefaultReplaysWithTheFixWhereItsKubeletHonouredAShortening() {
+        List<Event> recorded = Scenarios.run(FIXED, Scenarios.graceShortened()).log().stream()
+                .map(e -> e.is(GRACE_PERIOD_SHORTENED) ? withoutKillDeadlineAndCompat(e) : e)
+                .toList();
+
+        assertEquals(
+                FIXED.get(0).compat(), Recording.of(recorded).kubelets().get(0).compat());
+        List<Event> ignored = Scenarios.run(Scenarios.node1(), Scenarios.graceShortened()).log().stream()
+                .map(e -> e.is(GRACE_PERIOD_SHORTENED) ? withOldSwitch(e) : e)
+                .toList();
+        assertEquals(Compat.NONE, Recording.of(ignored).kubelets().get(0).compat());
+        assertEquals(List.of(), Recording.of(ignored).notes(), "the old name is known");
+    }
+
+    private static Event withoutKillDeadlineAndCompat(Event e) {
+        ObjectNode data = e.data().deepCopy();
+        data.remove("killDeadline");
+        data.putNull("compat");
+        return withData(e, data);
+    }
+
+    private static Event withOldSwitch(Event e) {
+        ObjectNode data = e.data().deepCopy();
+        data.remove("killDeadline");
+        data.put("compat", Compat.SHORTENED_GRACE_IGNORED);
+        return withData(e, data);
+    }
+
+    private static Event withData(Event e, ObjectNode data) {
+        return new Event(
+                e.id(),
+                e.source(),
+                e.type(),
+                e.subject(),
+                e.time(),
+                e.correlationId(),
+                e.causationId(),
+                e.traceparent(),
+                data);
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode shortened(List<Event> log) {
+        return log.stream()
+                .filter(e -> e.is(GRACE_PERIOD_SHORTENED))
+                .findFirst()
+                .orElseThrow()
+                .data();
     }
 
     @Test
@@ -81,7 +133,7 @@ class WhatIfTest {
 
         Replay whatIf = whatIf(
                 recorded,
-                "podfall.kubelet.compat.shortened-grace-ignored=false",
+                "podfall.kubelet.compat.shortened-grace-kills-again=false",
                 "podfall.kubelet.compat.force-delete-uses-spec-grace=false");
 
         assertEquals(List.of(), whatIf.divergences());
@@ -127,7 +179,7 @@ class WhatIfTest {
     @Test
     void anUnknownKeyOrABadValueIsRefusedSayingWhatWouldDo() {
         assertEquals(
-                "unknown setting podfall.time-scale; a replay can set podfall.kubelet.compat.shortened-grace-ignored, "
+                "unknown setting podfall.time-scale; a replay can set podfall.kubelet.compat.shortened-grace-kills-again, "
                         + "podfall.kubelet.compat.force-delete-uses-spec-grace, podfall.kubelet.eviction-max-pod-grace-period",
                 assertThrows(IllegalArgumentException.class, () -> Settings.parse(List.of("podfall.time-scale=10")))
                         .getMessage());

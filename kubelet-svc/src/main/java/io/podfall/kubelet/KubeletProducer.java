@@ -13,7 +13,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * The kubelet's core for the nodes it simulates: the {@link Kubelet} the log processor runs, and its pod workers for
- * {@link NodeRegistration}. The compatibility switches ({@link Compat}) are off unless configured.
+ * {@link NodeRegistration}. The switches away from the release ({@link Compat}) are off unless configured.
  */
 @ApplicationScoped
 public class KubeletProducer {
@@ -22,8 +22,8 @@ public class KubeletProducer {
     @Singleton
     Kubelet kubelet(
             @ConfigProperty(name = "podfall.kubelet.nodes") List<String> nodes,
-            @ConfigProperty(name = "podfall.kubelet.compat.shortened-grace-ignored", defaultValue = "false")
-                    boolean shortenedGraceIgnored,
+            @ConfigProperty(name = "podfall.kubelet.compat.shortened-grace-kills-again", defaultValue = "false")
+                    boolean shortenedGraceKillsAgain,
             @ConfigProperty(name = "podfall.kubelet.compat.force-delete-uses-spec-grace", defaultValue = "false")
                     boolean forceDeleteUsesSpecGrace,
             @ConfigProperty(
@@ -36,7 +36,7 @@ public class KubeletProducer {
                     int nodeLeaseDurationSeconds) {
         return new KubeletConfiguration(
                         nodes,
-                        new Compat(shortenedGraceIgnored, forceDeleteUsesSpecGrace),
+                        new Compat(shortenedGraceKillsAgain, forceDeleteUsesSpecGrace),
                         evictionMaxPodGracePeriod,
                         nodeLeaseDurationSeconds)
                 .newKubelet();

@@ -55,7 +55,7 @@ final class KilledThoughExiting {
                 }
                 case EventTypes.GRACE_PERIOD_SHORTENED -> {
                     GracePeriodShortened s = e.data(GracePeriodShortened.class);
-                    if (s.compat() == null) {
+                    if (s.reachesKill()) {
                         pod(pods, s.podUid())
                                 .ifPresent(p -> p.honoured = new Grace(
                                         e, s.gracePeriodSeconds(), " from " + s.previousGracePeriodSeconds() + " s"));

@@ -4,9 +4,14 @@ import java.time.Instant;
 
 /**
  * A terminating pod's grace period got shorter (pkg/kubelet/pod_workers.go: wasGracePeriodShortened): the recorded and
- * the new effective grace period, and the new deadline, still counted from when termination began. {@code compat} names
- * the compatibility switch under which the kill in flight ignored the shortening (it keeps its original deadline), else
- * null.
+ * the new effective grace period, and the new {@code deadline}, counted from when termination began, as the API
+ * server's deletionTimestamp moved. {@code killDeadline} is when the kubelet's kill will SIGKILL what still runs: in a
+ * released kubelet the kill in flight keeps its first deadline; under the fix switch ({@code compat}
+ * {@code shortened-grace-kills-again}) the kubelet kills again with the new grace period, from when the kill in flight
+ * returns (now, or once the running preStop hooks have returned; earlier if such a container exits first).
+ *
+ * <p>Logs recorded before {@code killDeadline} existed lack it: their kubelet moved the kill to {@code deadline},
+ * unless {@code compat} is {@code shortened-grace-ignored}.
  */
 public record GracePeriodShortened(
         String node,
@@ -16,4 +21,13 @@ public record GracePeriodShortened(
         long previousGracePeriodSeconds,
         long gracePeriodSeconds,
         Instant deadline,
-        String compat) {}
+        Instant killDeadline,
+        String compat) {
+
+    /**
+     * Whether the shorter grace period reached the kill: the kubelet killed again, or (an older log) moved the kill.
+     */
+    public boolean reachesKill() {
+        return killDeadline == null ? compat == null : compat != null;
+    }
+}

@@ -33,10 +33,15 @@ public final class PodSyncStatus {
     /** gracePeriod is the effective grace period in seconds once terminatingAt is set; it only ever decreases. */
     long gracePeriod;
     /**
-     * killDeadline is the deadline the kill in flight works toward: {@link #deadline()} once termination started, moved
-     * with every shortening, unless the shortened-grace-ignored switch keeps the original one.
+     * killDeadline is the deadline the kill in flight works toward: {@link #deadline()} once termination started. A
+     * released kubelet never moves it; under {@link Compat#shortenedGraceKillsAgain()} each kill again sets it anew.
      */
     Instant killDeadline;
+    /**
+     * killCancelled is true under {@link Compat#shortenedGraceKillsAgain()} from a shortening until the kill again: the
+     * cancelled kill waits for its running preStop hooks, and stops no container.
+     */
+    boolean killCancelled;
 
     PodSyncStatus(Instant syncedAt) {
         this.syncedAt = syncedAt;

@@ -71,10 +71,10 @@ import java.util.Map;
  *   <li><i>The grace period may only decrease.</i> A later deletion with a shorter grace period is recorded as
  *       {@code kubelet.GracePeriodShortened}, not as a second PodTerminationStarted: the termination began once
  *       (terminatingAt does not move) and only its deadline moved, so a reader counting terminations counts each once
- *       and still sees the old and the new grace period side by side. The kill in flight is then re-issued with the
- *       shorter deadline, still counted from terminatingAt, as the API server moves deletionTimestamp earlier by the
- *       difference (upstream cancels the sync in flight and kills again); a running preStop hook gets the shorter
- *       deadline too. A longer or equal grace period changes nothing.
+ *       and still sees the old and the new grace period side by side. As in every released kubelet, the kill in flight
+ *       keeps its first deadline: UpdatePod cancels the sync, but SyncTerminatingPod kills on a context of its own
+ *       (pkg/kubelet/kubelet.go, TODO #113606), so only the API server's deletionTimestamp moves (#83916). The unmerged
+ *       fix is a switch ({@link Compat#shortenedGraceKillsAgain()}). A longer or equal grace period changes nothing.
  *   <li><i>Each container's preStop hook runs at most once</i>, and its time counts against the grace period.
  *   <li><i>A terminated pod is never restarted.</i> A finished or forgotten UID takes no more updates; a create of a
  *       UID whose worker is terminating or finished is recorded ({@code kubelet.PodRestartRequested}, restartRequested)
@@ -107,9 +107,9 @@ import java.util.Map;
  * instants, and recognises every effect it had appended already. The events it emits still carry the time they were
  * decided at.
  *
- * <p>{@link Compat} switches reproduce two defects of older kubelets (a shortened grace period ignored by the kill in
- * flight; a force delete given the spec's grace period); the event carrying a decision a switch changed names the
- * switch in its {@code compat} field.
+ * <p>{@link Compat} switches move the kubelet away from the release: an unmerged fix (a shortened grace period kills
+ * again) and an older defect (a force delete given the spec's grace period); the event carrying a decision a switch
+ * changed names the switch in its {@code compat} field.
  */
 public final class PodWorkers implements Part<PodWorkersState> {
     /**

@@ -88,14 +88,14 @@ final class Termination {
     }
 
     /**
-     * The grace period got shorter while the pod terminates (upstream: UpdatePod cancels the sync in flight and
-     * syncTerminatingPod runs again with the shorter grace period). Every container already asked to stop gets a new
-     * StopContainer with what is left until the new deadline (the runtime moves its kill earlier); a running preStop
-     * hook is cut short at the new deadline. Under {@link Compat#shortenedGraceIgnored()} the kill in flight never
-     * hears of it: it keeps the original deadline, and the event says so.
+     * The grace period got shorter while the pod terminates. In a released kubelet the kill in flight never hears of it
+     * (see {@link Compat#shortenedGraceKillsAgain()}): the containers keep the deadline they were stopped with, and the
+     * event says when the kill will end. Under the fix, the kill in flight returns at once, or, while preStop hooks
+     * run, once the last of them has returned; then the worker kills again ({@link #killAgain}).
      */
     private void gracePeriodShortened(PodWorker w, long previous, Instant at, Effects.Builder out) {
-        boolean ignored = compat.shortenedGraceIgnored();
+        boolean killsAgain = compat.shortenedGraceKillsAgain();
+        Instant returnsAt = killsAgain ? killInFlightReturnsAt(w, at) : null;
         out.emit(
                 w.source(),
                 EventTypes.GRACE_PERIOD_SHORTENED,
@@ -108,19 +108,42 @@ final class Termination {
                         previous,
                         w.status.gracePeriod,
                         w.status.deadline(),
-                        ignored ? Compat.SHORTENED_GRACE_IGNORED : null));
-        if (ignored) {
+                        killsAgain ? returnsAt.plusSeconds(w.status.gracePeriod) : w.status.killDeadline,
+                        killsAgain ? Compat.SHORTENED_GRACE_KILLS_AGAIN : null));
+        if (!killsAgain) {
             return;
         }
-        w.status.killDeadline = w.status.deadline();
+        w.status.killCancelled = true;
+        if (returnsAt.equals(at)) {
+            killAgain(w, at, out);
+        }
+    }
+
+    /**
+     * When the kill in flight returns once cancelled: now, unless preStop hooks run; those are not interrupted
+     * (executePreStopHook does not watch the context), so it returns when the last of them is due.
+     */
+    private static Instant killInFlightReturnsAt(PodWorker w, Instant at) {
+        Instant returnsAt = at;
         for (RuntimeContainer c : w.containers()) {
-            if (c.state != RuntimeContainer.State.RUNNING) {
-                continue;
+            if (c.state == RuntimeContainer.State.RUNNING && c.isInPreStop() && c.preStopDueAt.isAfter(returnsAt)) {
+                returnsAt = c.preStopDueAt;
             }
-            if (c.isInPreStop()) {
-                awaitPreStopHook(w, c, at, out);
-            } else if (c.stopRequested) {
-                stopContainer(w, c, at, out);
+        }
+        return returnsAt;
+    }
+
+    /**
+     * The fix's second SyncTerminatingPod: killPod again with the shorter grace period, counted from now, each running
+     * container through a fresh killContainer, so its preStop hook, if it has one, runs again.
+     */
+    private void killAgain(PodWorker w, Instant at, Effects.Builder out) {
+        w.status.killCancelled = false;
+        w.status.killDeadline = at.plusSeconds(w.status.gracePeriod);
+        for (RuntimeContainer c : w.containers()) {
+            if (c.state == RuntimeContainer.State.RUNNING) {
+                c.preStopDone = false;
+                killContainer(w, c, at, out);
             }
         }
     }
@@ -197,7 +220,12 @@ final class Termination {
         Instant finishedAt = c.preStopDueAt;
         boolean exhausted = c.preStopStartedAt.plus(c.preStop.duration()).isAfter(finishedAt);
         preStopHookFinished(w, c, finishedAt, exhausted, null, out);
-        stopContainer(w, c, finishedAt, out);
+        if (!w.status.killCancelled) {
+            stopContainer(w, c, finishedAt, out);
+        } else if (w.containers().stream().noneMatch(RuntimeContainer::isInPreStop)) {
+            // The cancelled kill's StopContainer returns at once, and so does the kill: the worker kills again.
+            killAgain(w, finishedAt, out);
+        }
     }
 
     private void preStopHookFinished(
@@ -239,6 +267,9 @@ final class Termination {
                     false,
                     "the container exited with code " + c.exitCode + " while its preStop hook ran",
                     out);
+            if (w.status.killCancelled && w.containers().stream().noneMatch(RuntimeContainer::isInPreStop)) {
+                killAgain(w, exitedAt, out);
+            }
         }
         stopPodSandboxOnceContainersExited(state, w, out);
     }

@@ -275,58 +275,17 @@ class PodWorkersTest {
         }
 
         @Test
-        void aShorterGracePeriodReissuesTheStopWithTheShorterDeadline() {
+        void aShorterGracePeriodIsRecordedButTheKillInFlightKeepsItsDeadline() {
             Effects shortened =
                     kubelet.after(10).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 15));
 
-            assertEquals(
-                    List.of(GRACE_PERIOD_SHORTENED, STOP_CONTAINER_REQUESTED, STOP_CONTAINER_REQUESTED),
-                    types(shortened));
+            assertEquals(List.of(GRACE_PERIOD_SHORTENED), types(shortened));
             GracePeriodShortened event = only(shortened, GRACE_PERIOD_SHORTENED, GracePeriodShortened.class);
             assertEquals(30, event.previousGracePeriodSeconds());
             assertEquals(15, event.gracePeriodSeconds());
             assertEquals(T0.plusSeconds(15), event.deadline(), "counted from when termination began");
-            assertNull(event.compat());
-            assertEquals(
-                    List.of(5L, 5L),
-                    data(shortened, STOP_CONTAINER_REQUESTED, StopContainer.class).stream()
-                            .map(StopContainer::timeoutSeconds)
-                            .toList());
+            assertEquals(T0.plusSeconds(30), event.killDeadline());
             assertEquals(15, kubelet.worker(pod).status().gracePeriod());
-        }
-
-        @Test
-        void theRemainingTimeIsRoundedUpSoNoContainerIsKilledBeforeTheDeadline() {
-            kubelet.at(T0.plusMillis(10_500));
-            Effects shortened = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 15));
-            assertEquals(
-                    5,
-                    data(shortened, STOP_CONTAINER_REQUESTED, StopContainer.class)
-                            .get(0)
-                            .timeoutSeconds());
-        }
-
-        @Test
-        void aDeadlineAlreadyPastStillGivesTheMinimumOfTwoSeconds() {
-            Effects shortened =
-                    kubelet.after(20).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 2));
-            assertEquals(
-                    2,
-                    data(shortened, STOP_CONTAINER_REQUESTED, StopContainer.class)
-                            .get(0)
-                            .timeoutSeconds());
-        }
-
-        @Test
-        void onlyTheContainersStillRunningAreStoppedAgain() {
-            kubelet.containerExited(pod, "app", 143);
-            Effects shortened =
-                    kubelet.after(10).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 15));
-            assertEquals(
-                    List.of("sidecar"),
-                    data(shortened, STOP_CONTAINER_REQUESTED, StopContainer.class).stream()
-                            .map(StopContainer::containerName)
-                            .toList());
         }
 
         @Test

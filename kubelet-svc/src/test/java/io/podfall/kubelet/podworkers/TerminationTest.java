@@ -198,26 +198,20 @@ class TerminationTest {
         }
 
         @Test
-        void aShortenedGracePeriodCutsARunningHookShort() {
-            Pod pod = kubelet.running(withSleepHook(pod(60), "app", 60));
+        void aShortenedGracePeriodDoesNotReachARunningHook() {
+            Pod pod = kubelet.running(withSleepHook(pod(60), "app", 120));
             Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 60));
-            Timer original = hookTimer(kill);
 
             Effects shortened =
                     kubelet.after(1).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5));
-            assertEquals(List.of(GRACE_PERIOD_SHORTENED), types(shortened), "the hook still runs: no stop yet");
-            Timer moved = hookTimer(shortened);
-            assertEquals(T0.plusSeconds(5), moved.at());
+            assertEquals(List.of(GRACE_PERIOD_SHORTENED), types(shortened));
+            assertTrue(shortened.timers().isEmpty(), "the hook's wait keeps its first deadline");
 
-            assertTrue(
-                    kubelet.core
-                            .fire(kubelet.state, original, T0.plusSeconds(60))
-                            .isEmpty(),
-                    "a stale timer");
-            Effects done = kubelet.fire(moved);
+            Effects done = kubelet.fire(hookTimer(kill));
+            assertEquals(T0.plusSeconds(60), kubelet.now);
             assertTrue(
                     only(done, PRE_STOP_HOOK_FINISHED, PreStopHookResult.class).gracePeriodExhausted());
-            assertEquals(List.of(2L), timeouts(done));
+            assertEquals(List.of(2L), timeouts(done), "the minimum after a hook that used up the grace period");
         }
 
         @Test
@@ -250,33 +244,17 @@ class TerminationTest {
         }
     }
 
+    /**
+     * A grace period shortened while the pod terminates: a released kubelet's kill keeps its first deadline; the fix
+     * switch (PR #113883) kills again with the shorter grace period, counted from when the kill in flight returns.
+     */
     @Nested
     class ShortenedGracePeriod {
+        private static final Compat FIX = new Compat(true, false);
+
         @Test
-        void shortenedFrom60To5ReissuesTheStopWithTheDeadlineCountedFromTerminatingAt() {
+        void byDefaultTheKillInFlightKeepsItsFirstDeadlineAndTheEventSaysSo() {
             KubeletDriver kubelet = new KubeletDriver();
-            Pod pod = kubelet.running(pod(60));
-            kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 60));
-
-            Effects shortened =
-                    kubelet.after(1).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5));
-
-            assertEquals(
-                    List.of(GRACE_PERIOD_SHORTENED, STOP_CONTAINER_REQUESTED),
-                    types(shortened),
-                    "recorded as a shortening, not as a second PodTerminationStarted");
-            GracePeriodShortened event = only(shortened, GRACE_PERIOD_SHORTENED, GracePeriodShortened.class);
-            assertEquals(60, event.previousGracePeriodSeconds());
-            assertEquals(5, event.gracePeriodSeconds());
-            assertEquals(T0.plusSeconds(5), event.deadline());
-            assertNull(event.compat());
-            assertEquals(List.of(4L), timeouts(shortened), "the kill falls due at terminatingAt + 5 s");
-            assertEquals(T0.plusSeconds(5), kubelet.worker(pod).status().killDeadline());
-        }
-
-        @Test
-        void withShortenedGraceIgnoredNothingIsReissuedAndTheKillStaysAtTheOriginalDeadline() {
-            KubeletDriver kubelet = new KubeletDriver(new Compat(true, false));
             Pod pod = kubelet.running(pod(60));
             Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 60));
             assertEquals(List.of(60L), timeouts(kill));
@@ -284,27 +262,98 @@ class TerminationTest {
             Effects shortened =
                     kubelet.after(1).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5));
 
-            assertEquals(List.of(GRACE_PERIOD_SHORTENED), types(shortened), "no re-issued StopContainer");
+            assertEquals(
+                    List.of(GRACE_PERIOD_SHORTENED),
+                    types(shortened),
+                    "recorded as a shortening, not as a second PodTerminationStarted; no StopContainer");
             GracePeriodShortened event = only(shortened, GRACE_PERIOD_SHORTENED, GracePeriodShortened.class);
-            assertEquals(Compat.SHORTENED_GRACE_IGNORED, event.compat());
+            assertEquals(60, event.previousGracePeriodSeconds());
             assertEquals(5, event.gracePeriodSeconds());
+            assertEquals(T0.plusSeconds(5), event.deadline(), "the API server's deadline");
+            assertEquals(T0.plusSeconds(60), event.killDeadline(), "the kill's");
+            assertNull(event.compat());
+            assertFalse(event.reachesKill());
             assertEquals(T0.plusSeconds(60), kubelet.worker(pod).status().killDeadline());
             assertTrue(kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5))
                     .isEmpty());
         }
 
         @Test
-        void withShortenedGraceIgnoredARunningHookKeepsItsOriginalDeadline() {
-            KubeletDriver kubelet = new KubeletDriver(new Compat(true, false));
-            Pod pod = kubelet.running(withSleepHook(pod(60), "app", 120));
+        void withTheFixTheKubeletKillsAgainCountingTheShorterGraceFromNow() {
+            KubeletDriver kubelet = new KubeletDriver(FIX);
+            Pod pod = kubelet.running(pod(60));
+            kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 60));
+
+            Effects shortened =
+                    kubelet.after(1).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5));
+
+            assertEquals(List.of(GRACE_PERIOD_SHORTENED, STOP_CONTAINER_REQUESTED), types(shortened));
+            GracePeriodShortened event = only(shortened, GRACE_PERIOD_SHORTENED, GracePeriodShortened.class);
+            assertEquals(T0.plusSeconds(5), event.deadline());
+            assertEquals(T0.plusSeconds(6), event.killDeadline(), "counted from the second kill");
+            assertEquals(Compat.SHORTENED_GRACE_KILLS_AGAIN, event.compat());
+            assertTrue(event.reachesKill());
+            assertEquals(List.of(5L), timeouts(shortened));
+            assertEquals(T0.plusSeconds(6), kubelet.worker(pod).status().killDeadline());
+        }
+
+        @Test
+        void withTheFixAGracePeriodOfOneStillGivesTheMinimumOfTwoSeconds() {
+            KubeletDriver kubelet = new KubeletDriver(FIX);
+            Pod pod = kubelet.running(pod(30));
+            kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 30));
+            Effects forced = kubelet.after(20).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 0));
+            assertEquals(List.of(2L), timeouts(forced));
+        }
+
+        @Test
+        void withTheFixOnlyTheContainersStillRunningAreKilledAgain() {
+            KubeletDriver kubelet = new KubeletDriver(FIX);
+            Pod pod = kubelet.running(aPod("web-1")
+                    .withUid(UID)
+                    .onNode(NODE)
+                    .withGrace(30)
+                    .withContainer("sidecar")
+                    .build());
+            kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 30));
+            kubelet.containerExited(pod, "app", 143);
+            Effects shortened =
+                    kubelet.after(10).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 15));
+            assertEquals(
+                    List.of("sidecar"),
+                    shortened.events().stream()
+                            .filter(e -> e.is(STOP_CONTAINER_REQUESTED))
+                            .map(e -> e.data(StopContainer.class).containerName())
+                            .toList());
+        }
+
+        @Test
+        void withTheFixARunningHookIsNotInterruptedAndRunsAgainInTheSecondKill() {
+            KubeletDriver kubelet = new KubeletDriver(FIX);
+            Pod pod = kubelet.running(withSleepHook(pod(60), "app", 10));
             Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 60));
 
             Effects shortened =
                     kubelet.after(1).apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 5));
-            assertTrue(shortened.timers().isEmpty());
+            assertEquals(List.of(GRACE_PERIOD_SHORTENED), types(shortened), "the kill waits for the hook");
+            assertEquals(
+                    T0.plusSeconds(15),
+                    only(shortened, GRACE_PERIOD_SHORTENED, GracePeriodShortened.class)
+                            .killDeadline(),
+                    "the hook returns at +10 s, the kill again gives 5 s from then");
 
-            Effects done = kubelet.fire(hookTimer(kill));
-            assertEquals(T0.plusSeconds(60), kubelet.now);
+            Effects hookEnded = kubelet.fire(hookTimer(kill));
+            assertEquals(T0.plusSeconds(10), kubelet.now);
+            assertEquals(
+                    List.of(PRE_STOP_HOOK_FINISHED, PRE_STOP_HOOK_STARTED),
+                    types(hookEnded),
+                    "no StopContainer from the cancelled kill; the second killContainer runs the hook again");
+            Timer second = hookTimer(hookEnded);
+            assertEquals(T0.plusSeconds(15), second.at(), "the second hook is cut at the new deadline");
+
+            Effects done = kubelet.fire(second);
+            assertTrue(
+                    only(done, PRE_STOP_HOOK_FINISHED, PreStopHookResult.class).gracePeriodExhausted());
             assertEquals(List.of(2L), timeouts(done));
         }
     }
