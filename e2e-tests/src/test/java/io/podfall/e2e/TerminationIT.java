@@ -144,28 +144,39 @@ class TerminationIT {
 
         List<Event> unmounting = pods.eventsOf("mounted", NODE_UNPUBLISH_VOLUME_REQUESTED, Duration.ofSeconds(60));
         assertTrue(unmounting.stream().noneMatch(e -> e.is(POD_TERMINATED)));
-        assertEquals(
-                200, pods.api.get("/api/v1/namespaces/default/pods/mounted").code(), "still Terminating");
+        pods.api.await(
+                "/api/v1/namespaces/default/pods/mounted",
+                r -> r.code() == 200
+                        && List.of("Succeeded", "Failed")
+                                .contains(r.body().path("status").path("phase").asText()),
+                Duration.ofSeconds(30),
+                "the pod still Terminating, its phase already terminal");
 
         List<Event> events = pods.eventsOf("mounted", SANDBOX_REMOVED, Duration.ofSeconds(90));
         List<String> order = events.stream()
+                .filter(e -> !e.is(POD_STATUS_UPDATED)
+                        || List.of("Succeeded", "Failed").contains(phase(e))) // the terminal status only
                 .map(Event::type)
                 .filter(t -> List.of(
                                 SANDBOX_STOPPED,
+                                POD_STATUS_UPDATED,
                                 NODE_UNPUBLISH_VOLUME_REQUESTED,
                                 VOLUME_UNPUBLISHED,
                                 POD_TERMINATED,
                                 OBJECT_REMOVED)
                         .contains(t))
+                .distinct()
                 .toList();
         assertEquals(
                 List.of(
                         SANDBOX_STOPPED,
                         NODE_UNPUBLISH_VOLUME_REQUESTED,
+                        POD_STATUS_UPDATED,
                         VOLUME_UNPUBLISHED,
                         POD_TERMINATED,
                         OBJECT_REMOVED),
-                order);
+                order,
+                "as SyncTerminatingPod: the terminal phase once the sandbox stopped, the delete after the unmount");
         assertEquals(
                 3,
                 seconds(first(events, NODE_UNPUBLISH_VOLUME_REQUESTED, null), first(events, VOLUME_UNPUBLISHED, null)),
@@ -250,5 +261,10 @@ class TerminationIT {
         assertEquals(
                 131,
                 first(events, CONTAINER_EXITED, null).data().path("exitCode").asInt());
+    }
+
+    /** The phase of the pod a PodStatusUpdated stored. */
+    private static String phase(Event e) {
+        return e.data().path("object").path("status").path("phase").asText();
     }
 }

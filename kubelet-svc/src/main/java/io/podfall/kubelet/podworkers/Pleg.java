@@ -105,7 +105,7 @@ final class Pleg {
         }
         w.sandbox = PodWorker.SandboxState.NOTREADY;
         if (w.status.isTerminationStarted() && !w.status.isTerminated()) {
-            termination.waitForUnmount(state, w, out);
+            termination.killPodReturned(state, w, out);
         }
     }
 

@@ -51,15 +51,16 @@ import java.util.Map;
  *       it with what is left until the deadline, never less than {@link Termination#MINIMUM_GRACE_PERIOD_SECONDS}
  *       ({@code StopContainerRequested}). Once every container has exited, it stops the sandbox
  *       ({@code StopPodSandboxRequested}). A pod in which nothing runs any more (a pod already Succeeded or Failed)
- *       thus goes straight on to its sandbox: there is nothing to wait for.
- *   <li><b>TerminatedPod</b>: the runtime reports the sandbox stopped. The volume manager unmounts the pod's volumes,
- *       and once none is left published (at once for a pod without CSI volumes) the worker records it
- *       ({@code kubelet.PodTerminated}); the status manager writes the final status (Succeeded if every container
- *       exited 0, else Failed; a pod that ended by itself has it already) and, once the pod is marked for deletion and
- *       the API server holds that status, sends its own DELETE with grace period 0 and a UID precondition
- *       (pkg/kubelet/status/status_manager.go: the pod may go once its resources are reclaimed). The worker is then
- *       finished. When the API server reports the pod removed, the worker asks the runtime to remove the sandbox
- *       ({@code RemovePodSandboxRequested}) and is forgotten.
+ *       thus goes straight on to its sandbox: there is nothing to wait for. Once the runtime reports the sandbox
+ *       stopped, killPod has returned, and the status manager writes the terminal status at once (Succeeded if every
+ *       container exited 0, else Failed; a pod that ended by itself has it already), before any volume is unmounted
+ *       (pkg/kubelet/kubelet.go SyncTerminatingPod).
+ *   <li><b>TerminatedPod</b>: the volume manager unmounts the pod's volumes, and once none is left published (at once
+ *       for a pod without CSI volumes) the worker records it ({@code kubelet.PodTerminated}) and is finished. Once the
+ *       pod is marked for deletion and the API server holds its terminal phase, the status manager sends its own DELETE
+ *       with grace period 0 and a UID precondition (pkg/kubelet/status/status_manager.go canBeDeleted: the pod may go
+ *       once its worker finished). When the API server reports the pod removed, the worker asks the runtime to remove
+ *       the sandbox ({@code RemovePodSandboxRequested}) and is forgotten.
  * </ol>
  *
  * <p>Invariants, as upstream states them:
@@ -84,8 +85,8 @@ import java.util.Map;
  *   <li><i>Only the API server's pods are deleted.</i> A pod that left the API server while its containers ran (a force
  *       delete) is still torn down on the node, volumes included, but gets no final status and no final delete: there
  *       is nothing left to write to.
- *   <li><i>A pod is terminated only once its volumes are unmounted</i>, so the final status and the final delete wait
- *       for them: a slow unmount keeps the pod Terminating.
+ *   <li><i>A pod is terminated only once its volumes are unmounted</i>, so the final delete waits for them: a slow
+ *       unmount keeps the pod Terminating, its phase already terminal.
  * </ul>
  *
  * <p>Who calls what: the API server's facts ({@code ObjectCreated}, {@code PodBound}, {@code PodStatusUpdated},

@@ -312,26 +312,31 @@ final class Termination {
         } else if (!w.status.isStarted()
                 || (w.sandbox == PodWorker.SandboxState.NOTREADY && !w.status.isTerminated())) {
             // Never started, or (a pod only the runtime knows) its sandbox seen stopped before the kill.
-            waitForUnmount(state, w, out);
+            killPodReturned(state, w, out);
         }
     }
 
     /**
-     * The pod's runtime is gone (its sandbox stopped, or it never got one): the volume manager unmounts its volumes,
-     * and the pod is terminated once none is left (kubelet.go SyncTerminatedPod waits in WaitForUnmount before the
-     * status manager terminates the pod), now or on the last VolumeUnpublished.
+     * killPod returned: every container and the sandbox are stopped (or the pod never got any). SyncTerminatingPod's
+     * last step has the status manager write the terminal status at once, from the stopped containers (kubelet.go:
+     * generateAPIPodStatus with podIsTerminal, "to capture the exit codes"), so the API server shows the pod Failed or
+     * Succeeded before its volumes are unmounted. A pod the kubelet never started whose phase is terminal already has
+     * nothing new to report; an orphan has nothing to write to. Then SyncTerminatedPod waits for the unmount.
      */
-    void waitForUnmount(PodWorkersState state, PodWorker w, Effects.Builder out) {
+    void killPodReturned(PodWorkersState state, PodWorker w, Effects.Builder out) {
+        if (!w.orphan && w.finalStatusRequestId == null && (w.status.isStarted() || !PodStatuses.isTerminal(w.pod()))) {
+            requestFinalStatus(w, PodStatuses.generate(w, out.now(), true), out);
+        }
         if (state.volumeManager.waitForUnmount(w.uid, out)) {
             syncTerminatedPod(state, w, out);
         }
     }
 
     /**
-     * Every container and the sandbox are stopped and the volumes unmounted: the pod is terminated. The status manager
-     * writes the final status; the delete waits for the API server to hold it ({@link #deleteIfReclaimed}). An orphan
-     * has neither: it is forgotten at once. A pod the kubelet never started whose phase is terminal already has nothing
-     * new to report.
+     * The volumes are unmounted too (kubelet.go SyncTerminatedPod waits in WaitForUnmount, now or on the last
+     * VolumeUnpublished): the pod is terminated and its worker finished, the status manager's TerminatePod. The final
+     * delete waits for the API server to hold the terminal status ({@link #deleteIfReclaimed}); an orphan is forgotten
+     * at once.
      */
     void syncTerminatedPod(PodWorkersState state, PodWorker w, Effects.Builder out) {
         w.status.terminatedAt = out.now();
@@ -340,9 +345,6 @@ final class Termination {
                 EventTypes.POD_TERMINATED,
                 w.subject(),
                 new PodTermination(w.node, w.uid, w.namespace(), w.name(), w.status.gracePeriod, w.status.deadline()));
-        if (!w.orphan && w.finalStatusRequestId == null && (w.status.isStarted() || !PodStatuses.isTerminal(w.pod()))) {
-            requestFinalStatus(w, PodStatuses.generate(w, out.now(), true), out);
-        }
         w.status.finished = true;
         if (w.orphan) {
             forget(state, w, out);
@@ -360,11 +362,11 @@ final class Termination {
 
     /**
      * The status manager's final delete, grace 0, only for this UID (pkg/kubelet/status/status_manager.go syncPod and
-     * canBeDeleted): the pod is marked for deletion, its resources are reclaimed, and its final status is on the API
-     * server. Upstream sends the DELETE after the status PATCH returned; here it follows the fact that the status was
-     * written, so it never overtakes the status on the log. The UID precondition keeps a new pod of the same name safe.
-     * A pod not marked for deletion (torn down because its phase is terminal) is not deleted by the kubelet, until
-     * someone marks it.
+     * canBeDeleted): the pod is marked for deletion, its worker finished (podIsFinished: the volumes are unmounted),
+     * and its terminal phase is on the API server. Upstream sends the DELETE after the status PATCH returned; here it
+     * follows the fact that the status was written, so it never overtakes the status on the log. The UID precondition
+     * keeps a new pod of the same name safe. A pod not marked for deletion (torn down because its phase is terminal) is
+     * not deleted by the kubelet, until someone marks it.
      */
     void deleteIfReclaimed(PodWorker w, Effects.Builder out) {
         if (w.orphan

@@ -216,7 +216,10 @@ class CsiVolumesTest {
             Pod pod = mountedAndRunning(withClaim("db-0"));
 
             Effects stopped = deletedUntilSandboxStopped(pod);
-            assertEquals(List.of(NODE_UNPUBLISH_VOLUME_REQUESTED), types(stopped), "no PodTerminated yet");
+            assertEquals(
+                    List.of(STATUS_UPDATE_REQUESTED, NODE_UNPUBLISH_VOLUME_REQUESTED),
+                    types(stopped),
+                    "the terminal status at once, before the unmount; no PodTerminated yet");
             assertEquals(
                     new PublishedVolume(
                             NODE,
@@ -225,21 +228,25 @@ class CsiVolumesTest {
                             "podfall.csi",
                             "default/pgdata",
                             "/var/lib/kubelet/pods/uid-db-0/volumes/kubernetes.io~csi/data/mount"),
-                    stopped.events().get(0).data(PublishedVolume.class));
+                    only(stopped, NODE_UNPUBLISH_VOLUME_REQUESTED).data(PublishedVolume.class));
             assertFalse(kubelet.worker(pod).status().isTerminated());
             assertEquals(
                     PodWorkerState.TerminatingPod, kubelet.worker(pod).status().workType());
 
-            Effects unpublished = kubelet.after(60).csiAnswer(stopped.events().get(0));
             assertEquals(
-                    List.of(NODE_UNSTAGE_VOLUME_REQUESTED, POD_TERMINATED, STATUS_UPDATE_REQUESTED),
+                    List.of(),
+                    types(kubelet.statusWritten(pod, stopped)),
+                    "the terminal phase is on the API server, but the pod is not deleted during the unmount");
+
+            Effects unpublished = kubelet.after(60).csiAnswer(only(stopped, NODE_UNPUBLISH_VOLUME_REQUESTED));
+            assertEquals(
+                    List.of(NODE_UNSTAGE_VOLUME_REQUESTED, POD_TERMINATED, DELETION_REQUESTED),
                     types(unpublished),
-                    "the last pod of the node unstages the claim; the pod is terminated");
+                    "the last pod of the node unstages the claim; the pod is terminated, then deleted");
             assertEquals(
                     T0.plusSeconds(60),
                     kubelet.worker(pod).status().terminatedAt,
                     "a slow unmount delays the termination by as long as it takes");
-            assertEquals(List.of(DELETION_REQUESTED), types(kubelet.statusWritten(pod, unpublished)));
 
             assertEquals(
                     List.of(),
@@ -254,7 +261,7 @@ class CsiVolumesTest {
 
             Effects firstGone =
                     kubelet.csiAnswer(only(deletedUntilSandboxStopped(first), NODE_UNPUBLISH_VOLUME_REQUESTED));
-            assertEquals(List.of(POD_TERMINATED, STATUS_UPDATE_REQUESTED), types(firstGone), "db-1 still uses it");
+            assertEquals(List.of(POD_TERMINATED), types(firstGone), "db-1 still uses it");
 
             Effects secondGone =
                     kubelet.csiAnswer(only(deletedUntilSandboxStopped(second), NODE_UNPUBLISH_VOLUME_REQUESTED));
@@ -287,13 +294,16 @@ class CsiVolumesTest {
             Event publish = only(staged, NODE_PUBLISH_VOLUME_REQUESTED);
 
             Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 30));
-            assertEquals(List.of(POD_TERMINATION_STARTED), types(kill), "never started, but a publish is in flight");
+            assertEquals(
+                    List.of(POD_TERMINATION_STARTED, STATUS_UPDATE_REQUESTED),
+                    types(kill),
+                    "never started: the kill returns at once with the terminal status, but a publish is in flight");
 
             Effects published = kubelet.csiAnswer(publish);
             assertEquals(
                     List.of(NODE_UNPUBLISH_VOLUME_REQUESTED), types(published), "no sandbox for a terminating pod");
             assertEquals(
-                    List.of(NODE_UNSTAGE_VOLUME_REQUESTED, POD_TERMINATED, STATUS_UPDATE_REQUESTED),
+                    List.of(NODE_UNSTAGE_VOLUME_REQUESTED, POD_TERMINATED),
                     types(kubelet.csiAnswer(published.events().get(0))));
         }
 
@@ -304,7 +314,7 @@ class CsiVolumesTest {
 
             Effects kill = kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 30));
             assertEquals(
-                    List.of(POD_TERMINATION_STARTED, POD_TERMINATED, STATUS_UPDATE_REQUESTED),
+                    List.of(POD_TERMINATION_STARTED, STATUS_UPDATE_REQUESTED, POD_TERMINATED),
                     types(kill),
                     "nothing of the pod was published");
             assertEquals(List.of(NODE_UNSTAGE_VOLUME_REQUESTED), types(kubelet.csiAnswer(stage)));

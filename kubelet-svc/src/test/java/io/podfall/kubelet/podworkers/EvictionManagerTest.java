@@ -158,7 +158,7 @@ class EvictionManagerTest {
 
         Effects stopped = kubelet.sandboxStopped(newer);
 
-        assertEquals(List.of(POD_TERMINATED, STATUS_UPDATE_REQUESTED), types(stopped));
+        assertEquals(List.of(STATUS_UPDATE_REQUESTED, POD_TERMINATED), types(stopped));
         assertEvicted(only(stopped, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class)
                 .status());
         assertEquals(

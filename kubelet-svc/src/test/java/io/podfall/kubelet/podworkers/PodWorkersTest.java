@@ -139,7 +139,7 @@ class PodWorkersTest {
 
         Effects stopped = kubelet.sandboxStopped(pod);
         assertEquals(
-                List.of(POD_TERMINATED, STATUS_UPDATE_REQUESTED),
+                List.of(STATUS_UPDATE_REQUESTED, POD_TERMINATED),
                 types(stopped),
                 "the delete waits for the API server to hold the final status");
         assertTrue(kubelet.worker(pod).status().isFinished());
@@ -516,7 +516,7 @@ class PodWorkersTest {
         void seenTerminatingAtOnceIsReportedAndDeletedWithoutTouchingTheRuntime() {
             Effects effects = kubelet.apiserver(OBJECT_CREATED, kubelet.markedTerminating(pod, 30));
 
-            assertEquals(List.of(POD_TERMINATION_STARTED, POD_TERMINATED, STATUS_UPDATE_REQUESTED), types(effects));
+            assertEquals(List.of(POD_TERMINATION_STARTED, STATUS_UPDATE_REQUESTED, POD_TERMINATED), types(effects));
             assertEquals(List.of(DELETION_REQUESTED), types(kubelet.statusWritten(pod, effects)));
             PodStatus status = only(effects, STATUS_UPDATE_REQUESTED, StatusUpdateRequest.class)
                     .status();
@@ -534,7 +534,7 @@ class PodWorkersTest {
 
             assertEquals(List.of(STOP_POD_SANDBOX_REQUESTED), types(kubelet.sandboxStarted(pod)));
             Effects stopped = kubelet.sandboxStopped(pod);
-            assertEquals(List.of(POD_TERMINATED, STATUS_UPDATE_REQUESTED), types(stopped));
+            assertEquals(List.of(STATUS_UPDATE_REQUESTED, POD_TERMINATED), types(stopped));
             assertEquals(List.of(DELETION_REQUESTED), types(kubelet.statusWritten(pod, stopped)));
         }
 
