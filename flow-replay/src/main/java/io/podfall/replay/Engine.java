@@ -8,6 +8,7 @@ import io.podfall.apiserver.registry.SystemNamespaces;
 import io.podfall.controller.ControllerManagerConfiguration;
 import io.podfall.kubelet.KubeletConfiguration;
 import io.podfall.kubelet.podworkers.Compat;
+import io.podfall.kubelet.podworkers.KubeletTiming;
 import io.podfall.kubelet.podworkers.PodWorkers;
 import io.podfall.kubelet.podworkers.PodWorkersState;
 import io.podfall.model.apiserver.ObjectChange;
@@ -76,16 +77,20 @@ import java.util.function.Predicate;
 public final class Engine {
     /**
      * A kubelet process: the nodes it simulates and its settings (kubelet-svc KubeletProducer): its compatibility
-     * switches, and {@code podfall.kubelet.eviction-max-pod-grace-period} (empty: the kubelet's default).
+     * switches, {@code podfall.kubelet.eviction-max-pod-grace-period} (empty: the kubelet's default) and its waits.
      */
-    public record KubeletSettings(List<String> nodes, Compat compat, OptionalLong evictionMaxPodGracePeriod) {
+    public record KubeletSettings(
+            List<String> nodes, Compat compat, OptionalLong evictionMaxPodGracePeriod, KubeletTiming timing) {
         public KubeletSettings {
             nodes = List.copyOf(nodes);
         }
 
-        /** A kubelet with the default eviction grace period: a log does not show the setting. */
+        /**
+         * A kubelet with the default eviction grace period, a log does not show it, and no waits: a log shows those
+         * only on the Nodes a kubelet with waits registers.
+         */
         public KubeletSettings(List<String> nodes, Compat compat) {
-            this(nodes, compat, OptionalLong.empty());
+            this(nodes, compat, OptionalLong.empty(), KubeletTiming.FAST);
         }
 
         /** The kubelet-svc configuration these settings are: the rest as the service's defaults. */
@@ -95,7 +100,8 @@ public final class Engine {
                     nodes,
                     compat,
                     evictionMaxPodGracePeriod.orElse(defaults.evictionMaxPodGracePeriodSeconds()),
-                    defaults.nodeLeaseDurationSeconds());
+                    defaults.nodeLeaseDurationSeconds(),
+                    timing);
         }
     }
 

@@ -1,7 +1,9 @@
 package io.podfall.replay;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.apiserver.registry.Registry;
 import io.podfall.kubelet.podworkers.Compat;
+import io.podfall.kubelet.podworkers.KubeletTiming;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
@@ -12,6 +14,9 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -38,7 +43,8 @@ import java.util.TreeSet;
  *       changes nothing in a replay either), or a listed Node names it for its kubelet. Settings the log does not show
  *       take their defaults. A log recorded before a released kubelet's defect became the default (its
  *       {@code kubelet.GracePeriodShortened} without {@code killDeadline}) replays with the fix's switch on where its
- *       kubelet honoured a shortened grace period.
+ *       kubelet honoured a shortened grace period. A kubelet's waits ({@link KubeletTiming}) are on the Nodes it
+ *       registered, as an annotation; a kubelet whose Nodes have none waited for nothing.
  * </ul>
  *
  * @param notes what the reading could not use, for the report
@@ -62,6 +68,7 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
         Map<String, Integer> kubeletOfNode = new LinkedHashMap<>();
         Set<String> sourceNodes = new LinkedHashSet<>();
         Map<String, Set<String>> compatByNode = new LinkedHashMap<>();
+        Map<String, KubeletTiming> timingByNode = new LinkedHashMap<>();
         List<Input> inputs = new ArrayList<>();
         Instant groupTime = null;
         for (int i = 0; i < log.size(); i++) {
@@ -78,6 +85,7 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
                         groupTime = null;
                     }
                     compatByNode.computeIfAbsent(node, n -> new TreeSet<>()).addAll(Snapshot.kubeletCompat(e));
+                    timing(e.data().path("object")).ifPresent(t -> timingByNode.put(node, t));
                 }
                 continue; // never an input: the state the slice starts from
             }
@@ -97,6 +105,7 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
                 continue;
             }
             if (node != null && isRegistration(e, node)) {
+                timing(e.data().path("object")).ifPresent(t -> timingByNode.put(node, t));
                 Integer kubelet = kubeletOfNode.get(node);
                 if (kubelet == null) {
                     if (!e.time().equals(groupTime)) {
@@ -141,11 +150,18 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
             if (!unknown.isEmpty()) {
                 notes.add("kubelet " + nodes + ": unknown compatibility switches " + unknown + " left off");
             }
+            KubeletTiming timing = nodes.stream()
+                    .map(timingByNode::get)
+                    .filter(Objects::nonNull)
+                    .findFirst()
+                    .orElse(KubeletTiming.FAST);
             kubelets.add(new Engine.KubeletSettings(
                     List.copyOf(nodes),
                     new Compat(
                             switches.contains(Compat.SHORTENED_GRACE_KILLS_AGAIN),
-                            switches.contains(Compat.FORCE_DELETE_USES_SPEC_GRACE))));
+                            switches.contains(Compat.FORCE_DELETE_USES_SPEC_GRACE)),
+                    OptionalLong.empty(),
+                    timing));
         }
         return new Recording(List.copyOf(kubelets), List.copyOf(inputs), List.copyOf(notes));
     }
@@ -201,6 +217,25 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
         return e.is(EventTypes.GRACE_PERIOD_SHORTENED)
                 && !e.data().hasNonNull("killDeadline")
                 && !e.data().hasNonNull("compat");
+    }
+
+    /**
+     * The waits of the kubelet that registered a Node, from the annotation it registered the Node with; none for a Node
+     * without it (a kubelet that waited for nothing) or whose annotation cannot be read.
+     */
+    private static Optional<KubeletTiming> timing(JsonNode node) {
+        String value = node.path("metadata")
+                .path("annotations")
+                .path(KubeletTiming.ANNOTATION)
+                .asText("");
+        if (value.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(KubeletTiming.ofAnnotation(value));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
     }
 
     private static boolean isRegistration(Event e, String node) {

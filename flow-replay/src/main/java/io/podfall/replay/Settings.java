@@ -1,6 +1,8 @@
 package io.podfall.replay;
 
 import io.podfall.kubelet.podworkers.Compat;
+import io.podfall.kubelet.podworkers.KubeletTiming;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -13,8 +15,12 @@ import java.util.OptionalLong;
  * setting left as the recording implies.
  */
 public record Settings(
-        Boolean shortenedGraceKillsAgain, Boolean forceDeleteUsesSpecGrace, Long evictionMaxPodGracePeriod) {
-    public static final Settings NONE = new Settings(null, null, null);
+        Boolean shortenedGraceKillsAgain,
+        Boolean forceDeleteUsesSpecGrace,
+        Long evictionMaxPodGracePeriod,
+        Duration plegRelistPeriod,
+        Duration containerGcPeriod) {
+    public static final Settings NONE = new Settings(null, null, null, null, null);
     public static final String SHORTENED_GRACE_KILLS_AGAIN =
             "podfall.kubelet.compat." + Compat.SHORTENED_GRACE_KILLS_AGAIN;
     /** The switch's old name, the other way round: {@code true} is the release's default, {@code false} the fix. */
@@ -23,8 +29,16 @@ public record Settings(
     public static final String FORCE_DELETE_USES_SPEC_GRACE =
             "podfall.kubelet.compat." + Compat.FORCE_DELETE_USES_SPEC_GRACE;
     public static final String EVICTION_MAX_POD_GRACE_PERIOD = "podfall.kubelet.eviction-max-pod-grace-period";
-    private static final List<String> KEYS =
-            List.of(SHORTENED_GRACE_KILLS_AGAIN, FORCE_DELETE_USES_SPEC_GRACE, EVICTION_MAX_POD_GRACE_PERIOD);
+    public static final String TIMING = "podfall.kubelet.timing";
+    public static final String PLEG_RELIST_PERIOD = "podfall.kubelet.pleg-relist-period";
+    public static final String CONTAINER_GC_PERIOD = "podfall.kubelet.container-gc-period";
+    private static final List<String> KEYS = List.of(
+            SHORTENED_GRACE_KILLS_AGAIN,
+            FORCE_DELETE_USES_SPEC_GRACE,
+            EVICTION_MAX_POD_GRACE_PERIOD,
+            TIMING,
+            PLEG_RELIST_PERIOD,
+            CONTAINER_GC_PERIOD);
     /** What a key may go without: the issue writes {@code kubelet.compat.<switch>}. */
     private static final String PREFIX = "podfall.";
 
@@ -47,14 +61,22 @@ public record Settings(
             String key = given.startsWith(PREFIX) ? given : PREFIX + given;
             String value = a.substring(eq + 1).trim();
             s = switch (key) {
-                case SHORTENED_GRACE_KILLS_AGAIN ->
-                    new Settings(bool(key, value), s.forceDeleteUsesSpecGrace, s.evictionMaxPodGracePeriod);
-                case SHORTENED_GRACE_IGNORED ->
-                    new Settings(!bool(key, value), s.forceDeleteUsesSpecGrace, s.evictionMaxPodGracePeriod);
-                case FORCE_DELETE_USES_SPEC_GRACE ->
-                    new Settings(s.shortenedGraceKillsAgain, bool(key, value), s.evictionMaxPodGracePeriod);
+                case SHORTENED_GRACE_KILLS_AGAIN -> s.withCompat(bool(key, value), s.forceDeleteUsesSpecGrace);
+                case SHORTENED_GRACE_IGNORED -> s.withCompat(!bool(key, value), s.forceDeleteUsesSpecGrace);
+                case FORCE_DELETE_USES_SPEC_GRACE -> s.withCompat(s.shortenedGraceKillsAgain, bool(key, value));
                 case EVICTION_MAX_POD_GRACE_PERIOD ->
-                    new Settings(s.shortenedGraceKillsAgain, s.forceDeleteUsesSpecGrace, seconds(key, value));
+                    new Settings(
+                            s.shortenedGraceKillsAgain,
+                            s.forceDeleteUsesSpecGrace,
+                            seconds(key, value),
+                            s.plegRelistPeriod,
+                            s.containerGcPeriod);
+                case TIMING -> {
+                    KubeletTiming t = timing(key, value);
+                    yield s.withPeriods(t.plegRelistPeriod(), t.containerGcPeriod());
+                }
+                case PLEG_RELIST_PERIOD -> s.withPeriods(duration(key, value), s.containerGcPeriod);
+                case CONTAINER_GC_PERIOD -> s.withPeriods(s.plegRelistPeriod, duration(key, value));
                 default ->
                     throw new IllegalArgumentException(
                             "unknown setting " + given + "; a replay can set " + String.join(", ", KEYS));
@@ -63,9 +85,21 @@ public record Settings(
         return s;
     }
 
+    private Settings withCompat(Boolean killsAgain, Boolean forceDeleteSpecGrace) {
+        return new Settings(
+                killsAgain, forceDeleteSpecGrace, evictionMaxPodGracePeriod, plegRelistPeriod, containerGcPeriod);
+    }
+
+    /** These settings with the kubelet's periods; a null one stays as the recording implies. */
+    private Settings withPeriods(Duration plegRelist, Duration containerGc) {
+        return new Settings(
+                shortenedGraceKillsAgain, forceDeleteUsesSpecGrace, evictionMaxPodGracePeriod, plegRelist, containerGc);
+    }
+
     /** A kubelet's settings with these set. */
     public Engine.KubeletSettings applied(Engine.KubeletSettings kubelet) {
         Compat c = kubelet.compat();
+        KubeletTiming t = kubelet.timing();
         return new Engine.KubeletSettings(
                 kubelet.nodes(),
                 new Compat(
@@ -73,7 +107,10 @@ public record Settings(
                         forceDeleteUsesSpecGrace != null ? forceDeleteUsesSpecGrace : c.forceDeleteUsesSpecGrace()),
                 evictionMaxPodGracePeriod != null
                         ? OptionalLong.of(evictionMaxPodGracePeriod)
-                        : kubelet.evictionMaxPodGracePeriod());
+                        : kubelet.evictionMaxPodGracePeriod(),
+                new KubeletTiming(
+                        plegRelistPeriod != null ? plegRelistPeriod : t.plegRelistPeriod(),
+                        containerGcPeriod != null ? containerGcPeriod : t.containerGcPeriod()));
     }
 
     public boolean isEmpty() {
@@ -84,8 +121,13 @@ public record Settings(
     @Override
     public String toString() {
         List<String> set = new ArrayList<>();
-        List<Object> values =
-                java.util.Arrays.asList(shortenedGraceKillsAgain, forceDeleteUsesSpecGrace, evictionMaxPodGracePeriod);
+        List<Object> values = java.util.Arrays.asList(
+                shortenedGraceKillsAgain,
+                forceDeleteUsesSpecGrace,
+                evictionMaxPodGracePeriod,
+                null,
+                plegRelistPeriod == null ? null : KubeletTiming.format(plegRelistPeriod),
+                containerGcPeriod == null ? null : KubeletTiming.format(containerGcPeriod));
         for (int i = 0; i < KEYS.size(); i++) {
             if (values.get(i) != null) {
                 set.add(KEYS.get(i) + "=" + values.get(i));
@@ -112,6 +154,22 @@ public record Settings(
             // named below
         }
         throw bad(key, v, "whole seconds, 0 or more");
+    }
+
+    private static KubeletTiming timing(String key, String v) {
+        try {
+            return KubeletTiming.profile(v);
+        } catch (IllegalArgumentException e) {
+            throw bad(key, v, "upstream or fast");
+        }
+    }
+
+    private static Duration duration(String key, String v) {
+        try {
+            return KubeletTiming.parse(v);
+        } catch (IllegalArgumentException e) {
+            throw bad(key, v, "a duration: 500ms, 1s, 1m0s");
+        }
     }
 
     private static IllegalArgumentException bad(String key, String value, String expected) {

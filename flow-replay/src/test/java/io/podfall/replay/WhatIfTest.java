@@ -2,6 +2,7 @@ package io.podfall.replay;
 
 import static io.podfall.model.event.EventTypes.CONTAINER_SIGNALLED;
 import static io.podfall.model.event.EventTypes.GRACE_PERIOD_SHORTENED;
+import static io.podfall.model.event.EventTypes.OBJECT_REMOVED;
 import static io.podfall.model.event.EventTypes.SANDBOX_REMOVED;
 import static io.podfall.replay.Scenarios.T0;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podfall.kubelet.podworkers.Compat;
+import io.podfall.kubelet.podworkers.KubeletTiming;
 import io.podfall.model.event.Event;
 import java.time.Duration;
 import java.time.Instant;
@@ -165,22 +167,32 @@ class WhatIfTest {
                 "podfall.kubelet.eviction-max-pod-grace-period=10",
                 "podfall.kubelet.eviction-max-pod-grace-period=12"));
 
-        assertEquals(new Settings(null, true, 12L), s);
+        assertEquals(new Settings(null, true, 12L, null, null), s);
         assertEquals(
                 "podfall.kubelet.compat.force-delete-uses-spec-grace=true, podfall.kubelet.eviction-max-pod-grace-period=12",
                 s.toString());
         assertEquals(
-                new Engine.KubeletSettings(List.of("node-1"), new Compat(true, true), OptionalLong.of(12)),
+                new Engine.KubeletSettings(
+                        List.of("node-1"), new Compat(true, true), OptionalLong.of(12), KubeletTiming.FAST),
                 s.applied(new Engine.KubeletSettings(List.of("node-1"), new Compat(true, false))),
                 "what is not set stays as the recording implies");
         assertTrue(Settings.parse(List.of()).isEmpty());
+
+        Settings timing = Settings.parse(List.of("kubelet.timing=upstream", "kubelet.container-gc-period=2s"));
+        assertEquals(
+                "podfall.kubelet.pleg-relist-period=1s, podfall.kubelet.container-gc-period=2s", timing.toString());
+        assertEquals(
+                new KubeletTiming(Duration.ofSeconds(1), Duration.ofSeconds(2)),
+                timing.applied(new Engine.KubeletSettings(List.of("node-1"), Compat.NONE))
+                        .timing());
     }
 
     @Test
     void anUnknownKeyOrABadValueIsRefusedSayingWhatWouldDo() {
         assertEquals(
                 "unknown setting podfall.time-scale; a replay can set podfall.kubelet.compat.shortened-grace-kills-again, "
-                        + "podfall.kubelet.compat.force-delete-uses-spec-grace, podfall.kubelet.eviction-max-pod-grace-period",
+                        + "podfall.kubelet.compat.force-delete-uses-spec-grace, podfall.kubelet.eviction-max-pod-grace-period, "
+                        + "podfall.kubelet.timing, podfall.kubelet.pleg-relist-period, podfall.kubelet.container-gc-period",
                 assertThrows(IllegalArgumentException.class, () -> Settings.parse(List.of("podfall.time-scale=10")))
                         .getMessage());
         assertEquals(
@@ -198,6 +210,46 @@ class WhatIfTest {
         assertThrows(
                 IllegalArgumentException.class,
                 () -> Settings.parse(List.of("kubelet.compat.shortened-grace-ignored")));
+        assertEquals(
+                "bad value for podfall.kubelet.pleg-relist-period: 'soon' (a duration: 500ms, 1s, 1m0s)",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> Settings.parse(List.of("kubelet.pleg-relist-period=soon")))
+                        .getMessage());
+    }
+
+    /**
+     * A kubelet's waits are on the Nodes it registered: a recording made with upstream's reproduces with them; the same
+     * inputs with no waits (a what-if) end sooner.
+     */
+    @Test
+    void aRecordingWithUpstreamsWaitsReproducesAndWithoutThemTheDeletionEndsSooner() {
+        List<Engine.KubeletSettings> upstream = List.of(new Engine.KubeletSettings(
+                List.of("node-1"), Compat.NONE, OptionalLong.empty(), KubeletTiming.UPSTREAM));
+        List<Input> inputs = List.of(
+                new Input.ApiServerStart(T0),
+                new Input.KubeletStart(0, T0),
+                Scenarios.create(1, T0.plusSeconds(1), "web", "podfall.io/on-sigterm", "exit"),
+                Scenarios.delete(2, FIRST_DELETE, "web", 30));
+        List<Event> recorded = Scenarios.run(upstream, inputs).log();
+        assertEquals(
+                KubeletTiming.UPSTREAM, Recording.of(recorded).kubelets().get(0).timing());
+        assertEquals(List.of(), Replay.of(recorded, TOLERANCE).divergences(), "reproduced with the recording's waits");
+
+        Replay fast = whatIf(recorded, "kubelet.timing=fast");
+        Instant removedRecorded = removed(recorded);
+        Instant removedFast = removed(fast.replayed());
+        assertTrue(
+                removedFast.isBefore(removedRecorded),
+                "without the relist waits the pod goes sooner: " + removedFast + " vs " + removedRecorded);
+    }
+
+    private static Instant removed(List<Event> log) {
+        return log.stream()
+                .filter(e -> e.is(OBJECT_REMOVED))
+                .reduce((a, b) -> b)
+                .orElseThrow()
+                .time();
     }
 
     private static Replay whatIf(List<Event> recorded, String... set) {

@@ -3,6 +3,7 @@ package io.podfall.kubelet;
 import io.podfall.kubelet.nodelease.NodeLeaseController;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.EvictionManager;
+import io.podfall.kubelet.podworkers.KubeletTiming;
 import io.podfall.kubelet.podworkers.PodWorkers;
 import java.util.List;
 
@@ -16,24 +17,35 @@ import java.util.List;
  *     {@code evictionMaxPodGracePeriod}
  * @param nodeLeaseDurationSeconds {@code podfall.kubelet.node-lease-duration-seconds}, upstream's
  *     {@code nodeLeaseDurationSeconds}
+ * @param timing the kubelet's own waits: {@code podfall.kubelet.timing}, {@code podfall.kubelet.pleg-relist-period},
+ *     {@code podfall.kubelet.container-gc-period}
  */
 public record KubeletConfiguration(
-        List<String> nodes, Compat compat, long evictionMaxPodGracePeriodSeconds, int nodeLeaseDurationSeconds) {
+        List<String> nodes,
+        Compat compat,
+        long evictionMaxPodGracePeriodSeconds,
+        int nodeLeaseDurationSeconds,
+        KubeletTiming timing) {
     public KubeletConfiguration {
         nodes = List.copyOf(nodes);
     }
 
-    /** The settings the service runs with when none is configured, for these nodes: no compatibility switch on. */
+    /**
+     * The settings the service runs with when none is configured, for these nodes: no compatibility switch on,
+     * upstream's waits.
+     */
     public static KubeletConfiguration defaults(List<String> nodes) {
         return new KubeletConfiguration(
                 nodes,
                 Compat.NONE,
                 EvictionManager.DEFAULT_MAX_POD_GRACE_PERIOD_SECONDS,
-                NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS);
+                NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS,
+                KubeletTiming.UPSTREAM);
     }
 
     /** The core as the service runs it; the service's KubeletProducer and the replay engine both call this. */
     public Kubelet newKubelet() {
-        return new Kubelet(new PodWorkers(nodes, compat, evictionMaxPodGracePeriodSeconds), nodeLeaseDurationSeconds);
+        return new Kubelet(
+                new PodWorkers(nodes, compat, evictionMaxPodGracePeriodSeconds, timing), nodeLeaseDurationSeconds);
     }
 }

@@ -3,12 +3,14 @@ package io.podfall.kubelet;
 import io.podfall.kubelet.nodelease.NodeLeaseController;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.EvictionManager;
+import io.podfall.kubelet.podworkers.KubeletTiming;
 import io.podfall.kubelet.podworkers.PodWorkers;
 import io.podfall.model.core.Core;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.util.List;
+import java.util.Optional;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -33,12 +35,19 @@ public class KubeletProducer {
             @ConfigProperty(
                             name = "podfall.kubelet.node-lease-duration-seconds",
                             defaultValue = "" + NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS)
-                    int nodeLeaseDurationSeconds) {
+                    int nodeLeaseDurationSeconds,
+            @ConfigProperty(name = "podfall.kubelet.timing", defaultValue = "upstream") String timing,
+            @ConfigProperty(name = "podfall.kubelet.pleg-relist-period") Optional<String> plegRelistPeriod,
+            @ConfigProperty(name = "podfall.kubelet.container-gc-period") Optional<String> containerGcPeriod) {
+        KubeletTiming profile = KubeletTiming.profile(timing);
         return new KubeletConfiguration(
                         nodes,
                         new Compat(shortenedGraceKillsAgain, forceDeleteUsesSpecGrace),
                         evictionMaxPodGracePeriod,
-                        nodeLeaseDurationSeconds)
+                        nodeLeaseDurationSeconds,
+                        new KubeletTiming(
+                                plegRelistPeriod.map(KubeletTiming::parse).orElse(profile.plegRelistPeriod()),
+                                containerGcPeriod.map(KubeletTiming::parse).orElse(profile.containerGcPeriod())))
                 .newKubelet();
     }
 

@@ -33,7 +33,12 @@ public final class InitialNode {
     private InitialNode() {}
 
     public static Node of(String nodeName, Instant now) {
-        return new NodeBuilder()
+        return of(nodeName, now, Map.of());
+    }
+
+    /** The Node with these annotations: what the kubelet records of itself on it. */
+    public static Node of(String nodeName, Instant now, Map<String, String> annotations) {
+        Node node = new NodeBuilder()
                 .withApiVersion("v1")
                 .withKind("Node")
                 .withNewMetadata()
@@ -69,6 +74,10 @@ public final class InitialNode {
                 .endNodeInfo()
                 .endStatus()
                 .build();
+        if (!annotations.isEmpty()) {
+            node.getMetadata().setAnnotations(new java.util.TreeMap<>(annotations));
+        }
+        return node;
     }
 
     /** What the node has and allows, as setters.go MachineInfo reports both: {@code pods}, {@link #MAX_PODS}. */

@@ -2,11 +2,15 @@ package io.podfall.kubelet.podworkers;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.podfall.model.core.Effects;
+import io.podfall.model.core.Timer;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.runtime.ContainerRef;
 import io.podfall.model.runtime.ContainerState;
 import io.podfall.model.runtime.Sandbox;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The kubelet's pod lifecycle event generator (pkg/kubelet/pleg/generic.go): the runtime's facts
@@ -21,11 +25,13 @@ final class Pleg {
     private final Termination termination;
     private final ContainerRestarts restarts;
     private final PodCleanups cleanups;
+    private final KubeletTiming timing;
 
-    Pleg(Termination termination, ContainerRestarts restarts, PodCleanups cleanups) {
+    Pleg(Termination termination, ContainerRestarts restarts, PodCleanups cleanups, KubeletTiming timing) {
         this.termination = termination;
         this.restarts = restarts;
         this.cleanups = cleanups;
+        this.timing = timing;
     }
 
     void sandboxStarted(PodWorkersState state, Event event, Effects.Builder out) {
@@ -37,6 +43,8 @@ final class Pleg {
         w.sandbox = PodWorker.SandboxState.READY;
         w.sandboxId = sandbox.sandboxId();
         w.podIP = sandbox.ip();
+        // RunPodSandbox returned within SyncPod, which goes on to start the containers: no relist in between.
+        w.lastSyncAt = event.time();
         if (w.status.isTerminationStarted()) {
             termination.stopPodSandboxOnceContainersExited(state, w, out);
             return;
@@ -72,8 +80,10 @@ final class Pleg {
         } else if (!w.runtimeOnly
                 && w.containers().stream().noneMatch(x -> x.state == RuntimeContainer.State.CREATED)) {
             // Every container the kubelet started has been heard of: the first time, the pod is Running; after a
-            // restart, the status shows the new container and the restart count.
-            PodStatuses.set(w, PodStatuses.generate(w, out.now(), false), out);
+            // restart, the status shows the new container and the restart count. The sync that reports it is the
+            // one the PLEG's next relist triggers.
+            w.runningStatusPending = true;
+            atNextRelist(state, w, event, out);
         }
     }
 
@@ -91,9 +101,64 @@ final class Pleg {
         c.startedAt = reported.startedAt();
         c.finishedAt = reported.finishedAt();
         if (w.status.isTerminationStarted()) {
+            // The kill's StopContainer returns when the container is gone: no relist to wait for.
             termination.containerExited(state, w, c, event.time(), out);
         } else if (!w.runtimeOnly) {
-            restarts.syncPodAfterExit(state, w, c, event.time(), out);
+            if (w.exitsPending == null) {
+                w.exitsPending = new ArrayList<>(1);
+            }
+            w.exitsPending.add(c.name);
+            atNextRelist(state, w, event, out);
+        }
+    }
+
+    /**
+     * What the runtime did to a running pod, the kubelet sees at its PLEG's next relist, and syncs the pod then: now,
+     * when it waits for no relist.
+     */
+    private void atNextRelist(PodWorkersState state, PodWorker w, Event event, Effects.Builder out) {
+        Instant relist = timing.nextRelist(w.node, event.time());
+        if (!relist.isAfter(event.time())) {
+            syncPod(state, w, event.time(), out);
+        } else if (!relist.equals(w.relistDueAt)) {
+            w.relistDueAt = relist;
+            out.timer(new PodWorkerTimer.Relist(w.node, w.uid), relist);
+        }
+    }
+
+    /** The relist a running pod's worker waited for: the pod is synced. A timer that no longer matches is stale. */
+    void relist(PodWorkersState state, PodWorkerTimer.Relist key, Timer timer, Effects.Builder out) {
+        PodWorker w = state.workerOn(key.node(), key.uid());
+        if (w != null && timer.at().equals(w.relistDueAt)) {
+            w.relistDueAt = null;
+            syncPod(state, w, timer.at(), out);
+        }
+    }
+
+    /**
+     * SyncPod for what the relist saw: each container that exited by itself is restarted or ends the pod
+     * ({@link ContainerRestarts}); if every container runs, the status manager reports it. A pod whose termination
+     * began meanwhile has its kill see to both.
+     */
+    private void syncPod(PodWorkersState state, PodWorker w, Instant at, Effects.Builder out) {
+        List<String> exited = w.exitsPending == null ? List.of() : w.exitsPending;
+        w.exitsPending = null;
+        boolean running = w.runningStatusPending;
+        w.runningStatusPending = false;
+        if (w.status.isTerminationRequested()) {
+            return;
+        }
+        w.lastSyncAt = at;
+        for (String name : exited) {
+            RuntimeContainer c = w.container(name);
+            if (c != null && c.state == RuntimeContainer.State.EXITED && !w.status.isTerminationRequested()) {
+                restarts.syncPodAfterExit(state, w, c, at, out);
+            }
+        }
+        if (running
+                && !w.status.isTerminationRequested()
+                && w.containers().stream().allMatch(c -> c.state == RuntimeContainer.State.RUNNING)) {
+            PodStatuses.set(w, PodStatuses.generate(w, out.now(), false), out);
         }
     }
 

@@ -60,6 +60,28 @@ public final class PodWorker {
     boolean finalDeleteRequested;
     /** The kill's PodStatusFunc (an eviction's), applied to every status written from the start of termination. */
     Consumer<PodStatus> podStatusFunc;
+    /** When the worker's last sync ended (upstream's lastSyncTime); null before its first. */
+    Instant lastSyncAt;
+    /**
+     * When the worker's next sync, of the terminating or the terminated pod, may run: the PLEG's next relist after its
+     * last sync; null when it waits for none. The kill it waits to start is {@link #pendingKill}.
+     */
+    Instant syncDueAt;
+    /** The options of a kill whose terminating sync waits for {@link #syncDueAt}; null for none. */
+    KillPodOptions pendingKill;
+    /**
+     * When the PLEG's next relist sees what the runtime did to the running pod (a container started or exited by
+     * itself); null when nothing waits for it. What it will see: {@link #runningStatusPending} and
+     * {@link #exitsPending}.
+     */
+    Instant relistDueAt;
+    /** Every container runs: the next relist has the status manager report the pod Running. */
+    boolean runningStatusPending;
+    /**
+     * Containers that exited by themselves, by name: the next relist's sync restarts them or ends the pod. Null while
+     * there are none (most workers never have any).
+     */
+    List<String> exitsPending;
     /**
      * The containers asked to start, in spec order, one a name: a list searched by name, as a pod has a few (a
      * LinkedHashMap by name took some 140 bytes more a pod, 14 MB of a kubelet's heap at 100,000 pods).

@@ -39,4 +39,31 @@ public sealed interface PodWorkerTimer extends TimerKey {
             return String.join("/", "backoff", node, uid, container);
         }
     }
+
+    /**
+     * A pod worker's wait for a pod cache newer than its last sync, before it syncs the terminating or the terminated
+     * pod (pod_workers.go podWorkerLoop, GetNewerThan): the next relist of the node's PLEG.
+     */
+    record Sync(String node, String uid) implements PodWorkerTimer {
+        @Override
+        public String id() {
+            return String.join("/", "sync", node, uid);
+        }
+    }
+
+    /** The next relist of the node's PLEG, which sees what the runtime did to a running pod (pleg/generic.go). */
+    record Relist(String node, String uid) implements PodWorkerTimer {
+        @Override
+        public String id() {
+            return String.join("/", "relist", node, uid);
+        }
+    }
+
+    /** The next run of the node's container garbage collector, which removes a deleted pod's sandbox. */
+    record ContainerGc(String node, String uid, String namespace, String name) implements PodWorkerTimer {
+        @Override
+        public String id() {
+            return String.join("/", "containergc", node, uid);
+        }
+    }
 }

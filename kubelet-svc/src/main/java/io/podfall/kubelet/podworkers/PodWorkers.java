@@ -131,6 +131,7 @@ public final class PodWorkers implements Part<PodWorkersState> {
 
     private final List<String> nodeNames;
     private final Compat compat;
+    private final KubeletTiming timing;
     private final Termination termination;
     private final EvictionManager evictionManager;
     private final ContainerRestarts restarts;
@@ -141,15 +142,18 @@ public final class PodWorkers implements Part<PodWorkersState> {
         this(nodeNames, Compat.NONE);
     }
 
+    /** Pod workers that wait for nothing ({@link KubeletTiming#FAST}), as most tests want them. */
     public PodWorkers(Collection<String> nodeNames, Compat compat) {
-        this(nodeNames, compat, EvictionManager.DEFAULT_MAX_POD_GRACE_PERIOD_SECONDS);
+        this(nodeNames, compat, EvictionManager.DEFAULT_MAX_POD_GRACE_PERIOD_SECONDS, KubeletTiming.FAST);
     }
 
     /**
      * @param evictionMaxPodGracePeriodSeconds {@code podfall.kubelet.eviction-max-pod-grace-period}, upstream's
      *     {@code --eviction-max-pod-grace-period}: the grace period of a pod evicted under node pressure
+     * @param timing the kubelet's own waits
      */
-    public PodWorkers(Collection<String> nodeNames, Compat compat, long evictionMaxPodGracePeriodSeconds) {
+    public PodWorkers(
+            Collection<String> nodeNames, Compat compat, long evictionMaxPodGracePeriodSeconds, KubeletTiming timing) {
         this.nodeNames = nodeNames.stream()
                 .map(String::trim)
                 .filter(n -> !n.isEmpty())
@@ -159,15 +163,20 @@ public final class PodWorkers implements Part<PodWorkersState> {
             throw new IllegalArgumentException("a kubelet needs at least one node name");
         }
         this.compat = compat;
-        this.termination = new Termination(compat);
+        this.timing = timing;
+        this.termination = new Termination(compat, timing);
         this.evictionManager = new EvictionManager(evictionMaxPodGracePeriodSeconds, termination);
         this.restarts = new ContainerRestarts(termination);
         this.cleanups = new PodCleanups(this.nodeNames, compat, termination);
-        this.pleg = new Pleg(termination, restarts, cleanups);
+        this.pleg = new Pleg(termination, restarts, cleanups, timing);
     }
 
     public Compat compat() {
         return compat;
+    }
+
+    public KubeletTiming timing() {
+        return timing;
     }
 
     public List<String> nodeNames() {
@@ -203,11 +212,18 @@ public final class PodWorkers implements Part<PodWorkersState> {
 
     /**
      * The end of a preStop hook, or the deadline that cuts it short; the end of a container's crash-loop back-off; a
-     * cycle of the eviction manager; housekeeping of a pod only the runtime knows: each to the one that set it.
+     * cycle of the eviction manager; housekeeping of a pod only the runtime knows; the PLEG's relist a worker waits
+     * for; the container garbage collector's run: each to the one that set it.
      */
     @Override
     public void fire(PodWorkersState state, Timer timer, Effects.Builder out) {
-        if (timer.key() instanceof PodWorkerTimer.Housekeeping key) {
+        if (timer.key() instanceof PodWorkerTimer.Sync key) {
+            termination.syncDue(state, key, timer, out);
+        } else if (timer.key() instanceof PodWorkerTimer.Relist key) {
+            pleg.relist(state, key, timer, out);
+        } else if (timer.key() instanceof PodWorkerTimer.ContainerGc key) {
+            termination.containerGc(key, out);
+        } else if (timer.key() instanceof PodWorkerTimer.Housekeeping key) {
             cleanups.killOrphanedPod(state, key, timer, out);
         } else if (timer.key() instanceof PodWorkerTimer.Eviction key) {
             evictionManager.synchronize(state, key.node(), timer.at(), out);
@@ -233,8 +249,19 @@ public final class PodWorkers implements Part<PodWorkersState> {
                         Subjects.of("", ResourceType.NODES.plural(), node),
                         now,
                         null,
-                        new CreationRequest(ResourceType.NODES.plural(), "", Json.tree(InitialNode.of(node, now)))))
+                        new CreationRequest(
+                                ResourceType.NODES.plural(),
+                                "",
+                                Json.tree(InitialNode.of(node, now, timingAnnotation())))))
                 .toList();
+    }
+
+    /**
+     * What the kubelet records of its waits on the Nodes it registers, for a replay to run it with them; nothing for a
+     * kubelet that waits for nothing, as kubelets did before these waits existed.
+     */
+    private Map<String, String> timingAnnotation() {
+        return timing.equals(KubeletTiming.FAST) ? Map.of() : Map.of(KubeletTiming.ANNOTATION, timing.annotation());
     }
 
     /**
@@ -477,6 +504,7 @@ public final class PodWorkers implements Part<PodWorkersState> {
     /** SyncPod, once the pod's volumes are mounted: the runtime is asked for the sandbox, and the pod is started. */
     private void runPodSandbox(PodWorker w, Instant at, Effects.Builder out) {
         w.status.startedAt = at;
+        w.lastSyncAt = at;
         out.emit(
                 w.source(),
                 EventTypes.RUN_POD_SANDBOX_REQUESTED,
@@ -505,9 +533,7 @@ public final class PodWorkers implements Part<PodWorkersState> {
         VolumeManager volumes = state.volumeManager;
         volumes.handle(event, out).map(state.workers::get).ifPresent(w -> {
             if (volumes.isUnmounted(w.uid)) {
-                if (w.status.isTerminationStarted() && !w.status.isTerminated()) {
-                    termination.syncTerminatedPod(state, w, out);
-                }
+                termination.volumesUnmounted(state, w, out);
             } else if (volumes.isMounted(w.uid) && !w.status.isStarted() && !w.status.isTerminationRequested()) {
                 runPodSandbox(w, event.time(), out);
             }

@@ -6,6 +6,7 @@ import io.podfall.model.apiserver.DeletionRequest;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
 import io.podfall.model.event.EventTypes;
+import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
 import io.podfall.model.kubelet.GracePeriodShortened;
 import io.podfall.model.kubelet.PodTermination;
@@ -34,15 +35,19 @@ final class Termination {
     static final long MINIMUM_GRACE_PERIOD_SECONDS = 2;
 
     private final Compat compat;
+    private final KubeletTiming timing;
 
-    Termination(Compat compat) {
+    Termination(Compat compat, KubeletTiming timing) {
         this.compat = compat;
+        this.timing = timing;
     }
 
     /**
-     * A kill of a terminating pod: records the effective grace period and, the first time, starts the termination; when
-     * the grace period got shorter, moves the kill in flight to the new deadline; any other kill changes nothing.
-     * {@code options} are the kubelet's own (an eviction's).
+     * A kill of a terminating pod: the first time, starts the termination, once the pod worker may sync again
+     * ({@link KubeletTiming#syncAllowed}: it waits for a pod cache newer than its last sync, unless the pod is one only
+     * the runtime knows, which upstream's worker kills without that wait); when the grace period got shorter, records
+     * it ({@link #gracePeriodShortened}); any other kill changes nothing. {@code options} are the kubelet's own (an
+     * eviction's). A kill that waits takes the grace period the pod has when it starts.
      */
     void kill(
             PodWorkersState state,
@@ -51,33 +56,83 @@ final class Termination {
             KillPodOptions options,
             Instant at,
             Effects.Builder out) {
+        if (becameTerminating) {
+            Instant syncAt = w.runtimeOnly ? at : timing.syncAllowed(w.node, w.lastSyncAt, at);
+            if (syncAt.isAfter(at)) {
+                w.pendingKill = options;
+                awaitSync(w, syncAt, out);
+            } else {
+                syncTerminatingPod(state, w, options, at, out);
+            }
+            return;
+        }
+        if (!w.status.isTerminationStarted()) {
+            return; // the terminating sync has not begun: it will take the grace period the pod has then
+        }
         long previous = w.status.gracePeriod;
         PodWorkers.EffectiveGracePeriod grace =
                 PodWorkers.calculateEffectiveGracePeriod(w.status, w.pod(), options.gracePeriodOverride(), compat);
         w.status.gracePeriod = grace.seconds();
-        if (becameTerminating) {
-            w.podStatusFunc = options.podStatusFunc();
-            syncTerminatingPod(state, w, grace.compat(), at, out);
-        } else if (grace.shortened()) {
+        if (grace.shortened()) {
             gracePeriodShortened(w, previous, at, out);
         }
     }
 
+    /** The worker waits for the PLEG's next relist before its next sync ({@link #syncDue}). */
+    private static void awaitSync(PodWorker w, Instant syncAt, Effects.Builder out) {
+        w.syncDueAt = syncAt;
+        out.timer(new PodWorkerTimer.Sync(w.node, w.uid), syncAt);
+    }
+
     /**
-     * Announces the termination with its deadline and kills every running container. A kill with a PodStatusFunc (an
-     * eviction) first has the status manager write the status it sets (kubelet.go SyncTerminatingPod); any other kill
-     * leaves the status as it is until the end.
+     * The PLEG relisted: the worker's sync that waited for it runs, the terminating pod's (its kill starts) or the
+     * terminated pod's (once the volumes are unmounted too). A timer that no longer matches the wait is stale.
+     */
+    void syncDue(PodWorkersState state, PodWorkerTimer.Sync key, Timer timer, Effects.Builder out) {
+        PodWorker w = state.workerOn(key.node(), key.uid());
+        if (w == null || !timer.at().equals(w.syncDueAt)) {
+            return;
+        }
+        w.syncDueAt = null;
+        if (!w.status.isTerminationStarted()) {
+            KillPodOptions options = w.pendingKill;
+            w.pendingKill = null;
+            syncTerminatingPod(state, w, options, timer.at(), out);
+        } else if (w.status.isTerminated() && state.volumeManager.isUnmounted(w.uid)) {
+            syncTerminatedPod(state, w, out);
+        }
+    }
+
+    /**
+     * SyncTerminatingPod: records the effective grace period, announces the termination with its deadline, counted from
+     * now, and kills every running container. A kill with a PodStatusFunc (an eviction) first has the status manager
+     * write the status it sets; any other kill leaves the status as it is until the kill returns.
      */
     private void syncTerminatingPod(
-            PodWorkersState state, PodWorker w, String changedBy, Instant at, Effects.Builder out) {
+            PodWorkersState state, PodWorker w, KillPodOptions options, Instant at, Effects.Builder out) {
+        PodWorkers.EffectiveGracePeriod grace =
+                PodWorkers.calculateEffectiveGracePeriod(w.status, w.pod(), options.gracePeriodOverride(), compat);
+        w.status.gracePeriod = grace.seconds();
+        w.podStatusFunc = options.podStatusFunc();
         w.status.startedTerminating = true;
-        w.status.killDeadline = w.status.deadline();
+        w.status.killDeadline = at.plusSeconds(w.status.gracePeriod);
+        w.lastSyncAt = at;
+        // What the PLEG would have shown the running pod, the kill sees for itself.
+        w.relistDueAt = null;
+        w.runningStatusPending = false;
+        w.exitsPending = null;
         out.emit(
                 w.source(),
                 EventTypes.POD_TERMINATION_STARTED,
                 w.subject(),
                 new PodTerminationStart(
-                        w.node, w.uid, w.namespace(), w.name(), w.status.gracePeriod, w.status.deadline(), changedBy));
+                        w.node,
+                        w.uid,
+                        w.namespace(),
+                        w.name(),
+                        w.status.gracePeriod,
+                        w.status.killDeadline,
+                        grace.compat()));
         if (w.podStatusFunc != null) {
             PodStatuses.set(w, PodStatuses.generate(w, at, false), out);
         }
@@ -321,25 +376,42 @@ final class Termination {
      * last step has the status manager write the terminal status at once, from the stopped containers (kubelet.go:
      * generateAPIPodStatus with podIsTerminal, "to capture the exit codes"), so the API server shows the pod Failed or
      * Succeeded before its volumes are unmounted. A pod the kubelet never started whose phase is terminal already has
-     * nothing new to report; an orphan has nothing to write to. Then SyncTerminatedPod waits for the unmount.
+     * nothing new to report; an orphan has nothing to write to. The pod is terminated (completeTerminating), and the
+     * volume manager starts to unmount its volumes; SyncTerminatedPod runs once the worker may sync again (the PLEG's
+     * next relist) and the volumes are unmounted, whichever is later.
      */
     void killPodReturned(PodWorkersState state, PodWorker w, Effects.Builder out) {
+        Instant at = out.causeTime();
         if (!w.orphan && w.finalStatusRequestId == null && (w.status.isStarted() || !PodStatuses.isTerminal(w.pod()))) {
             requestFinalStatus(w, PodStatuses.generate(w, out.now(), true), out);
         }
-        if (state.volumeManager.waitForUnmount(w.uid, out)) {
+        w.status.terminatedAt = at;
+        w.lastSyncAt = at;
+        Instant syncAt = w.runtimeOnly ? at : timing.syncAllowed(w.node, at, at);
+        boolean unmounted = state.volumeManager.waitForUnmount(w.uid, out);
+        if (syncAt.isAfter(at)) {
+            awaitSync(w, syncAt, out);
+        } else if (unmounted) {
             syncTerminatedPod(state, w, out);
         }
     }
 
     /**
-     * The volumes are unmounted too (kubelet.go SyncTerminatedPod waits in WaitForUnmount, now or on the last
-     * VolumeUnpublished): the pod is terminated and its worker finished, the status manager's TerminatePod. The final
-     * delete waits for the API server to hold the terminal status ({@link #deleteIfReclaimed}); an orphan is forgotten
-     * at once.
+     * The last volume of a terminated pod was unmounted: SyncTerminatedPod, unless the worker still waits for the
+     * PLEG's relist ({@link #syncDue} runs it then).
+     */
+    void volumesUnmounted(PodWorkersState state, PodWorker w, Effects.Builder out) {
+        if (w.status.isTerminated() && !w.status.isFinished() && w.syncDueAt == null) {
+            syncTerminatedPod(state, w, out);
+        }
+    }
+
+    /**
+     * SyncTerminatedPod, once the volumes are unmounted (kubelet.go: WaitForUnmount): the worker is finished, the
+     * status manager's TerminatePod. The final delete waits for the API server to hold the terminal status
+     * ({@link #deleteIfReclaimed}); an orphan is forgotten at once.
      */
     void syncTerminatedPod(PodWorkersState state, PodWorker w, Effects.Builder out) {
-        w.status.terminatedAt = out.now();
         out.emit(
                 w.source(),
                 EventTypes.POD_TERMINATED,
@@ -393,14 +465,33 @@ final class Termination {
                                 .build()));
     }
 
-    /** The pod is gone from the API server and its worker finished: clean up the runtime and forget the UID. */
+    /**
+     * The pod is gone from the API server and its worker finished: the UID is forgotten, and the container garbage
+     * collector removes its sandbox on its next run (kuberuntime_gc.go evictSandboxes: a deleted pod's dead sandboxes).
+     */
     void forget(PodWorkersState state, PodWorker w, Effects.Builder out) {
         if (w.status.isStarted()) {
-            out.emit(w.source(), EventTypes.REMOVE_POD_SANDBOX_REQUESTED, w.subject(), new SandboxRef(w.node, w.uid));
+            Instant at = out.causeTime();
+            Instant gc = timing.nextContainerGc(w.node, at);
+            if (gc.isAfter(at)) {
+                out.timer(new PodWorkerTimer.ContainerGc(w.node, w.uid, w.namespace(), w.name()), gc);
+            } else {
+                removePodSandbox(w.node, w.uid, w.subject(), out);
+            }
         }
         state.workers.remove(w.uid);
         state.recent.forget(w.uid);
         state.forgotten.add(w.uid);
         state.volumeManager.forget(w.uid);
+    }
+
+    /** The container garbage collector's run: the forgotten pod's sandbox is removed. */
+    void containerGc(PodWorkerTimer.ContainerGc key, Effects.Builder out) {
+        removePodSandbox(
+                key.node(), key.uid(), Subjects.of(key.namespace(), ResourceType.PODS.plural(), key.name()), out);
+    }
+
+    private static void removePodSandbox(String node, String uid, String subject, Effects.Builder out) {
+        out.emit("/kubelet/" + node, EventTypes.REMOVE_POD_SANDBOX_REQUESTED, subject, new SandboxRef(node, uid));
     }
 }

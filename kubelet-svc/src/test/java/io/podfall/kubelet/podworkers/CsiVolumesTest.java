@@ -229,9 +229,10 @@ class CsiVolumesTest {
                             "default/pgdata",
                             "/var/lib/kubelet/pods/uid-db-0/volumes/kubernetes.io~csi/data/mount"),
                     only(stopped, NODE_UNPUBLISH_VOLUME_REQUESTED).data(PublishedVolume.class));
-            assertFalse(kubelet.worker(pod).status().isTerminated());
+            assertTrue(kubelet.worker(pod).status().isTerminated(), "the kill returned");
+            assertFalse(kubelet.worker(pod).status().isFinished(), "SyncTerminatedPod waits for the unmount");
             assertEquals(
-                    PodWorkerState.TerminatingPod, kubelet.worker(pod).status().workType());
+                    PodWorkerState.TerminatedPod, kubelet.worker(pod).status().workType());
 
             assertEquals(
                     List.of(),
@@ -245,8 +246,8 @@ class CsiVolumesTest {
                     "the last pod of the node unstages the claim; the pod is terminated, then deleted");
             assertEquals(
                     T0.plusSeconds(60),
-                    kubelet.worker(pod).status().terminatedAt,
-                    "a slow unmount delays the termination by as long as it takes");
+                    only(unpublished, POD_TERMINATED).time(),
+                    "a slow unmount delays the end of the termination by as long as it takes");
 
             assertEquals(
                     List.of(),

@@ -38,7 +38,8 @@ import org.junit.jupiter.api.Test;
 class EvictionManagerTest {
     private static final TimerKey TIMER = new PodWorkerTimer.Eviction(NODE);
 
-    private final KubeletDriver kubelet = new KubeletDriver(new PodWorkers(List.of(NODE), Compat.NONE, 20));
+    private final KubeletDriver kubelet =
+            new KubeletDriver(new PodWorkers(List.of(NODE), Compat.NONE, 20, KubeletTiming.FAST));
     private final Pod older = pod("web-1", 0, 60, null);
     private final Pod newer = pod("web-2", 5, 60, null);
     private final Pod important = pod("web-3", 9, 60, 1000);
@@ -142,7 +143,7 @@ class EvictionManagerTest {
 
     @Test
     void aPodWhoseOwnGracePeriodIsShorterKeepsIt() {
-        KubeletDriver k = new KubeletDriver(new PodWorkers(List.of(NODE), Compat.NONE, 30));
+        KubeletDriver k = new KubeletDriver(new PodWorkers(List.of(NODE), Compat.NONE, 30, KubeletTiming.FAST));
         k.apiserver(OBJECT_CREATED, node(1, null));
         k.running(pod("short", 0, 10, null));
 
@@ -268,7 +269,7 @@ class EvictionManagerTest {
         Effects first = kubelet.apiserver(OBJECT_UPDATED, node(2, "memory"));
         Effects second = kubelet.fire(cycle(first));
 
-        KubeletDriver rebuilt = new KubeletDriver(new PodWorkers(List.of(NODE), Compat.NONE, 20));
+        KubeletDriver rebuilt = new KubeletDriver(new PodWorkers(List.of(NODE), Compat.NONE, 20, KubeletTiming.FAST));
         List<Effects> replayed = kubelet.delivered.stream()
                 .map(e -> rebuilt.core.handle(rebuilt.state, e, e.time()))
                 .toList();
