@@ -103,6 +103,7 @@ class EngineTest {
                         STATUS_UPDATE_REQUESTED,
                         POD_STATUS_UPDATED,
                         DELETION_REQUESTED,
+                        OBJECT_MARKED_TERMINATING,
                         OBJECT_REMOVED,
                         REMOVE_POD_SANDBOX_REQUESTED,
                         CONTAINER_REMOVED,
