@@ -54,15 +54,22 @@ class ApiServerRestartIT {
 
         List<JsonNode> resumed = watch(name, lastSeen);
         assertEquals(
-                List.of("MODIFIED", "DELETED"),
+                List.of("MODIFIED", "MODIFIED", "DELETED"),
                 resumed.stream().map(e -> e.path("type").asText()).toList(),
-                "the final status, then the removal: " + resumed);
+                "the final status, the final delete's grace 0, then the removal: " + resumed);
         assertEquals(
                 "Failed",
                 resumed.get(0).path("object").path("status").path("phase").asText());
         assertEquals(
+                0,
+                resumed.get(1)
+                        .path("object")
+                        .path("metadata")
+                        .path("deletionGracePeriodSeconds")
+                        .asInt(-1));
+        assertEquals(
                 terminating.path("metadata").path("uid"),
-                resumed.get(1).path("object").path("metadata").path("uid"));
+                resumed.get(2).path("object").path("metadata").path("uid"));
         long previous = lastSeen;
         for (JsonNode event : resumed) {
             long rv = resourceVersion(event.path("object"));

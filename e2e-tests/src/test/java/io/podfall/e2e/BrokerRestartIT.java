@@ -54,8 +54,11 @@ class BrokerRestartIT {
 
         List<Event> events = pods.eventsOf(name, SANDBOX_REMOVED, Duration.ofSeconds(120));
         List<Event> deletion = events.subList(events.indexOf(first(events, DELETION_REQUESTED, null)), events.size());
+        assertEquals(
+                2,
+                deletion.stream().filter(e -> e.is(OBJECT_MARKED_TERMINATING)).count(),
+                "the graceful marking and the final delete's grace 0, each once, in " + deletion);
         for (String once : List.of(
-                OBJECT_MARKED_TERMINATING,
                 POD_TERMINATION_STARTED,
                 CONTAINER_SIGNALLED,
                 CONTAINER_EXITED,

@@ -284,6 +284,38 @@ abstract class KubectlTests {
         }
     }
 
+    /**
+     * The kubelet's final delete (grace 0) is a MODIFIED with deletionGracePeriodSeconds 0, then the DELETED, as
+     * upstream's store writes the grace-0 state before it deletes it.
+     */
+    @Test
+    void getWatchSeesTheFinalDeletesGraceZeroBeforeTheDeletion() {
+        String name = prefix() + "watch-zero";
+        createRunning(name, "exit");
+        try (Command.Running watch = kubectl.start(
+                "get",
+                "pod",
+                name,
+                "-w",
+                "--output-watch-events",
+                "-o",
+                "jsonpath={.type} {.object.metadata.deletionGracePeriodSeconds}{\"\\n\"}")) {
+            assertEquals(
+                    0,
+                    kubectl.run("delete", "pod", name, "--grace-period=1", "--wait=false")
+                            .exitCode());
+            watch.awaitLine(l -> l.equals("DELETED 0"), Duration.ofSeconds(60));
+            List<String> events = watch.lines().stream()
+                    .filter(l -> l.matches("(ADDED|MODIFIED|DELETED)\\b.*"))
+                    .toList();
+            assertEquals(
+                    List.of("MODIFIED 0", "DELETED 0"),
+                    events.subList(events.size() - 2, events.size()),
+                    events::toString);
+            assertTrue(events.contains("MODIFIED 1"), () -> "the graceful marking first: " + events);
+        }
+    }
+
     @Test
     void scaleWritesTheDeploymentsReplicasThroughTheScaleSubresource() {
         String name = prefix() + "scale";

@@ -82,6 +82,7 @@ class LogAnalysisIT {
                         POD_TERMINATED,
                         POD_STATUS_UPDATED,
                         DELETION_REQUESTED,
+                        OBJECT_MARKED_TERMINATING,
                         OBJECT_REMOVED,
                         REMOVE_POD_SANDBOX_REQUESTED,
                         CONTAINER_REMOVED,
@@ -93,6 +94,9 @@ class LogAnalysisIT {
                 g.steps().get(5).detail().contains("exitCode=143"),
                 g.steps().get(5).detail());
         assertTrue(g.steps().get(12).detail().startsWith("grace=0s uid-precondition="), "the kubelet's final delete");
+        assertTrue(g.steps().get(13).detail().startsWith("deletionGracePeriodSeconds=0 "), "stored at grace 0");
+        assertEquals("", g.steps().get(13).phase(), "no boundary: the pod began terminating once");
+        assertEquals("gone", g.steps().get(14).phase());
         assertTrue(
                 g.steps().get(5).offsetMillis() - g.steps().get(3).offsetMillis() >= 500,
                 "the process exits 0.5 s after StopContainer");
@@ -112,6 +116,7 @@ class LogAnalysisIT {
                         "",
                         "",
                         "final delete",
+                        "",
                         "gone",
                         "",
                         "",

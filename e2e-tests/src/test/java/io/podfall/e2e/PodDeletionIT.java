@@ -15,6 +15,7 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -62,6 +63,7 @@ class PodDeletionIT {
                         POD_TERMINATED,
                         POD_STATUS_UPDATED,
                         DELETION_REQUESTED,
+                        OBJECT_MARKED_TERMINATING,
                         OBJECT_REMOVED,
                         REMOVE_POD_SANDBOX_REQUESTED,
                         CONTAINER_REMOVED,
@@ -79,8 +81,10 @@ class PodDeletionIT {
         assertTrue(finalDelete.source().startsWith("/kubelet/"), "the kubelet sends the final delete");
         JsonNode options = finalDelete.data().path("options");
         assertEquals(0, options.path("gracePeriodSeconds").asInt());
+        List<Event> markings =
+                events.stream().filter(e -> e.is(OBJECT_MARKED_TERMINATING)).toList();
         assertEquals(
-                only(events, OBJECT_MARKED_TERMINATING)
+                markings.get(0)
                         .data()
                         .path("object")
                         .path("metadata")
@@ -94,6 +98,71 @@ class PodDeletionIT {
                         .data()
                         .path("gracePeriodSeconds")
                         .asInt());
+        // The final delete is two facts, as upstream's store writes the grace-0 state, then deletes it.
+        Event graceZero = markings.get(1);
+        Event removed = only(events, OBJECT_REMOVED);
+        assertEquals(finalDelete.id(), graceZero.causationId());
+        assertEquals(finalDelete.id(), removed.causationId());
+        JsonNode zeroMeta = graceZero.data().path("object").path("metadata");
+        assertEquals(0, zeroMeta.path("deletionGracePeriodSeconds").asInt());
+        assertEquals(
+                Instant.parse(markings.get(0)
+                                .data()
+                                .path("object")
+                                .path("metadata")
+                                .path("deletionTimestamp")
+                                .asText())
+                        .minusSeconds(5),
+                Instant.parse(zeroMeta.path("deletionTimestamp").asText()),
+                "the deadline moves earlier by the whole grace period");
+        JsonNode removedMeta = removed.data().path("object").path("metadata");
+        assertEquals(0, removedMeta.path("deletionGracePeriodSeconds").asInt(), "the removal carries grace 0");
+        assertEquals(
+                zeroMeta.path("resourceVersion").asLong() + 1,
+                removedMeta.path("resourceVersion").asLong(),
+                "the removal is the next revision");
+    }
+
+    @Test
+    void aWatchSeesTheFinalDeletesGraceZeroAsModifiedBeforeDeleted() {
+        try (Watched watch = new Watched(suite.apiserverUrl(), "/api/v1/namespaces/default/pods")) {
+            new PodDeletion(api, System.out).run("default", "watched", 1, Map.of(), Duration.ofSeconds(60));
+
+            List<Watched.Change> changes = changesUntilDeleted(watch, "default/watched");
+            Watched.Change deleted = changes.get(changes.size() - 1);
+            Watched.Change before = changes.get(changes.size() - 2);
+            assertEquals("MODIFIED", before.type(), changes.toString());
+            assertEquals(0L, before.deletionGracePeriodSeconds(), "the kubelet's grace 0, stored: " + changes);
+            assertEquals(0L, deleted.deletionGracePeriodSeconds(), changes.toString());
+            assertEquals(
+                    Long.parseLong(before.object().resourceVersion()) + 1,
+                    Long.parseLong(deleted.object().resourceVersion()),
+                    changes.toString());
+            assertTrue(
+                    changes.subList(0, changes.size() - 2).stream()
+                            .anyMatch(c -> c.type().equals("MODIFIED")
+                                    && Long.valueOf(1).equals(c.deletionGracePeriodSeconds())),
+                    "the graceful marking (grace 1) came before: " + changes);
+        }
+    }
+
+    /** The watch's changes of one pod, once it has served its DELETED. */
+    private static List<Watched.Change> changesUntilDeleted(Watched watch, String key) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            List<Watched.Change> of =
+                    watch.changes().stream().filter(c -> c.key().equals(key)).toList();
+            if (!of.isEmpty() && of.get(of.size() - 1).type().equals("DELETED")) {
+                return of;
+            }
+            assertTrue(System.nanoTime() < deadline, "no DELETED of " + key + " within 30 s: " + of);
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
     }
 
     @Test

@@ -28,8 +28,11 @@ final class Watched implements AutoCloseable {
     /** An object as served: which one and at which resourceVersion. */
     record Served(String uid, String resourceVersion) {}
 
-    /** One watch event: ADDED, MODIFIED or DELETED, of the object {@code namespace/name}. */
-    record Change(String type, String key, Served object) {}
+    /**
+     * One watch event: ADDED, MODIFIED or DELETED, of the object {@code namespace/name}, with its
+     * deletionGracePeriodSeconds (null when it has none).
+     */
+    record Change(String type, String key, Served object, Long deletionGracePeriodSeconds) {}
 
     final String collection;
     /** What the LIST served, by {@code namespace/name}. */
@@ -73,7 +76,12 @@ final class Watched implements AutoCloseable {
                     JsonNode event = Json.read(line.getBytes(StandardCharsets.UTF_8));
                     JsonNode o = event.path("object");
                     synchronized (changes) {
-                        changes.add(new Change(event.path("type").asText(), key(o), served(o)));
+                        JsonNode grace = o.path("metadata").path("deletionGracePeriodSeconds");
+                        changes.add(new Change(
+                                event.path("type").asText(),
+                                key(o),
+                                served(o),
+                                grace.isNumber() ? grace.asLong() : null));
                     }
                 }
             }

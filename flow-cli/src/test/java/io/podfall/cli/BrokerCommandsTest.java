@@ -115,7 +115,7 @@ class BrokerCommandsTest {
 
         List<ConsumerRecord<String, byte[]>> original = records(source);
         List<ConsumerRecord<String, byte[]>> imported = records(copy);
-        assertEquals(41, original.size());
+        assertEquals(43, original.size());
         assertEquals(original.size(), imported.size());
         for (int i = 0; i < original.size(); i++) {
             assertEquals(original.get(i).key(), imported.get(i).key(), "key of record " + i);

@@ -184,7 +184,7 @@ class CommandsTest {
                         .execute("stats", "--progress", "--file", f.toString()));
         assertTrue(
                 err.toString()
-                        .matches("(?s).*\\rpodfall: read 20 events of " + Pattern.quote(f.toString()) + " in .*\\n"),
+                        .matches("(?s).*\\rpodfall: read 21 events of " + Pattern.quote(f.toString()) + " in .*\\n"),
                 err.toString());
         assertEquals(out.toString(), quiet.toString(), "standard output is the same");
     }

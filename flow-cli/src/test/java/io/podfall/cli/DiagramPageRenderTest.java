@@ -52,7 +52,7 @@ class DiagramPageRenderTest {
         List<String> messages = matches(MESSAGE, drawn.svg());
         List<Event> flow =
                 log.stream().filter(e -> e.correlationId().equals("del-web-1")).toList();
-        assertEquals(18, flow.size());
+        assertEquals(19, flow.size());
         assertEquals(flow.size(), messages.size(), "one message an event: " + messages);
         assertEquals(labels(Files.readString(drawn.page())), messages, "each event's label, in log order");
         byte[] png = Files.readAllBytes(drawn.screenshot());

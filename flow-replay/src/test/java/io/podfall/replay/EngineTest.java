@@ -103,6 +103,7 @@ class EngineTest {
                         POD_TERMINATED,
                         POD_STATUS_UPDATED,
                         DELETION_REQUESTED,
+                        OBJECT_MARKED_TERMINATING,
                         OBJECT_REMOVED,
                         REMOVE_POD_SANDBOX_REQUESTED,
                         CONTAINER_REMOVED,

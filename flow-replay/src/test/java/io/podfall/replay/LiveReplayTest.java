@@ -71,7 +71,7 @@ class LiveReplayTest {
         assertTrue(
                 ReplayReport.text(replay)
                         .endsWith("reproduced: no divergence in 4 flows from " + T0.plusSeconds(2) + " to "
-                                + replay.until() + "\ndigest: " + replay.digest() + " of the 57 replayed events\n"),
+                                + replay.until() + "\ndigest: " + replay.digest() + " of the 59 replayed events\n"),
                 ReplayReport.text(replay));
     }
 

@@ -43,9 +43,10 @@ import java.util.Set;
  *       a delete may only shorten the grace period (the deadline moves earlier by the difference); a longer or equal
  *       one writes nothing ({@code rest.BeforeDelete}).
  *   <li><b>removed</b> ({@code ObjectRemoved}, the last state): when a delete finds grace 0 (or the kind has no
- *       graceful deletion) and no finalizers. The kubelet's final delete (grace 0, uid precondition) does this for a
- *       pod whose containers have stopped. An object held by finalizers at grace 0 is removed by the update that takes
- *       its last finalizer away.
+ *       graceful deletion) and no finalizers. A graceful delete to grace 0 is two facts of one step, as upstream's
+ *       store writes, then deletes: {@code ObjectMarkedTerminating} with grace 0, then {@code ObjectRemoved} of that
+ *       state. The kubelet's final delete (grace 0, uid precondition) does this for a pod whose containers have
+ *       stopped. An object held by finalizers at grace 0 is removed by the update that takes its last finalizer away.
  * </ul>
  *
  * A deletecollection deletes every object its selectors match, each exactly as a single delete

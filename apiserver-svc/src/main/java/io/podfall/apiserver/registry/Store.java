@@ -414,15 +414,22 @@ final class Store {
             markAsDeleting(meta, out.causeTime());
         }
         boolean remove = !pendingFinalizers && (!graceful || grace == 0);
-        // Upstream writes the update before the removal only for a graceful delete; the podfall protocol folds a
-        // terminating pod's last shortening (the kubelet's final delete with grace 0) into the removal, whose
-        // data carries that last state, so watchers see one fact: the pod is gone.
+        // IMPORTANT: a graceful delete is two writes, as in store.go: updateForGracefulDeletionAndFinalizers first
+        // stores the object with its (new or shortened) deletionTimestamp and deletionGracePeriodSeconds, a
+        // GuaranteedUpdate that watchers see as MODIFIED; only then, if that grace is 0 and no finalizer is left,
+        // Delete
+        // removes it (DELETED). So the kubelet's final delete (grace 0) of a terminating pod, a force delete, and the
+        // delete of an unscheduled or finished pod (CheckGracefulDelete of pkg/registry/core/pod/strategy.go gives
+        // them grace 0) are each ObjectMarkedTerminating with grace 0, then ObjectRemoved, in this one step. A delete
+        // that is not graceful (any other kind; a pod already at grace 0: rest.BeforeDelete returns graceful false)
+        // writes only if finalizers hold the object (markAsDeleting), else it removes it at once (errDeleteNow).
         ObjectNode json = (ObjectNode) Json.tree(next);
-        if (!Storage.same(state.tree(type, current), json) && (!remove || (graceful && !wasTerminating))) {
+        if (!Storage.same(state.tree(type, current), json) && (!remove || graceful)) {
             Storage.write(state, out, EventTypes.OBJECT_MARKED_TERMINATING, type, next, json);
         }
         if (remove) {
-            // The last state, with the removal's resourceVersion; the object written just now stays as stored.
+            // The state just written (grace 0) with the removal's resourceVersion, as etcd3's watcher sends a DELETED
+            // object: the old value at the revision of its deletion (staging/.../storage/etcd3/watcher.go).
             ObjectNode last = json.deepCopy();
             Storage.setResourceVersion(last, Long.toString(state.nextResourceVersion()));
             state.remove(type, next);

@@ -617,7 +617,7 @@ class RegistryTest extends RegistryFixture {
         }
 
         @Test
-        void theKubeletsFinalDeleteOfATerminatingPodOnlyRemovesIt() {
+        void theKubeletsFinalDeleteOfATerminatingPodShortensItsGraceToZeroThenRemovesIt() {
             String uid = uidOf(create(aPod("web-1").onNode("node-1").build()));
             delete("web-1", grace(30), T0);
 
@@ -638,14 +638,23 @@ class RegistryTest extends RegistryFixture {
                                             .build())),
                     T0.plusSeconds(12));
 
-            assertEquals(List.of(EventTypes.OBJECT_REMOVED), types(effects));
-            Pod last = pod(effects, 0);
+            // store.go: the update to grace 0 (watch MODIFIED), then the removal of that state (watch DELETED).
+            assertEquals(List.of(EventTypes.OBJECT_MARKED_TERMINATING, EventTypes.OBJECT_REMOVED), types(effects));
+            Pod shortened = pod(effects, 0);
             assertEquals(
                     "2025-03-01T10:00:00Z",
-                    last.getMetadata().getDeletionTimestamp(),
-                    "the last shortening is in the last state");
-            assertEquals(0L, last.getMetadata().getDeletionGracePeriodSeconds());
+                    shortened.getMetadata().getDeletionTimestamp(),
+                    "the deadline moves earlier by the whole grace period: T0 + 30 s - (30 - 0) s");
+            assertEquals(0L, shortened.getMetadata().getDeletionGracePeriodSeconds());
+            Pod last = pod(effects, 1);
+            assertEquals(
+                    Long.parseLong(shortened.getMetadata().getResourceVersion()) + 1,
+                    Long.parseLong(last.getMetadata().getResourceVersion()),
+                    "the removal is a revision of its own");
+            last.getMetadata().setResourceVersion(shortened.getMetadata().getResourceVersion());
+            assertEquals(shortened, last, "the last state is the one just written");
             assertEquals(Registry.SOURCE, effects.events().get(0).source());
+            assertEquals(Registry.SOURCE, effects.events().get(1).source());
             assertFalse(state.get(ResourceType.PODS, "default", "web-1").isPresent());
         }
 

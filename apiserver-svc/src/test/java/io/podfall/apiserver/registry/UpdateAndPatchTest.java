@@ -237,7 +237,7 @@ class UpdateAndPatchTest extends RegistryFixture {
 
         assertEquals(List.of(EventTypes.OBJECT_UPDATED), types(effects), "the kubelet's final delete removes it later");
         assertTrue(stored("x").getMetadata().getFinalizers().isEmpty());
-        assertEquals(List.of(EventTypes.OBJECT_REMOVED), types(delete("x", 0L)));
+        assertEquals(List.of(EventTypes.OBJECT_MARKED_TERMINATING, EventTypes.OBJECT_REMOVED), types(delete("x", 0L)));
     }
 
     @Test

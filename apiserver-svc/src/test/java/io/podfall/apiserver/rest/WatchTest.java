@@ -69,10 +69,17 @@ class WatchTest {
             updateStatus("web-1", uid, "Running");
             delete("web-1", 30, null);
             updateStatus("web-1", uid, "Failed");
-            delete("web-1", 0, uid);
+            delete("web-1", 0, uid); // the kubelet's final delete: grace 0 stored, then removed
 
             assertEquals(
-                    List.of("ADDED 1", "MODIFIED 2", "MODIFIED 3", "MODIFIED 4", "MODIFIED 5", "DELETED 6"),
+                    List.of(
+                            "ADDED 1",
+                            "MODIFIED 2",
+                            "MODIFIED 3",
+                            "MODIFIED 4",
+                            "MODIFIED 5",
+                            "MODIFIED 6",
+                            "DELETED 7"),
                     all.seen());
         }
 
@@ -291,7 +298,7 @@ class WatchTest {
             record(history, bind("web-1", uid));
             record(history, updateStatus("web-1", uid, "Running"));
             record(history, delete("web-1", 30, null));
-            record(history, delete("web-1", 0, uid));
+            record(history, updateStatus("web-1", uid, "Failed"));
             return history;
         }
 

@@ -292,6 +292,21 @@ class EndpointsControllerTest {
     }
 
     @Test
+    void theFinalDeletesGraceZeroThenTheRemovalOfAPodAlreadyOutChangeNothing() {
+        webWithTwoReadyPods();
+        answer(request(api.markedTerminating(PODS, terminating(pod("web-1", "10.244.1.2", true)))));
+
+        // store.go: the kubelet's final delete writes grace 0 (watch MODIFIED), then deletes the pod (DELETED).
+        Pod atGraceZero = new PodBuilder(terminating(pod("web-1", "10.244.1.2", true)))
+                .editMetadata()
+                .withDeletionGracePeriodSeconds(0L)
+                .endMetadata()
+                .build();
+        assertEquals(Effects.NONE, handle(api.markedTerminating(PODS, atGraceZero)));
+        assertEquals(Effects.NONE, handle(api.removed(PODS, atGraceZero)));
+    }
+
+    @Test
     void podsMarkedTerminatingBackToBackEachGetAPatchOfTheirOwn() {
         webWithTwoReadyPods();
         Event first = api.markedTerminating(PODS, terminating(pod("web-1", "10.244.1.2", true)));

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetStatus;
 import io.podfall.controller.Expectations;
@@ -168,6 +169,38 @@ class ReplicaSetControllerTest {
                 statusWritten(ofType(effects, EventTypes.PATCH_REQUESTED).get(0))
                         .getReplicas(),
                 "a terminating pod is no replica");
+    }
+
+    @Test
+    void theFinalDeletesGraceZeroThenTheRemovalOfAReplacedPodAskForNothingMore() {
+        ReplicaSet rs = api.created(RS, aReplicaSet("web").replicas(2).build())
+                .data(ObjectChange.class)
+                .object(ReplicaSet.class);
+        existing(
+                rs,
+                aPodOf(rs, "web-a").onNode("node-1").ready(T0).build(),
+                aPodOf(rs, "web-b").onNode("node-1").ready(T0).build());
+        Pod terminating = aPodOf(rs, "web-a")
+                .onNode("node-1")
+                .ready(T0)
+                .terminating(T0.plusSeconds(30))
+                .build();
+        assertEquals(1, podsAskedFor(handle(api.markedTerminating(terminating))).size());
+
+        // store.go: the kubelet's final delete writes grace 0 (watch MODIFIED), then deletes the pod (DELETED).
+        Pod atGraceZero = new PodBuilder(terminating)
+                .editMetadata()
+                .withDeletionTimestamp(T0.toString())
+                .withDeletionGracePeriodSeconds(0L)
+                .endMetadata()
+                .build();
+        Effects graceZero = handle(api.markedTerminating(atGraceZero));
+        Effects removed = handle(api.removed(atGraceZero));
+
+        assertEquals(List.of(), podsAskedFor(graceZero), "already replaced");
+        assertEquals(List.of(), podsAskedFor(removed));
+        assertEquals(List.of(), ofType(graceZero, EventTypes.DELETION_REQUESTED));
+        assertEquals(List.of(), ofType(removed, EventTypes.DELETION_REQUESTED));
     }
 
     @Test

@@ -20,7 +20,10 @@ import java.util.Optional;
  */
 public record DeletionFlow(Event request, List<Event> events) {
 
-    /** The order of a graceful deletion, as the end-to-end test asserts it; the second delete is the kubelet's. */
+    /**
+     * The order of a graceful deletion, as the end-to-end test asserts it; the second delete is the kubelet's, which
+     * the API server stores with grace 0 (a second marking) before it removes the pod, as upstream's store.go does.
+     */
     public static final List<String> GRACEFUL_ORDER = List.of(
             EventTypes.DELETION_REQUESTED,
             EventTypes.OBJECT_MARKED_TERMINATING,
@@ -35,6 +38,7 @@ public record DeletionFlow(Event request, List<Event> events) {
             EventTypes.STATUS_UPDATE_REQUESTED,
             EventTypes.POD_STATUS_UPDATED,
             EventTypes.DELETION_REQUESTED,
+            EventTypes.OBJECT_MARKED_TERMINATING,
             EventTypes.OBJECT_REMOVED,
             EventTypes.REMOVE_POD_SANDBOX_REQUESTED,
             EventTypes.CONTAINER_REMOVED,
@@ -147,13 +151,23 @@ public record DeletionFlow(Event request, List<Event> events) {
         return options == null ? null : options.getGracePeriodSeconds();
     }
 
-    /** The furthest step of {@link #GRACEFUL_ORDER} the flow reached, as an index into it; -1 for none. */
+    /**
+     * The furthest step of {@link #GRACEFUL_ORDER} the flow reached, as an index into it; -1 for none. A marking after
+     * the kubelet's delete is that delete's grace 0.
+     */
     public int progress() {
         int max = -1;
+        boolean finalDelete = false;
         for (Event e : events) {
-            int i = e.is(EventTypes.DELETION_REQUESTED)
-                    ? (e.id().equals(request.id()) ? 0 : KUBELET_DELETE)
-                    : GRACEFUL_ORDER.indexOf(e.type());
+            int i;
+            if (e.is(EventTypes.DELETION_REQUESTED)) {
+                finalDelete |= !e.id().equals(request.id());
+                i = finalDelete ? KUBELET_DELETE : 0;
+            } else if (e.is(EventTypes.OBJECT_MARKED_TERMINATING) && finalDelete) {
+                i = KUBELET_DELETE + 1;
+            } else {
+                i = GRACEFUL_ORDER.indexOf(e.type());
+            }
             max = Math.max(max, i);
         }
         return max;

@@ -6,9 +6,11 @@ import io.podfall.model.runtime.ContainerSignal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The phases of the objects of one flow, folded from its events in log order: which steps are the boundaries of a
@@ -30,6 +32,9 @@ final class Phases {
     /** The time of every event so far, by id: the cause of an object's first step. */
     private final Map<String, Instant> times = new HashMap<>();
 
+    /** The objects already marked for deletion: a later marking (a shorter grace) begins no phase. */
+    private final Set<String> marked = new HashSet<>();
+
     private final EndpointsChain endpoints = new EndpointsChain();
 
     /** The next event of the flow. */
@@ -37,6 +42,11 @@ final class Phases {
         Optional<Event> podOut = endpoints.accept(e);
         String object = podOut.map(Event::subject).orElse(e.subject());
         String boundary = podOut.isPresent() ? "endpoints removed" : boundary(e);
+        // A pod begins terminating once. The API server writes it again with a shorter grace: the kubelet's final
+        // delete stores grace 0 right before the removal, so "gone" still counts from the final delete.
+        if (e.is(EventTypes.OBJECT_MARKED_TERMINATING) && !marked.add(object)) {
+            boundary = "";
+        }
         Instant previous = boundaries.containsKey(object) ? boundaries.get(object) : times.get(e.causationId());
         times.put(e.id(), e.time());
         if (!boundary.isEmpty() || !boundaries.containsKey(object)) {

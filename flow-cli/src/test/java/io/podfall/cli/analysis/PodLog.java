@@ -183,6 +183,32 @@ public final class PodLog {
                                 data("phase", "Running"))));
     }
 
+    /**
+     * The API server's write of the kubelet's final delete before the removal: grace 0, the deadline moved back by the
+     * whole grace period to the moment the pod was marked ({@code markedMs}).
+     */
+    public Event shortenedToZero(long ms, long markedMs, String phase) {
+        return then(
+                ms,
+                "/apiserver",
+                EventTypes.OBJECT_MARKED_TERMINATING,
+                data(
+                        "resource",
+                        "pods",
+                        "object",
+                        data(
+                                "metadata",
+                                data(
+                                        "uid",
+                                        uid,
+                                        "deletionGracePeriodSeconds",
+                                        0,
+                                        "deletionTimestamp",
+                                        at(markedMs).toString()),
+                                "status",
+                                data("phase", phase))));
+    }
+
     public Event terminationStarted(long ms, long grace) {
         return then(
                 ms,
@@ -356,6 +382,7 @@ public final class PodLog {
                         name,
                         "options",
                         data("gracePeriodSeconds", 0, "preconditions", data("uid", uid))));
+        shortenedToZero(exit + 125, start + 17, ignoresSigterm ? "Failed" : "Succeeded");
         removed(exit + 125);
         then(exit + 140, kubelet, EventTypes.REMOVE_POD_SANDBOX_REQUESTED, data("node", node, "podUid", uid));
         Map<String, Object> gone = container();

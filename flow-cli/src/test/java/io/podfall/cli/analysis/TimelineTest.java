@@ -167,13 +167,15 @@ class TimelineTest {
                         "",
                         "",
                         "final delete",
+                        "",
                         "gone",
                         "",
                         "",
                         ""),
                 t.steps().stream().map(Timeline.Step::phase).toList());
         assertEquals(
-                Arrays.asList(null, 17L, 34L, 34L, 59L, 1000L, 22L, 36L, 0L, 36L, 36L, 36L, 36L, 53L, 15L, 35L, 45L),
+                Arrays.asList(
+                        null, 17L, 34L, 34L, 59L, 1000L, 22L, 36L, 0L, 36L, 36L, 36L, 36L, 53L, 53L, 15L, 35L, 45L),
                 t.steps().stream().map(Timeline.Step::sincePhaseMillis).toList());
         assertEquals(
                 "   +1076 ms     +1000 ms  exit             runtime/node-1  runtime.ContainerExited            "

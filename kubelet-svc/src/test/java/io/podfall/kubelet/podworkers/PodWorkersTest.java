@@ -145,7 +145,12 @@ class PodWorkersTest {
         assertTrue(kubelet.worker(pod).status().isFinished());
         assertEquals(List.of(DELETION_REQUESTED), types(kubelet.statusWritten(pod, stopped)));
 
-        Effects removed = kubelet.apiserver(OBJECT_REMOVED, terminating);
+        // The final delete stores grace 0 first (watch MODIFIED), then removes the pod (DELETED), as upstream.
+        Pod atGraceZero = kubelet.markedTerminating(pod, 0);
+        assertTrue(
+                kubelet.apiserver(OBJECT_MARKED_TERMINATING, atGraceZero).isEmpty(),
+                "a finished worker has nothing to kill, and its final delete is sent already");
+        Effects removed = kubelet.apiserver(OBJECT_REMOVED, atGraceZero);
         assertEquals(List.of(REMOVE_POD_SANDBOX_REQUESTED), types(removed));
         assertEquals(new SandboxRef(NODE, "uid-web-1"), only(removed, REMOVE_POD_SANDBOX_REQUESTED, SandboxRef.class));
         assertNull(kubelet.worker(pod), "the worker is forgotten");
@@ -289,6 +294,30 @@ class PodWorkersTest {
         }
 
         @Test
+        void aForceDeleteKillsOnItsGraceZeroMarkingAsTheRemovalAloneWouldAndTheRemovalOnlyOrphansIt() {
+            KubeletDriver removalOnly = new KubeletDriver();
+            Pod other = removalOnly.running(web1());
+            removalOnly.apiserver(OBJECT_MARKED_TERMINATING, terminating);
+            Effects killedByRemoval =
+                    removalOnly.after(10).apiserver(OBJECT_REMOVED, removalOnly.markedTerminating(other, 0));
+
+            Pod forced = kubelet.after(10).markedTerminating(pod, 0);
+            Effects killedByMarking = kubelet.apiserver(OBJECT_MARKED_TERMINATING, forced);
+            Effects removed = kubelet.apiserver(OBJECT_REMOVED, forced);
+
+            assertEquals(
+                    List.of(GRACE_PERIOD_SHORTENED),
+                    types(killedByMarking),
+                    "a released kubelet's kill in flight keeps its deadline");
+            assertEquals(
+                    killedByRemoval.events().stream().map(Event::data).toList(),
+                    killedByMarking.events().stream().map(Event::data).toList(),
+                    "the same kill, one fact earlier");
+            assertTrue(removed.isEmpty(), "the shortening was recorded already");
+            assertTrue(kubelet.worker(pod).isOrphan(), "no final status, no final delete");
+        }
+
+        @Test
         void aLongerOrEqualGracePeriodChangesNothing() {
             assertTrue(kubelet.after(5)
                     .apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 60))
@@ -418,7 +447,8 @@ class PodWorkersTest {
         kubelet.apiserver(OBJECT_MARKED_TERMINATING, terminating);
         exitAndStopSandbox(pod, 143, 143);
         kubelet.apiserver(POD_STATUS_UPDATED, terminating);
-        kubelet.apiserver(OBJECT_REMOVED, terminating);
+        kubelet.apiserver(OBJECT_MARKED_TERMINATING, kubelet.markedTerminating(pod, 0));
+        kubelet.apiserver(OBJECT_REMOVED, kubelet.markedTerminating(pod, 0));
 
         for (Event fact : List.copyOf(kubelet.delivered)) {
             assertTrue(kubelet.redeliver(fact).isEmpty(), () -> "a repeated " + fact.type() + " emitted something");
