@@ -67,7 +67,7 @@ final class BenchSuite implements AutoCloseable {
         if (run.jfr) {
             createDirectories(workDir.resolve("jfr"));
         }
-        Map<String, String> settings = new LinkedHashMap<>();
+        Map<String, String> settings = new LinkedHashMap<>(Suite.Tuning.FAST_KUBELET.settings());
         settings.put("podfall.kubelet.nodes", nodeNames(nodes));
         if (timeScale > 1) {
             settings.put("podfall.kubelet.node-lease-duration-seconds", Long.toString(Math.round(40 * timeScale)));

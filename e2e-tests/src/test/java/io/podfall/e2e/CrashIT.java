@@ -106,7 +106,7 @@ class CrashIT {
                         TOPIC,
                         TIME_SCALE,
                         Duration.ofSeconds(300)),
-                new Suite.Tuning(Map.of("podfall.kubelet.nodes", String.join(",", nodes)), List.of()))) {
+                Suite.Tuning.FAST_KUBELET.with(Map.of("podfall.kubelet.nodes", String.join(",", nodes))))) {
             suite = running;
             api = new ApiClient(running.apiserverUrl());
             for (int round = 1; soak.goesOn(round, started); round++) {

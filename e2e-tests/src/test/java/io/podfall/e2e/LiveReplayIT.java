@@ -61,16 +61,18 @@ class LiveReplayIT {
     static void startASecondSuiteOnThePrefixedTopic(Suite suite, Broker broker) throws IOException {
         pods = new SuiteClient(suite);
         bootstrap = broker.bootstrapServers();
-        target = Suite.start(new Suite.Options(
-                Path.of(System.getProperty("podfall.project.root", "..")),
-                Files.createTempDirectory("podfall-e2e-live-"),
-                bootstrap,
-                0,
-                0,
-                0,
-                TARGET,
-                1.0,
-                Duration.ofSeconds(120)));
+        target = Suite.start(
+                new Suite.Options(
+                        Path.of(System.getProperty("podfall.project.root", "..")),
+                        Files.createTempDirectory("podfall-e2e-live-"),
+                        bootstrap,
+                        0,
+                        0,
+                        0,
+                        TARGET,
+                        1.0,
+                        Duration.ofSeconds(120)),
+                Suite.Tuning.FAST_KUBELET);
         SuiteClient own = new SuiteClient(target);
         own.createRunning(pod("live-warm-up", Map.of()));
         own.delete("live-warm-up", 0);

@@ -60,7 +60,7 @@ final class ScenarioReplay {
                         topic,
                         1.0,
                         Duration.ofSeconds(120)),
-                tuning);
+                Suite.Tuning.FAST_KUBELET.with(tuning.settings()));
     }
 
     /** The shared suite's whole topic, exported with {@code podfall export}. */

@@ -15,7 +15,9 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 /**
  * The suite every end-to-end test drives: the four packaged services as processes, on the broker of
  * {@link KafkaBrokerExtension}, started once per test run and stopped when it ends. Test methods get it as a
- * {@link Suite} parameter; use it with {@code @ExtendWith({KafkaBrokerExtension.class, SuiteExtension.class})}.
+ * {@link Suite} parameter; use it with {@code @ExtendWith({KafkaBrokerExtension.class, SuiteExtension.class})}. Its
+ * kubelet waits for nothing ({@link Suite.Tuning#FAST_KUBELET}), so the orders the tests assert are exact; upstream's
+ * waits have a class of their own ({@code KubeletTimingIT}).
  */
 public class SuiteExtension implements ParameterResolver {
     static final String TOPIC = "podfall.events";
@@ -39,16 +41,18 @@ public class SuiteExtension implements ParameterResolver {
 
         Running(Broker broker) {
             try {
-                suite = Suite.start(new Suite.Options(
-                        Path.of(System.getProperty("podfall.project.root", "..")),
-                        Files.createTempDirectory("podfall-e2e-"),
-                        broker.bootstrapServers(),
-                        0,
-                        0,
-                        0,
-                        TOPIC,
-                        1.0,
-                        Duration.ofSeconds(120)));
+                suite = Suite.start(
+                        new Suite.Options(
+                                Path.of(System.getProperty("podfall.project.root", "..")),
+                                Files.createTempDirectory("podfall-e2e-"),
+                                broker.bootstrapServers(),
+                                0,
+                                0,
+                                0,
+                                TOPIC,
+                                1.0,
+                                Duration.ofSeconds(120)),
+                        Suite.Tuning.FAST_KUBELET);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
