@@ -158,23 +158,12 @@ class TerminationIT {
                         || List.of("Succeeded", "Failed").contains(phase(e))) // the terminal status only
                 .map(Event::type)
                 .filter(t -> List.of(
-                                SANDBOX_STOPPED,
-                                POD_STATUS_UPDATED,
-                                NODE_UNPUBLISH_VOLUME_REQUESTED,
-                                VOLUME_UNPUBLISHED,
-                                POD_TERMINATED,
-                                OBJECT_REMOVED)
+                                SANDBOX_STOPPED, POD_STATUS_UPDATED, VOLUME_UNPUBLISHED, POD_TERMINATED, OBJECT_REMOVED)
                         .contains(t))
                 .distinct()
                 .toList();
         assertEquals(
-                List.of(
-                        SANDBOX_STOPPED,
-                        NODE_UNPUBLISH_VOLUME_REQUESTED,
-                        POD_STATUS_UPDATED,
-                        VOLUME_UNPUBLISHED,
-                        POD_TERMINATED,
-                        OBJECT_REMOVED),
+                List.of(SANDBOX_STOPPED, POD_STATUS_UPDATED, VOLUME_UNPUBLISHED, POD_TERMINATED, OBJECT_REMOVED),
                 order,
                 "as SyncTerminatingPod: the terminal phase once the sandbox stopped, the delete after the unmount");
         assertEquals(

@@ -85,8 +85,12 @@ final class DemoCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The last step of a pod's deletion: the runtime removed its sandbox. */
+    /**
+     * Where the demo stops reading: the pod gone from the API server. What follows is the runtime's removal of its
+     * sandbox, which a released kubelet leaves to the container GC's next run, up to a minute later
+     * ({@code podfall.kubelet.container-gc-period}); it is on the timeline if it came first.
+     */
     private static boolean flowEnded(List<Event> events, String subject) {
-        return events.stream().anyMatch(e -> e.is(EventTypes.SANDBOX_REMOVED) && subject.equals(e.subject()));
+        return events.stream().anyMatch(e -> e.is(EventTypes.OBJECT_REMOVED) && subject.equals(e.subject()));
     }
 }
