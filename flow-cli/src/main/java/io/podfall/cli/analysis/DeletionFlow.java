@@ -21,8 +21,10 @@ import java.util.Optional;
 public record DeletionFlow(Event request, List<Event> events) {
 
     /**
-     * The order of a graceful deletion, as the end-to-end test asserts it; the second delete is the kubelet's, which
-     * the API server stores with grace 0 (a second marking) before it removes the pod, as upstream's store.go does.
+     * The order of a graceful deletion: the terminal status once the kill returned, the worker finished once the
+     * volumes are unmounted and (with upstream's waits) the PLEG relisted, then the kubelet's delete, which the API
+     * server stores with grace 0 (a second marking) before it removes the pod, as upstream's store.go does. Without the
+     * relist wait, PodTerminated may come before the status is stored.
      */
     public static final List<String> GRACEFUL_ORDER = List.of(
             EventTypes.DELETION_REQUESTED,
@@ -34,9 +36,9 @@ public record DeletionFlow(Event request, List<Event> events) {
             EventTypes.STOP_POD_SANDBOX_REQUESTED,
             EventTypes.POD_IP_RELEASED,
             EventTypes.SANDBOX_STOPPED,
-            EventTypes.POD_TERMINATED,
             EventTypes.STATUS_UPDATE_REQUESTED,
             EventTypes.POD_STATUS_UPDATED,
+            EventTypes.POD_TERMINATED,
             EventTypes.DELETION_REQUESTED,
             EventTypes.OBJECT_MARKED_TERMINATING,
             EventTypes.OBJECT_REMOVED,
