@@ -12,7 +12,6 @@ import static io.podfall.model.event.EventTypes.STOP_CONTAINER_REQUESTED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.broker.Broker;
 import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.Podfall;
@@ -105,17 +104,7 @@ class KubeletTimingIT {
     @Test
     void theWorkerFinishesAtTheRelistAfterTheKillAndTheSandboxGoesAtTheNextContainerGc() throws InterruptedException {
         Instant mark = Instant.now();
-        pods.createRunning(new PodBuilder()
-                .withNewMetadata()
-                .withName("timed")
-                .endMetadata()
-                .withNewSpec()
-                .addNewContainer()
-                .withName("app")
-                .withImage("nginx")
-                .endContainer()
-                .endSpec()
-                .build());
+        pods.createRunning(SuiteClient.pod("timed", Map.of()));
         Thread.sleep(1500); // past the relist after the pod's last sync: the kill starts at once
         pods.delete("timed", 30);
 

@@ -1,11 +1,10 @@
 package io.podfall.e2e;
 
+import static io.podfall.e2e.SuiteClient.pod;
 import static io.podfall.model.event.EventTypes.SANDBOX_REMOVED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.broker.Broker;
 import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.Podfall;
@@ -219,19 +218,4 @@ class LiveReplayIT {
     }
 
     private record Result(int code, String out, String err) {}
-
-    private static Pod pod(String name, Map<String, String> annotations) {
-        return new PodBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withAnnotations(annotations)
-                .endMetadata()
-                .withNewSpec()
-                .addNewContainer()
-                .withName("app")
-                .withImage("nginx")
-                .endContainer()
-                .endSpec()
-                .build();
-    }
 }

@@ -1,6 +1,7 @@
 package io.podfall.e2e;
 
 import static io.podfall.e2e.SuiteClient.first;
+import static io.podfall.e2e.SuiteClient.pod;
 import static io.podfall.model.event.EventTypes.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.Podfall;
@@ -385,21 +385,6 @@ class LogAnalysisIT {
             assertTrue(
                     t.steps().get(i).offsetMillis() >= t.steps().get(i - 1).offsetMillis(), "step " + i + " of " + t);
         }
-    }
-
-    private static Pod pod(String name, Map<String, String> annotations) {
-        return new PodBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withAnnotations(annotations)
-                .endMetadata()
-                .withNewSpec()
-                .addNewContainer()
-                .withName("app")
-                .withImage("nginx")
-                .endContainer()
-                .endSpec()
-                .build();
     }
 
     private String file(List<Event> events) throws IOException {

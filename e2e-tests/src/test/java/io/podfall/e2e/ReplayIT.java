@@ -1,6 +1,7 @@
 package io.podfall.e2e;
 
 import static io.podfall.e2e.SuiteClient.first;
+import static io.podfall.e2e.SuiteClient.pod;
 import static io.podfall.e2e.SuiteClient.seconds;
 import static io.podfall.model.event.EventTypes.CONTAINER_SIGNALLED;
 import static io.podfall.model.event.EventTypes.DELETION_REQUESTED;
@@ -8,7 +9,6 @@ import static io.podfall.model.event.EventTypes.SANDBOX_REMOVED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.Podfall;
@@ -171,20 +171,5 @@ class ReplayIT {
         return log.stream()
                 .collect(Collectors.groupingBy(
                         Event::correlationId, Collectors.groupingBy(Event::type, Collectors.counting())));
-    }
-
-    private static Pod pod(String name, Map<String, String> annotations) {
-        return new PodBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withAnnotations(annotations)
-                .endMetadata()
-                .withNewSpec()
-                .addNewContainer()
-                .withName("app")
-                .withImage("nginx")
-                .endContainer()
-                .endSpec()
-                .build();
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.podfall.cli.launch.Suite;
 import io.podfall.cli.log.EventLog;
 import io.podfall.cli.scenario.ApiClient;
@@ -12,6 +13,7 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.Subjects;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /** What the end-to-end tests do to pods in the default namespace, over HTTP, and read back from the topic. */
 final class SuiteClient {
@@ -99,5 +101,21 @@ final class SuiteClient {
     /** Whole seconds from one event to another, by their times. */
     static long seconds(Event from, Event to) {
         return Duration.between(from.time(), to.time()).toSeconds();
+    }
+
+    /** A pod of one container, {@code app} (nginx), in the default namespace, with these annotations. */
+    static Pod pod(String name, Map<String, String> annotations) {
+        return new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withAnnotations(annotations)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("app")
+                .withImage("nginx")
+                .endContainer()
+                .endSpec()
+                .build();
     }
 }

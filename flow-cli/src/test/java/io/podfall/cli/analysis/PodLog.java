@@ -162,6 +162,18 @@ public final class PodLog {
     }
 
     public Event markedTerminating(long ms, long grace) {
+        return marking(ms, grace, at(ms).plusSeconds(grace), "Running");
+    }
+
+    /**
+     * The API server's write of the kubelet's final delete before the removal: grace 0, the deadline moved back by the
+     * whole grace period to the moment the pod was marked ({@code markedMs}).
+     */
+    public Event shortenedToZero(long ms, long markedMs, String phase) {
+        return marking(ms, 0, at(markedMs), phase);
+    }
+
+    private Event marking(long ms, long grace, Instant deadline, String phase) {
         return then(
                 ms,
                 "/apiserver",
@@ -178,33 +190,7 @@ public final class PodLog {
                                         "deletionGracePeriodSeconds",
                                         grace,
                                         "deletionTimestamp",
-                                        at(ms).plusSeconds(grace).toString()),
-                                "status",
-                                data("phase", "Running"))));
-    }
-
-    /**
-     * The API server's write of the kubelet's final delete before the removal: grace 0, the deadline moved back by the
-     * whole grace period to the moment the pod was marked ({@code markedMs}).
-     */
-    public Event shortenedToZero(long ms, long markedMs, String phase) {
-        return then(
-                ms,
-                "/apiserver",
-                EventTypes.OBJECT_MARKED_TERMINATING,
-                data(
-                        "resource",
-                        "pods",
-                        "object",
-                        data(
-                                "metadata",
-                                data(
-                                        "uid",
-                                        uid,
-                                        "deletionGracePeriodSeconds",
-                                        0,
-                                        "deletionTimestamp",
-                                        at(markedMs).toString()),
+                                        deadline.toString()),
                                 "status",
                                 data("phase", phase))));
     }
