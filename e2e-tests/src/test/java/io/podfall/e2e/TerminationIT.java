@@ -13,6 +13,7 @@ import io.podfall.model.event.Event;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -71,6 +72,31 @@ class TerminationIT {
                         .path("timeoutSeconds")
                         .asInt(),
                 "the runtime gets what is left of the 10 s");
+    }
+
+    /**
+     * A force delete of a Terminating pod, with a released kubelet: the API server removes the pod at once (its grace-0
+     * marking, then its removal), but the kill in flight keeps its first deadline on the node (#83916, #113712): the
+     * process that ignores SIGTERM gets SIGKILL when the first 10 s run out, not after 1 s.
+     */
+    @Test
+    void aForceDeleteOfATerminatingPodLeavesTheKillInFlightAtItsFirstDeadline() throws InterruptedException {
+        pods.createRunning(SuiteClient.pod("forced", Map.of("podfall.io/on-sigterm", "ignore")));
+        pods.delete("forced", 10);
+        Thread.sleep(1000);
+        pods.delete("forced", 0);
+        assertEquals(404, pods.api.get("/api/v1/namespaces/default/pods/forced").code(), "gone from the API at once");
+
+        List<Event> events = pods.eventsOf("forced", SANDBOX_REMOVED, Duration.ofSeconds(60));
+        Event shortened = first(events, GRACE_PERIOD_SHORTENED, null);
+        assertEquals(1, shortened.data().path("gracePeriodSeconds").asInt(), "the node's grace for a force delete");
+        long killedAfter =
+                seconds(first(events, DELETION_REQUESTED, null), first(events, CONTAINER_SIGNALLED, "SIGKILL"));
+        assertTrue(killedAfter >= 9 && killedAfter <= 11, "killed when the first 10 s ran out: " + killedAfter + " s");
+        assertTrue(
+                events.stream()
+                        .noneMatch(e -> e.is(DELETION_REQUESTED) && e.source().startsWith("/kubelet/")),
+                "no final delete: the pod is gone already");
     }
 
     /**
