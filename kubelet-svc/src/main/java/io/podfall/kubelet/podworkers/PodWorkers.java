@@ -137,6 +137,7 @@ public final class PodWorkers implements Part<PodWorkersState> {
     private final ContainerRestarts restarts;
     private final PodCleanups cleanups;
     private final Pleg pleg;
+    private final Prober prober;
 
     public PodWorkers(Collection<String> nodeNames) {
         this(nodeNames, Compat.NONE);
@@ -169,6 +170,7 @@ public final class PodWorkers implements Part<PodWorkersState> {
         this.restarts = new ContainerRestarts(termination);
         this.cleanups = new PodCleanups(this.nodeNames, compat, termination);
         this.pleg = new Pleg(termination, restarts, cleanups, timing);
+        this.prober = new Prober(timing);
     }
 
     public Compat compat() {
@@ -201,6 +203,7 @@ public final class PodWorkers implements Part<PodWorkersState> {
             case EventTypes.SANDBOX_STARTED -> pleg.sandboxStarted(state, event, out);
             case EventTypes.CONTAINER_STARTED -> pleg.containerStarted(state, event, out);
             case EventTypes.CONTAINER_EXITED -> pleg.containerExited(state, event, out);
+            case EventTypes.CONTAINER_SIGNALLED -> prober.containerSignalled(state, event, out);
             case EventTypes.SANDBOX_STOPPED -> pleg.sandboxStopped(state, event, out);
             case EventTypes.VOLUME_STAGED,
                     EventTypes.VOLUME_PUBLISHED,
@@ -213,7 +216,8 @@ public final class PodWorkers implements Part<PodWorkersState> {
     /**
      * The end of a preStop hook, or the deadline that cuts it short; the end of a container's crash-loop back-off; a
      * cycle of the eviction manager; housekeeping of a pod only the runtime knows; the PLEG's relist a worker waits
-     * for; the container garbage collector's run: each to the one that set it.
+     * for; the container garbage collector's run; a probe's run and the kill a failed probe waits for: each to the one
+     * that set it.
      */
     @Override
     public void fire(PodWorkersState state, Timer timer, Effects.Builder out) {
@@ -231,6 +235,10 @@ public final class PodWorkers implements Part<PodWorkersState> {
             restarts.backOffEnded(state, key, timer, out);
         } else if (timer.key() instanceof PodWorkerTimer.PreStop key) {
             termination.preStopDue(state, key, timer, out);
+        } else if (timer.key() instanceof PodWorkerTimer.Probe key) {
+            prober.probeDue(state, key, timer, out);
+        } else if (timer.key() instanceof PodWorkerTimer.ProbeKill key) {
+            prober.killDue(state, key, timer, out);
         }
     }
 
@@ -505,6 +513,7 @@ public final class PodWorkers implements Part<PodWorkersState> {
     private void runPodSandbox(PodWorker w, Instant at, Effects.Builder out) {
         w.status.startedAt = at;
         w.lastSyncAt = at;
+        prober.addPod(w, at, out);
         out.emit(
                 w.source(),
                 EventTypes.RUN_POD_SANDBOX_REQUESTED,
