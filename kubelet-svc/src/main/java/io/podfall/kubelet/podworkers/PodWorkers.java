@@ -97,10 +97,12 @@ import java.util.Map;
  * all unpublished. The worker reacts within the same step, so upstream's pending update and cancellation of a sync in
  * flight collapse into the order of the log. Every fact is applied only if it changes what the worker knows, so a
  * repeated fact emits nothing. The teardown is {@link Termination}'s, restarts are {@link ContainerRestarts}', pods
- * only the runtime knows are housekeeping's ({@link PodCleanups}) and pressure on a node is the
- * {@link EvictionManager}'s; each keys its timers by a {@link PodWorkerTimer} of its own, and a timer that no longer
- * matches what it was set for is stale and does nothing. Node registration is the one action without a fact to react
- * to: the wiring asks {@link #registerNodes} once the kubelet has caught up with the log.
+ * only the runtime knows are housekeeping's ({@link PodCleanups}), pressure on a node is the {@link EvictionManager}'s
+ * and a pod's readiness, liveness and startup probes are the {@link Prober}'s (it hears the runtime's
+ * {@code ContainerSignalled}, as a process that stops accepting on SIGTERM fails its readiness); each keys its timers
+ * by a {@link PodWorkerTimer} of its own, and a timer that no longer matches what it was set for is stale and does
+ * nothing. Node registration is the one action without a fact to react to: the wiring asks {@link #registerNodes} once
+ * the kubelet has caught up with the log.
  *
  * <p><b>Time.</b> A decision takes its time from the fact it answers (the event's time on the log), not from when the
  * kubelet reads it: the start of a termination, of a preStop hook, and the timers that follow from them. So a kubelet
