@@ -179,7 +179,8 @@ final class Prober {
         boolean current = said != null
                 && c != null
                 && c.state == RuntimeContainer.State.RUNNING
-                && said.containerId().equals(c.containerId);
+                && c.containerId != null
+                && c.containerId.equals(said.containerId());
         if (said == null) {
             return; // the status manager holds no status of the container: nothing to change
         }
