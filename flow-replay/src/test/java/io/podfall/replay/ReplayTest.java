@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -39,6 +40,26 @@ class ReplayTest {
                         + zero.divergences().stream()
                                 .filter(Divergences.Divergence::counts)
                                 .toList());
+    }
+
+    @Test
+    void aRecordingOfProbesReproducesTheirRunsKillsAndReadiness() {
+        List<Event> live = withLatency(
+                Scenarios.run(Scenarios.node1(), Scenarios.probedPodCrashLoopsThenIsDeleted())
+                        .log(),
+                Duration.ofMillis(3));
+        assertTrue(
+                live.stream()
+                                .filter(e -> e.is(EventTypes.CONTAINER_PROBE_FAILED))
+                                .count()
+                        >= 2,
+                "it crash-looped on its liveness probe");
+
+        Replay replay = Replay.of(live, TOLERANCE);
+
+        assertEquals(List.of(), replay.divergences());
+        assertTrue(replay.reproduces());
+        assertEquals(live.size(), replay.replayed().size());
     }
 
     /**

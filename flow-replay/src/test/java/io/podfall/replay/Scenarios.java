@@ -4,6 +4,10 @@ import static io.podfall.model.testing.Pods.aPod;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.ProbeBuilder;
 import io.podfall.apiserver.registry.Registry;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.model.Json;
@@ -52,6 +56,45 @@ final class Scenarios {
                 create(1, T0.plusSeconds(1), "stubborn", "podfall.io/on-sigterm", "ignore"),
                 delete(2, T0.plusSeconds(10), "stubborn", 60),
                 delete(3, T0.plusSeconds(11), "stubborn", 5));
+    }
+
+    /**
+     * A pod behind no Service whose liveness probe fails 3.5 s after each start (between two of its runs: a recording
+     * stretched by its hops must not move a failure across a run) (killed with the probe's 2 s: its process ignores
+     * SIGTERM) and whose readiness fails from SIGTERM on, so it crash-loops; deleted with 5 s at {@code T0 + 30 s}.
+     */
+    static List<Input> probedPodCrashLoopsThenIsDeleted() {
+        Probe probe = new ProbeBuilder()
+                .withNewExec()
+                .withCommand("true")
+                .endExec()
+                .withPeriodSeconds(1)
+                .withFailureThreshold(1)
+                .build();
+        Pod pod = new PodBuilder(aPod("probed")
+                        .withAnnotation("podfall.io/on-sigterm", "ignore")
+                        .withAnnotation("podfall.io/unready-on-sigterm", "true")
+                        .withAnnotation("podfall.io/liveness-fails-after-seconds", "3.5")
+                        .build())
+                .editSpec()
+                .editFirstContainer()
+                .withReadinessProbe(probe)
+                .withLivenessProbe(new ProbeBuilder(probe)
+                        .withTerminationGracePeriodSeconds(2L)
+                        .build())
+                .endContainer()
+                .endSpec()
+                .build();
+        return List.of(
+                new Input.ApiServerStart(T0),
+                new Input.KubeletStart(0, T0.plusMillis(40)),
+                request(
+                        1,
+                        T0.plusSeconds(2),
+                        EventTypes.CREATION_REQUESTED,
+                        pod("probed"),
+                        new CreationRequest("pods", "default", Json.tree(pod))),
+                delete(2, T0.plusSeconds(30), "probed", 5));
     }
 
     static Input create(int n, Instant at, String pod, String annotation, String value) {

@@ -263,6 +263,20 @@ class EndpointsControllerTest {
     }
 
     @Test
+    void aRunningPodThatTurnsUnreadyMovesToTheNotReadyAddressesInTheFlowOfItsStatus() {
+        // A readiness probe that fails (a process that stops accepting on SIGTERM): the kubelet writes Ready False,
+        // and upstream's endpoints controller lists the pod under notReadyAddresses (podToEndpointAddressForService).
+        webWithTwoReadyPods();
+
+        Event unready = api.statusUpdated(pod("web-1", "10.244.1.2", false).build());
+        Event patch = request(unready);
+
+        assertEquals(List.of("10.244.1.3 | 10.244.1.2 | http:8080/TCP"), subsets(patch));
+        assertEquals(unready.id(), patch.causationId());
+        assertEquals(unready.correlationId(), patch.correlationId());
+    }
+
+    @Test
     void aPodMarkedTerminatingLeavesTheEndpointsAtOnceInTheFlowOfItsDeletion() {
         webWithTwoReadyPods();
         Event deletion = Event.request(

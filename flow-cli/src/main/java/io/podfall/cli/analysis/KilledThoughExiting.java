@@ -4,6 +4,7 @@ import io.podfall.cli.analysis.Check.Finding;
 import io.podfall.cli.analysis.Check.Level;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
+import io.podfall.model.kubelet.ContainerProbeFailure;
 import io.podfall.model.kubelet.GracePeriodShortened;
 import io.podfall.model.kubelet.PodTerminationStart;
 import io.podfall.model.runtime.ContainerSignal;
@@ -27,7 +28,8 @@ import java.util.stream.Stream;
  * the pod's spec.terminationGracePeriodSeconds when that was 0 (a force deletion) or no delete asked (the kubelet's
  * eviction), counted from the start of termination as the kubelet counts it. A warning when the kubelet honoured a
  * shorter grace period, which the log explains (a force deletion, a second delete with less, an eviction's override);
- * an error when it honoured all that was owed and the process was killed anyway.
+ * an error when it honoured all that was owed and the process was killed anyway. A container killed for a failed
+ * liveness or startup probe (ContainerProbeFailed) was owed that kill's grace period, counted from its StopContainer.
  */
 final class KilledThoughExiting {
     private KilledThoughExiting() {}
@@ -60,6 +62,12 @@ final class KilledThoughExiting {
                                 .ifPresent(p -> p.honoured = new Grace(
                                         e, s.gracePeriodSeconds(), " from " + s.previousGracePeriodSeconds() + " s"));
                     }
+                }
+                case EventTypes.CONTAINER_PROBE_FAILED -> {
+                    ContainerProbeFailure f = e.data(ContainerProbeFailure.class);
+                    pod(pods, f.podUid())
+                            .ifPresent(p ->
+                                    p.probeKills.putIfAbsent(Check.container(f.containerId(), f.containerName()), e));
                 }
                 case EventTypes.STOP_CONTAINER_REQUESTED -> {
                     StopContainer s = e.data(StopContainer.class);
@@ -120,6 +128,8 @@ final class KilledThoughExiting {
         final Map<String, Event> stops = new HashMap<>();
 
         final Map<String, Event> signals = new HashMap<>();
+        /** Each container's kill for a failed liveness or startup probe, if it had one. */
+        final Map<String, Event> probeKills = new HashMap<>();
 
         void sandbox(Event e, Map<String, String> podAnnotations) {
             behaviour = e;
@@ -153,15 +163,18 @@ final class KilledThoughExiting {
             }
             SimulatedProcess process = SimulatedProcess.of(annotations);
             Instant exit = asked.time().plus(process.exitDelay());
-            Owed owed = owed();
+            Event probeKill = probeKills.get(c);
+            Owed owed = probeKill == null ? owed() : probeKillOwed(probeKill);
             if (!process.exits() || !kill.time().isBefore(exit) || owed == null) {
                 return Optional.empty();
             }
-            Instant from = started != null ? started.time() : marked != null ? marked.time() : asked.time();
+            Instant from = probeKill != null
+                    ? asked.time()
+                    : started != null ? started.time() : marked != null ? marked.time() : asked.time();
             if (exit.isAfter(from.plusSeconds(owed.seconds()))) {
                 return Optional.empty();
             }
-            Grace given = honoured != null
+            Grace given = honoured != null && probeKill == null
                     ? honoured
                     : stop == null
                             ? null
@@ -190,6 +203,14 @@ final class KilledThoughExiting {
                                     ? "no grace period on the log"
                                     : given.seconds() + " s (" + given.by().type() + given.why() + ")"),
                     ids));
+        }
+
+        /**
+         * A probe's kill: its grace period (kuberuntime_container.go setTerminationGracePeriod), as the kubelet says.
+         */
+        private static Owed probeKillOwed(Event probeKill) {
+            ContainerProbeFailure f = probeKill.data(ContainerProbeFailure.class);
+            return new Owed(f.gracePeriodSeconds(), probeKill, f.message());
         }
 
         /** What the deletion requested, unless 0 or nothing: then the pod's spec; null when the log tells neither. */

@@ -326,6 +326,72 @@ class CheckTest {
 
     private static final String EXIT_DELAY = "podfall.io/exit-delay-seconds";
 
+    /** The kubelet kills a container that failed its liveness probe: ContainerProbeFailed, then StopContainer. */
+    private static Event probeKill(PodLog p, long ms, long grace) {
+        Event failed = p.then(
+                ms,
+                "/kubelet/" + p.node,
+                EventTypes.CONTAINER_PROBE_FAILED,
+                PodLog.data(
+                        "node", p.node,
+                        "podUid", p.uid,
+                        "namespace", p.namespace,
+                        "name", p.name,
+                        "containerId", p.container,
+                        "containerName", "app",
+                        "probe", "liveness",
+                        "message", "Container app failed liveness probe, will be restarted",
+                        "gracePeriodSeconds", grace));
+        p.stopRequested(ms, grace);
+        return failed;
+    }
+
+    /** Spec 30 s, the liveness probe's 2 s: a process that ignores SIGTERM is killed 2 s after it, as it should be. */
+    @Test
+    void aLivenessKillWithTheProbesGracePeriodIsNoFindingEvenIfThePodBeginsTerminatingMeanwhile() {
+        PodLog p = new PodLog("a").created(0);
+        p.stored(150, EventTypes.OBJECT_UPDATED, 30, Map.of("podfall.io/on-sigterm", "ignore"));
+        probeKill(p, 5_000, 2);
+        p.signalled(5_010, "SIGTERM");
+        p.delete(6_000, 30);
+        p.markedTerminating(6_010, 30);
+        p.terminationStarted(6_030, 30);
+        p.stopRequested(6_030, 30);
+        p.signalled(7_000, "SIGKILL");
+        p.exited(7_000, 137);
+
+        assertEquals(List.of(), KilledBeforeGrace.of(p.events));
+        assertEquals(List.of(), KilledThoughExiting.of(p.events));
+    }
+
+    @Test
+    void aLivenessKillBeforeTheProbesGracePeriodRanOutIsKilledBeforeGrace() {
+        PodLog p = new PodLog("a").created(0);
+        probeKill(p, 5_000, 2);
+        p.signalled(5_010, "SIGTERM");
+        p.signalled(6_000, "SIGKILL");
+
+        List<Finding> f = KilledBeforeGrace.of(p.events);
+        assertEquals(1, f.size());
+        assertEquals("killed-before-grace", f.get(0).rule());
+    }
+
+    @Test
+    void aProcessThatWouldHaveExitedWithinTheProbesGracePeriodButWasKilledIsKilledThoughExiting() {
+        PodLog p = new PodLog("a").created(0);
+        p.stored(150, EventTypes.OBJECT_UPDATED, 30, Map.of(EXIT_DELAY, "1"));
+        probeKill(p, 5_000, 2);
+        p.signalled(5_010, "SIGTERM");
+        p.signalled(5_500, "SIGKILL");
+
+        List<Finding> f = KilledThoughExiting.of(p.events);
+        assertEquals(1, f.size());
+        assertEquals(Level.ERROR, f.get(0).level());
+        assertTrue(
+                f.get(0).message().contains("within the 2 s grace period it was owed"),
+                f.get(0).message());
+    }
+
     /** A force deletion (grace 0) gives the node 1 s; a process that needed 3 of its spec's 30 s is killed. */
     @Test
     void aForceDeletionThatKillsAProcessWhichWouldHaveExitedIsAWarningThatSaysWhatWasOwedAndWhatHonoured() {

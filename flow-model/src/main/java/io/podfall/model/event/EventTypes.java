@@ -122,6 +122,12 @@ public final class EventTypes {
      * the UID is not admitted again. Data: {@link io.podfall.model.kubelet.PodRestart}.
      */
     public static final String POD_RESTART_REQUESTED = "kubelet.PodRestartRequested";
+    /**
+     * A container failed its liveness or startup probe (failureThreshold results in a row), and the kubelet kills it to
+     * start it again as the restart policy says. Readiness needs no event of its own: the status update shows it. Data:
+     * {@link io.podfall.model.kubelet.ContainerProbeFailure}.
+     */
+    public static final String CONTAINER_PROBE_FAILED = "kubelet.ContainerProbeFailed";
 
     // --- runtime: CRI requests (sent by a kubelet) ---
     /** CRI RunPodSandbox. Data: {@link io.podfall.model.runtime.RunPodSandbox}. */

@@ -108,7 +108,12 @@ final class Pleg {
                 w.exitsPending = new ArrayList<>(1);
             }
             w.exitsPending.add(c.name);
-            atNextRelist(state, w, event, out);
+            if (Prober.killedByProbe(w, c)) {
+                // A failed probe's kill: its StopContainer returned within SyncPod, which goes on at once.
+                syncPod(state, w, event.time(), out);
+            } else {
+                atNextRelist(state, w, event, out);
+            }
         }
     }
 

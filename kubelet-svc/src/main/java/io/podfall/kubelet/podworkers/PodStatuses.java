@@ -38,6 +38,7 @@ final class PodStatuses {
 
     /** The status manager writes the pod's status (status_manager.go SetPodStatus, then its PATCH). */
     static void set(PodWorker w, PodStatus status, Effects.Builder out) {
+        Prober.statusWritten(w, status, out);
         out.emit(
                 w.source(),
                 EventTypes.STATUS_UPDATE_REQUESTED,
@@ -186,8 +187,9 @@ final class PodStatuses {
             b.withLastState(terminated(c.lastTerminated));
         }
         if (c != null && c.state == RuntimeContainer.State.RUNNING) {
-            return b.withReady(true)
-                    .withStarted(true)
+            // prober_manager.go UpdatePodStatus: started and ready as the probes say (at once without probes).
+            return b.withReady(Prober.ready(w, c))
+                    .withStarted(Prober.started(w, c))
                     .withContainerID(CONTAINER_ID_SCHEME + c.containerId)
                     .withNewState()
                     .withNewRunning()

@@ -50,6 +50,8 @@ public final class PodWorker {
 
     String sandboxId;
     String podIP;
+    /** The prober's workers of the pod and what they know; null for a pod without probes (most). */
+    PodProbes probes;
     /** StopPodSandbox was asked for; asked once. */
     boolean sandboxStopRequested;
     /** The id of the status manager's request for the pod's final status; null until it is asked for. */

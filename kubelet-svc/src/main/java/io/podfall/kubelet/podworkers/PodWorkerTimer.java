@@ -66,4 +66,25 @@ public sealed interface PodWorkerTimer extends TimerKey {
             return String.join("/", "containergc", node, uid);
         }
     }
+
+    /**
+     * A probe worker's next run (pkg/kubelet/prober/worker.go run: its ticker, or a run the status manager asks for).
+     */
+    record Probe(String node, String uid, String container, String probe) implements PodWorkerTimer {
+        @Override
+        public String id() {
+            return String.join("/", "probe", node, uid, container, probe);
+        }
+    }
+
+    /**
+     * The kill a failed liveness or startup probe asks for, once the pod worker may sync again (the PLEG's next relist
+     * after its last sync, as any SyncPod waits for it).
+     */
+    record ProbeKill(String node, String uid, String container, String probe) implements PodWorkerTimer {
+        @Override
+        public String id() {
+            return String.join("/", "probekill", node, uid, container, probe);
+        }
+    }
 }

@@ -97,10 +97,12 @@ import java.util.Map;
  * all unpublished. The worker reacts within the same step, so upstream's pending update and cancellation of a sync in
  * flight collapse into the order of the log. Every fact is applied only if it changes what the worker knows, so a
  * repeated fact emits nothing. The teardown is {@link Termination}'s, restarts are {@link ContainerRestarts}', pods
- * only the runtime knows are housekeeping's ({@link PodCleanups}) and pressure on a node is the
- * {@link EvictionManager}'s; each keys its timers by a {@link PodWorkerTimer} of its own, and a timer that no longer
- * matches what it was set for is stale and does nothing. Node registration is the one action without a fact to react
- * to: the wiring asks {@link #registerNodes} once the kubelet has caught up with the log.
+ * only the runtime knows are housekeeping's ({@link PodCleanups}), pressure on a node is the {@link EvictionManager}'s
+ * and a pod's readiness, liveness and startup probes are the {@link Prober}'s (it hears the runtime's
+ * {@code ContainerSignalled}, as a process that stops accepting on SIGTERM fails its readiness); each keys its timers
+ * by a {@link PodWorkerTimer} of its own, and a timer that no longer matches what it was set for is stale and does
+ * nothing. Node registration is the one action without a fact to react to: the wiring asks {@link #registerNodes} once
+ * the kubelet has caught up with the log.
  *
  * <p><b>Time.</b> A decision takes its time from the fact it answers (the event's time on the log), not from when the
  * kubelet reads it: the start of a termination, of a preStop hook, and the timers that follow from them. So a kubelet
@@ -137,6 +139,7 @@ public final class PodWorkers implements Part<PodWorkersState> {
     private final ContainerRestarts restarts;
     private final PodCleanups cleanups;
     private final Pleg pleg;
+    private final Prober prober;
 
     public PodWorkers(Collection<String> nodeNames) {
         this(nodeNames, Compat.NONE);
@@ -169,6 +172,7 @@ public final class PodWorkers implements Part<PodWorkersState> {
         this.restarts = new ContainerRestarts(termination);
         this.cleanups = new PodCleanups(this.nodeNames, compat, termination);
         this.pleg = new Pleg(termination, restarts, cleanups, timing);
+        this.prober = new Prober(timing);
     }
 
     public Compat compat() {
@@ -201,6 +205,7 @@ public final class PodWorkers implements Part<PodWorkersState> {
             case EventTypes.SANDBOX_STARTED -> pleg.sandboxStarted(state, event, out);
             case EventTypes.CONTAINER_STARTED -> pleg.containerStarted(state, event, out);
             case EventTypes.CONTAINER_EXITED -> pleg.containerExited(state, event, out);
+            case EventTypes.CONTAINER_SIGNALLED -> prober.containerSignalled(state, event, out);
             case EventTypes.SANDBOX_STOPPED -> pleg.sandboxStopped(state, event, out);
             case EventTypes.VOLUME_STAGED,
                     EventTypes.VOLUME_PUBLISHED,
@@ -213,7 +218,8 @@ public final class PodWorkers implements Part<PodWorkersState> {
     /**
      * The end of a preStop hook, or the deadline that cuts it short; the end of a container's crash-loop back-off; a
      * cycle of the eviction manager; housekeeping of a pod only the runtime knows; the PLEG's relist a worker waits
-     * for; the container garbage collector's run: each to the one that set it.
+     * for; the container garbage collector's run; a probe's run and the kill a failed probe waits for: each to the one
+     * that set it.
      */
     @Override
     public void fire(PodWorkersState state, Timer timer, Effects.Builder out) {
@@ -231,6 +237,10 @@ public final class PodWorkers implements Part<PodWorkersState> {
             restarts.backOffEnded(state, key, timer, out);
         } else if (timer.key() instanceof PodWorkerTimer.PreStop key) {
             termination.preStopDue(state, key, timer, out);
+        } else if (timer.key() instanceof PodWorkerTimer.Probe key) {
+            prober.probeDue(state, key, timer, out);
+        } else if (timer.key() instanceof PodWorkerTimer.ProbeKill key) {
+            prober.killDue(state, key, timer, out);
         }
     }
 
@@ -505,6 +515,7 @@ public final class PodWorkers implements Part<PodWorkersState> {
     private void runPodSandbox(PodWorker w, Instant at, Effects.Builder out) {
         w.status.startedAt = at;
         w.lastSyncAt = at;
+        prober.addPod(w, at, out);
         out.emit(
                 w.source(),
                 EventTypes.RUN_POD_SANDBOX_REQUESTED,

@@ -136,6 +136,8 @@ final class Termination {
         if (w.podStatusFunc != null) {
             PodStatuses.set(w, PodStatuses.generate(w, at, false), out);
         }
+        // kubelet.go SyncTerminatingPod: liveness and startup stop before killPod; readiness goes on probing.
+        Prober.stopLivenessAndStartup(w, out);
         w.containers().stream()
                 .filter(c -> c.state == RuntimeContainer.State.RUNNING)
                 .forEach(c -> killContainer(w, c, at, out));
@@ -385,6 +387,8 @@ final class Termination {
         if (!w.orphan && w.finalStatusRequestId == null && (w.status.isStarted() || !PodStatuses.isTerminal(w.pod()))) {
             requestFinalStatus(w, PodStatuses.generate(w, out.now(), true), out);
         }
+        // kubelet.go SyncTerminatingPod: every probe is removed once killPod returned.
+        Prober.removePod(w, out);
         w.status.terminatedAt = at;
         w.lastSyncAt = at;
         Instant syncAt = w.runtimeOnly ? at : timing.syncAllowed(w.node, at, at);

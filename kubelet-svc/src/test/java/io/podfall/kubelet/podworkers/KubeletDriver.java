@@ -15,6 +15,7 @@ import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Ids;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
+import io.podfall.model.runtime.ContainerSignal;
 import io.podfall.model.runtime.ContainerState;
 import io.podfall.model.runtime.Sandbox;
 import java.time.Instant;
@@ -119,6 +120,14 @@ final class KubeletDriver {
                         T0,
                         now,
                         attempt));
+    }
+
+    /** The runtime reports it sent the given attempt of the container a signal now. */
+    Effects containerSignalled(Pod pod, String container, String signal, int attempt) {
+        return runtime(
+                pod,
+                EventTypes.CONTAINER_SIGNALLED,
+                new ContainerSignal(node(pod), uid(pod), containerId(pod, container, attempt), container, signal));
     }
 
     /**
