@@ -23,6 +23,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * The pod workers of a kubelet that runs one or many simulated nodes (pkg/kubelet/pod_workers.go).
@@ -231,6 +232,8 @@ public final class PodWorkers implements Part<PodWorkersState> {
             restarts.backOffEnded(state, key, timer, out);
         } else if (timer.key() instanceof PodWorkerTimer.PreStop key) {
             termination.preStopDue(state, key, timer, out);
+        } else if (timer.key() instanceof PodWorkerTimer.Turn key) {
+            termination.turnDue(state, key, timer, out);
         }
     }
 
@@ -514,8 +517,14 @@ public final class PodWorkers implements Part<PodWorkersState> {
                         w.uid,
                         w.namespace(),
                         w.name(),
-                        w.pod().getSpec().getContainers().stream()
-                                .map(c -> new RunPodSandbox.ContainerSpec(c.getName(), c.getImage()))
+                        Stream.concat(
+                                        InitContainers.of(w.pod()).stream()
+                                                .map(c -> new RunPodSandbox.ContainerSpec(
+                                                        c.getName(),
+                                                        c.getImage(),
+                                                        InitContainers.isSidecar(c) ? null : Boolean.TRUE)),
+                                        w.pod().getSpec().getContainers().stream()
+                                                .map(c -> new RunPodSandbox.ContainerSpec(c.getName(), c.getImage())))
                                 .toList(),
                         w.pod().getMetadata().getAnnotations() == null
                                 ? Map.of()
