@@ -154,7 +154,10 @@ final class Pleg {
         if (InitContainers.hasInitContainers(w.pod())) {
             // A sidecar runs: the next init container may start (computePodActions). The status shows each step.
             InitContainers.startNext(w, out);
-            PodStatuses.set(w, PodStatuses.generate(w, out.now(), false), out);
+            if (exited.isEmpty()) {
+                // (An exit's sync above has written the status already: the same one.)
+                PodStatuses.set(w, PodStatuses.generate(w, out.now(), false), out);
+            }
         } else if (w.containers().stream().allMatch(c -> c.state == RuntimeContainer.State.RUNNING)) {
             PodStatuses.set(w, PodStatuses.generate(w, out.now(), false), out);
         }

@@ -155,6 +155,40 @@ class InitContainersTest {
             assertEquals(true, proxy.getReady());
         }
 
+        /** With upstream's waits, each next step waits for the PLEG's relist that sees the last one. */
+        @Test
+        void withUpstreamsWaitsEachStepComesAtTheRelistThatSawTheLastOne() {
+            KubeletDriver k = new KubeletDriver(new PodWorkers(List.of(NODE), Compat.NONE, 30, KubeletTiming.UPSTREAM));
+            Pod pod = pod(null);
+            k.apiserver(POD_BOUND, pod);
+            assertEquals(List.of("setup"), started(k.sandboxStarted(pod)), "RunPodSandbox returned within SyncPod");
+
+            k.containerStarted(pod, "setup");
+            Effects exited = k.after(1).containerExited(pod, "setup", 0);
+            assertEquals(List.of(), started(exited), "not before the relist");
+            Timer relist = exited.timers().stream()
+                    .filter(t -> t.key().equals(new PodWorkerTimer.Relist(NODE, UID)))
+                    .findFirst()
+                    .orElseThrow();
+            Effects synced = k.fire(relist);
+            assertEquals(List.of("proxy"), started(synced));
+            assertEquals(
+                    1,
+                    synced.events().stream()
+                            .filter(e -> e.is(STATUS_UPDATE_REQUESTED))
+                            .count(),
+                    "one sync, one status");
+
+            Effects proxy = k.containerStarted(pod, "proxy");
+            assertEquals(List.of(), started(proxy));
+            Timer next = proxy.timers().stream()
+                    .filter(t -> t.key().equals(new PodWorkerTimer.Relist(NODE, UID)))
+                    .findFirst()
+                    .orElseThrow();
+            assertTrue(next.at().isAfter(k.now));
+            assertEquals(List.of("log"), started(k.fire(next)));
+        }
+
         @Test
         void whileInitContainersRunThePodIsPendingAndNotInitialized() {
             Pod pod = pod(null);
