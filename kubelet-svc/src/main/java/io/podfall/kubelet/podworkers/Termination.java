@@ -346,9 +346,9 @@ final class Termination {
      * After its preStop hook, a container is stopped, but a sidecar first waits for its turn
      * (pkg/kubelet/kuberuntime/kuberuntime_termination_order.go, used by killContainer when the pod has a restartable
      * init container): until every main container and every sidecar declared after it have exited, so main containers
-     * stop first and sidecars in reverse order. Only what ran when the kill began is waited for (a container not
-     * running then has its channel closed from the start). The wait is bounded by what is left of the grace period (no
-     * wait when nothing is left): a timer at the end, woken earlier by the exits it waits for
+     * stop first and sidecars in reverse order. A container that does not run is not waited for (upstream closes the
+     * channel of a container not running when the kill began). The wait is bounded by what is left of the grace period
+     * (no wait when nothing is left): a timer at the end, woken earlier by the exits it waits for
      * ({@link #containerExited}). Then StopContainer gets what is left after the hook and the wait, never less than the
      * minimum.
      */
