@@ -109,6 +109,15 @@ final class Scenarios {
                         Json.tree(aPod(pod).withAnnotation(annotation, value).build())));
     }
 
+    static Input create(int n, Instant at, io.fabric8.kubernetes.api.model.Pod pod) {
+        return request(
+                n,
+                at,
+                EventTypes.CREATION_REQUESTED,
+                pod(pod.getMetadata().getName()),
+                new CreationRequest("pods", "default", Json.tree(pod)));
+    }
+
     static Input delete(int n, Instant at, String pod, long grace) {
         return request(
                 n,

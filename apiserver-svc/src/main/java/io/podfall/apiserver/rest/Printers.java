@@ -7,7 +7,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -197,41 +199,96 @@ final class Printers {
         return String.join(",", out);
     }
 
-    /** {@code printPod}, for pods without init containers (podfall's kubelet runs none). */
+    /**
+     * {@code printPod} (pkg/printers/internalversion/printers.go). Init containers first: the first one not done gives
+     * the status ({@code Init:N/M} while it runs or waits to, {@code Init:<reason>} once it failed or waits with a
+     * reason); a regular one is done once it exited 0, a sidecar once it started, and a sidecar counts in READY like a
+     * main container. The main containers decide once initialization is over or the Initialized condition is True.
+     */
     static List<Object> podCells(JsonNode pod, Instant now) {
         JsonNode status = pod.path("status");
         String phase = status.path("phase").asText("");
         String reason = status.path("reason").asText("").isEmpty()
                 ? phase
                 : status.path("reason").asText();
+        JsonNode initSpecs = pod.path("spec").path("initContainers");
+        Set<String> sidecars = new HashSet<>();
+        for (JsonNode c : initSpecs) {
+            if ("Always".equals(c.path("restartPolicy").asText(""))) {
+                sidecars.add(c.path("name").asText());
+            }
+        }
+        int total = pod.path("spec").path("containers").size() + sidecars.size();
         int restarts = 0;
+        int sidecarRestarts = 0;
         int ready = 0;
-        boolean hasRunning = false;
-        JsonNode statuses = status.path("containerStatuses");
-        // Upstream walks the statuses from the last, so the first container's reason wins.
-        for (int i = statuses.size() - 1; i >= 0; i--) {
-            JsonNode c = statuses.get(i);
+        boolean initializing = false;
+        JsonNode initStatuses = status.path("initContainerStatuses");
+        for (int i = 0; i < initStatuses.size(); i++) {
+            JsonNode c = initStatuses.get(i);
+            boolean sidecar = sidecars.contains(c.path("name").asText());
             restarts += c.path("restartCount").asInt(0);
+            if (sidecar) {
+                sidecarRestarts += c.path("restartCount").asInt(0);
+            }
             JsonNode state = c.path("state");
-            String waiting = state.path("waiting").path("reason").asText("");
             JsonNode terminated = state.path("terminated");
-            if (!waiting.isEmpty()) {
-                reason = waiting;
-            } else if (!terminated.isMissingNode() && !terminated.isNull()) {
+            boolean isTerminated = !terminated.isMissingNode() && !terminated.isNull();
+            String waiting = state.path("waiting").path("reason").asText("");
+            if (isTerminated && terminated.path("exitCode").asInt(0) == 0) {
+                continue;
+            }
+            if (sidecar && c.path("started").asBoolean(false)) {
+                if (c.path("ready").asBoolean(false)) {
+                    ready++;
+                }
+                continue;
+            }
+            if (isTerminated) {
                 String r = terminated.path("reason").asText("");
                 int signal = terminated.path("signal").asInt(0);
                 reason = !r.isEmpty()
-                        ? r
+                        ? "Init:" + r
                         : signal != 0
-                                ? "Signal:" + signal
-                                : "ExitCode:" + terminated.path("exitCode").asInt(0);
-            } else if (c.path("ready").asBoolean(false) && state.has("running")) {
-                hasRunning = true;
-                ready++;
+                                ? "Init:Signal:" + signal
+                                : "Init:ExitCode:" + terminated.path("exitCode").asInt(0);
+            } else if (!waiting.isEmpty() && !waiting.equals("PodInitializing")) {
+                reason = "Init:" + waiting;
+            } else {
+                reason = "Init:" + i + "/" + initSpecs.size();
             }
+            initializing = true;
+            break;
         }
-        if (reason.equals("Completed") && hasRunning) {
-            reason = hasCondition(status, "Ready") ? "Running" : "NotReady";
+        if (!initializing || hasCondition(status, "Initialized")) {
+            restarts = sidecarRestarts;
+            boolean hasRunning = false;
+            JsonNode statuses = status.path("containerStatuses");
+            // Upstream walks the statuses from the last, so the first container's reason wins.
+            for (int i = statuses.size() - 1; i >= 0; i--) {
+                JsonNode c = statuses.get(i);
+                restarts += c.path("restartCount").asInt(0);
+                JsonNode state = c.path("state");
+                String waiting = state.path("waiting").path("reason").asText("");
+                JsonNode terminated = state.path("terminated");
+                if (!waiting.isEmpty()) {
+                    reason = waiting;
+                } else if (!terminated.isMissingNode() && !terminated.isNull()) {
+                    String r = terminated.path("reason").asText("");
+                    int signal = terminated.path("signal").asInt(0);
+                    reason = !r.isEmpty()
+                            ? r
+                            : signal != 0
+                                    ? "Signal:" + signal
+                                    : "ExitCode:" + terminated.path("exitCode").asInt(0);
+                } else if (c.path("ready").asBoolean(false) && state.has("running")) {
+                    hasRunning = true;
+                    ready++;
+                }
+            }
+            if (reason.equals("Completed") && hasRunning) {
+                reason = hasCondition(status, "Ready") ? "Running" : "NotReady";
+            }
         }
         boolean deleting = pod.path("metadata").hasNonNull("deletionTimestamp");
         if (deleting && "NodeLost".equals(status.path("reason").asText(""))) {
@@ -240,8 +297,7 @@ final class Printers {
             // A pod whose containers have all finished shows how they ended, not Terminating (IsPodPhaseTerminal).
             reason = "Terminating";
         }
-        List<Object> cells = new ArrayList<>(List.of(
-                name(pod), ready + "/" + pod.path("spec").path("containers").size(), reason, restarts, age(pod, now)));
+        List<Object> cells = new ArrayList<>(List.of(name(pod), ready + "/" + total, reason, restarts, age(pod, now)));
         JsonNode podIPs = status.path("podIPs");
         String ip = podIPs.size() > 0
                 ? podIPs.get(0).path("ip").asText("")

@@ -107,6 +107,74 @@ class TablesTest {
             assertEquals(3, cells.get(3));
         }
 
+        /** A pod with a regular init container, two sidecars and the main container, as the kubelet reports it. */
+        private ObjectNode initializing(String setup, String proxy, boolean initialized) {
+            ObjectNode pod = (ObjectNode) Json.tree(aPod("web-1")
+                    .withInitContainer("setup")
+                    .withSidecar("proxy")
+                    .withSidecar("log")
+                    .inPhase("Pending")
+                    .build());
+            ((ObjectNode) pod.path("metadata")).put("creationTimestamp", CREATED.toString());
+            ObjectNode status = (ObjectNode) pod.path("status");
+            status.putArray("conditions")
+                    .addObject()
+                    .put("type", "Initialized")
+                    .put("status", initialized ? "True" : "False");
+            var init = status.putArray("initContainerStatuses");
+            init.add(containerStatus("setup", setup, false));
+            init.add(containerStatus("proxy", proxy, proxy.equals("running")));
+            init.add(containerStatus("log", "PodInitializing", false));
+            status.putArray("containerStatuses").add(containerStatus("app", "PodInitializing", false));
+            return pod;
+        }
+
+        private static ObjectNode containerStatus(String name, String state, boolean ready) {
+            ObjectNode c = Json.MAPPER.createObjectNode().put("name", name).put("ready", ready);
+            ObjectNode s = c.putObject("state");
+            switch (state) {
+                case "running" -> {
+                    c.put("started", true);
+                    s.putObject("running").put("startedAt", CREATED.toString());
+                }
+                case "Completed" -> s.putObject("terminated").put("exitCode", 0).put("reason", "Completed");
+                case "Error" -> s.putObject("terminated").put("exitCode", 1).put("reason", "Error");
+                default -> s.putObject("waiting").put("reason", state);
+            }
+            return c;
+        }
+
+        @Test
+        void aPodInitializingShowsWhichInitContainerItIsAtAndCountsSidecarsAsContainers() {
+            List<Object> first = Printers.podCells(initializing("running", "PodInitializing", false), NOW);
+            assertEquals("0/3", first.get(1), "two sidecars and one main container");
+            assertEquals("Init:0/3", first.get(2));
+
+            List<Object> sidecar = Printers.podCells(initializing("Completed", "running", false), NOW);
+            assertEquals("1/3", sidecar.get(1), "a started, ready sidecar is ready");
+            assertEquals("Init:2/3", sidecar.get(2), "the next not done: log");
+        }
+
+        @Test
+        void aFailedInitContainerOrOneInBackOffGivesItsReason() {
+            assertEquals(
+                    "Init:Error",
+                    Printers.podCells(initializing("Error", "PodInitializing", false), NOW)
+                            .get(2));
+            assertEquals(
+                    "Init:CrashLoopBackOff",
+                    Printers.podCells(initializing("CrashLoopBackOff", "PodInitializing", false), NOW)
+                            .get(2));
+        }
+
+        @Test
+        void oncePodIsInitializedTheMainContainersDecide() {
+            assertEquals(
+                    "PodInitializing",
+                    Printers.podCells(initializing("Completed", "running", true), NOW)
+                            .get(2));
+        }
+
         @Test
         void anUnscheduledPodIsPendingWithNoneForIpAndNode() {
             ObjectNode pod =

@@ -5,7 +5,8 @@ import java.util.Map;
 
 /**
  * CRI RunPodSandbox, with what the simulated runtime needs to run the pod's containers later: their names and images,
- * and the pod's annotations (the {@code podfall.io/} ones describe how the processes behave).
+ * which of them are regular init containers, and the pod's annotations (the {@code podfall.io/} ones describe how the
+ * processes behave).
  */
 public record RunPodSandbox(
         String node,
@@ -15,5 +16,21 @@ public record RunPodSandbox(
         List<ContainerSpec> containers,
         Map<String, String> annotations) {
 
-    public record ContainerSpec(String name, String image) {}
+    /**
+     * One container the kubelet may start in the sandbox.
+     *
+     * @param init true for a regular init container (an init container without {@code restartPolicy: Always}): its
+     *     process runs to completion as {@code podfall.io/init-run-seconds} and {@code podfall.io/init-exit-code} say;
+     *     null (absent on the log) for a main container and for a sidecar, whose process behaves as the pod's does
+     */
+    public record ContainerSpec(String name, String image, Boolean init) {
+        public ContainerSpec(String name, String image) {
+            this(name, image, null);
+        }
+
+        /** Whether it is a regular init container, which runs to completion (not a bean getter: not on the log). */
+        public boolean runsToCompletion() {
+            return Boolean.TRUE.equals(init);
+        }
+    }
 }

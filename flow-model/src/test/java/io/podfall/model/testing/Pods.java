@@ -58,6 +58,29 @@ public final class Pods {
     }
 
     /** A volume from a PersistentVolumeClaim of the pod's namespace. */
+    /** A regular init container: it runs to completion before the next one starts. */
+    public Pods withInitContainer(String name) {
+        b.editSpec()
+                .addNewInitContainer()
+                .withName(name)
+                .withImage("busybox")
+                .endInitContainer()
+                .endSpec();
+        return this;
+    }
+
+    /** A sidecar: an init container with restartPolicy Always, running beside the main containers. */
+    public Pods withSidecar(String name) {
+        b.editSpec()
+                .addNewInitContainer()
+                .withName(name)
+                .withImage("envoy")
+                .withRestartPolicy("Always")
+                .endInitContainer()
+                .endSpec();
+        return this;
+    }
+
     public Pods withClaim(String volumeName, String claimName) {
         b.editSpec()
                 .addNewVolume()

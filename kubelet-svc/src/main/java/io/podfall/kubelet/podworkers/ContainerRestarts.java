@@ -33,6 +33,12 @@ final class ContainerRestarts {
      * except when it is started again at once: then the status follows when the new container runs.
      */
     void syncPodAfterExit(PodWorkersState state, PodWorker w, RuntimeContainer c, Instant at, Effects.Builder out) {
+        if (c.kind == RuntimeContainer.Kind.INIT && InitContainers.isDone(c)) {
+            // A regular init container completed: the next one, or the main containers, start; the status shows it.
+            InitContainers.startNext(w, out);
+            PodStatuses.set(w, PodStatuses.generate(w, at, false), out);
+            return;
+        }
         if (shouldContainerBeRestarted(w.pod(), c) && startOrBackOff(w, c, at, out)) {
             return;
         }
@@ -48,11 +54,19 @@ final class ContainerRestarts {
 
     /**
      * pkg/kubelet/container/helpers.go ShouldContainerBeRestarted, for a container that exited: never once the pod is
-     * marked for deletion; with restartPolicy Never, never; with OnFailure, only after a non-zero exit; with Always
+     * marked for deletion; a sidecar always, whatever the pod's policy (its own restartPolicy is Always); a regular
+     * init container only after a non-zero exit (computePodActions: a completed one is done), and not under Never (the
+     * pod fails); otherwise with restartPolicy Never, never; with OnFailure, only after a non-zero exit; with Always
      * (the default), always.
      */
     static boolean shouldContainerBeRestarted(Pod pod, RuntimeContainer c) {
         if (pod.getMetadata().getDeletionTimestamp() != null || c.state != RuntimeContainer.State.EXITED) {
+            return false;
+        }
+        if (c.kind == RuntimeContainer.Kind.SIDECAR) {
+            return true;
+        }
+        if (c.kind == RuntimeContainer.Kind.INIT && c.exitCode != null && c.exitCode == 0) {
             return false;
         }
         String policy = pod.getSpec().getRestartPolicy();

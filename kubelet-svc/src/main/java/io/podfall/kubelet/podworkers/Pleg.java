@@ -1,11 +1,8 @@
 package io.podfall.kubelet.podworkers;
 
-import io.fabric8.kubernetes.api.model.Container;
 import io.podfall.model.core.Effects;
 import io.podfall.model.core.Timer;
 import io.podfall.model.event.Event;
-import io.podfall.model.event.EventTypes;
-import io.podfall.model.runtime.ContainerRef;
 import io.podfall.model.runtime.ContainerState;
 import io.podfall.model.runtime.Sandbox;
 import java.time.Instant;
@@ -53,14 +50,8 @@ final class Pleg {
             // Nothing to start: it has no spec. Housekeeping decides.
             return;
         }
-        for (Container c : w.pod().getSpec().getContainers()) {
-            w.putContainer(new RuntimeContainer(c.getName(), c.getImage()));
-            out.emit(
-                    w.source(),
-                    EventTypes.START_CONTAINER_REQUESTED,
-                    w.subject(),
-                    new ContainerRef(w.node, w.uid, c.getName(), 0));
-        }
+        // The first init container, or without any, every main container in spec order.
+        InitContainers.startNext(w, out);
     }
 
     void containerStarted(PodWorkersState state, Event event, Effects.Builder out) {
@@ -142,8 +133,10 @@ final class Pleg {
 
     /**
      * SyncPod for what the relist saw: each container that exited by itself is restarted or ends the pod
-     * ({@link ContainerRestarts}); if every container runs, the status manager reports it. A pod whose termination
-     * began meanwhile has its kill see to both.
+     * ({@link ContainerRestarts}); the next init container, or the main containers, start once what came before runs
+     * ({@link InitContainers}); if every container runs, the status manager reports it, and a pod with init containers
+     * has its progress reported at each step (Init:N/M). A pod whose termination began meanwhile has its kill see to
+     * all of it.
      */
     private void syncPod(PodWorkersState state, PodWorker w, Instant at, Effects.Builder out) {
         List<String> exited = w.exitsPending == null ? List.of() : w.exitsPending;
@@ -160,9 +153,17 @@ final class Pleg {
                 restarts.syncPodAfterExit(state, w, c, at, out);
             }
         }
-        if (running
-                && !w.status.isTerminationRequested()
-                && w.containers().stream().allMatch(c -> c.state == RuntimeContainer.State.RUNNING)) {
+        if (!running || w.status.isTerminationRequested()) {
+            return;
+        }
+        if (InitContainers.hasInitContainers(w.pod())) {
+            // A sidecar runs: the next init container may start (computePodActions). The status shows each step.
+            InitContainers.startNext(w, out);
+            if (exited.isEmpty()) {
+                // (An exit's sync above has written the status already: the same one.)
+                PodStatuses.set(w, PodStatuses.generate(w, out.now(), false), out);
+            }
+        } else if (w.containers().stream().allMatch(c -> c.state == RuntimeContainer.State.RUNNING)) {
             PodStatuses.set(w, PodStatuses.generate(w, out.now(), false), out);
         }
     }

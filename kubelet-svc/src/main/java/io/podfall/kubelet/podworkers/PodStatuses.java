@@ -1,5 +1,6 @@
 package io.podfall.kubelet.podworkers;
 
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerState;
 import io.fabric8.kubernetes.api.model.ContainerStateBuilder;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
@@ -18,11 +19,13 @@ import io.podfall.model.k8s.MetaTimes;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * The pod status the kubelet writes (pkg/kubelet/kubelet_pods.go generateAPIPodStatus, convertToAPIContainerStatuses
  * and getPhase; pkg/kubelet/status/status_manager.go TerminatePod): each container as the runtime last reported it, the
- * phase that follows from them and the pod's restart policy, and the kubelet's conditions.
+ * phase that follows from them and the pod's restart policy, and the kubelet's conditions. Init containers have
+ * statuses of their own (initContainerStatuses) and hold the pod Pending, Initialized False, until they are done.
  */
 final class PodStatuses {
     static final String CONTAINER_ID_SCHEME = "podfall://";
@@ -63,19 +66,26 @@ final class PodStatuses {
      * as syncTerminatingPod applies the kill's PodStatusFunc.
      */
     static PodStatus generate(PodWorker w, Instant now, boolean podIsTerminal) {
-        List<ContainerStatus> containers = w.pod().getSpec().getContainers().stream()
-                .map(spec ->
-                        containerStatus(w, w.container(spec.getName()), spec.getName(), spec.getImage(), podIsTerminal))
+        boolean hasInit = InitContainers.hasInitContainers(w.pod());
+        List<ContainerStatus> init = InitContainers.of(w.pod()).stream()
+                .map(spec -> containerStatus(w, w.container(spec.getName()), spec, hasInit, podIsTerminal))
                 .toList();
-        String phase = getPhase(w.pod().getSpec().getRestartPolicy(), containers, podIsTerminal);
-        List<String> unready = containers.stream()
+        List<ContainerStatus> containers = w.pod().getSpec().getContainers().stream()
+                .map(spec -> containerStatus(w, w.container(spec.getName()), spec, hasInit, podIsTerminal))
+                .toList();
+        String phase = getPhase(w.pod(), init, containers, podIsTerminal);
+        // GenerateContainersReadyCondition: the sidecars, then the main containers.
+        List<String> unready = Stream.concat(
+                        init.stream().filter(c -> InitContainers.isSidecar(InitContainers.spec(w.pod(), c.getName()))),
+                        containers.stream())
                 .filter(c -> !Boolean.TRUE.equals(c.getReady()))
                 .map(ContainerStatus::getName)
                 .toList();
+        PodCondition initialized = initialized(w, init, containers, phase);
         List<PodCondition> conditions;
         if (SUCCEEDED.equals(phase) || FAILED.equals(phase)) {
             conditions = List.of(
-                    condition("Initialized", "True", "PodCompleted", null, w.status.startedAt),
+                    initialized,
                     condition("Ready", "False", "PodCompleted", null, now),
                     condition("ContainersReady", "False", "PodCompleted", null, now),
                     condition("PodScheduled", "True", null, null, w.status.syncedAt));
@@ -86,16 +96,109 @@ final class PodStatuses {
             String message =
                     unready.isEmpty() ? null : "containers with unready status: [" + String.join(" ", unready) + "]";
             conditions = List.of(
-                    condition("Initialized", "True", null, null, w.status.startedAt),
+                    initialized,
                     condition("Ready", ready, reason, message, now),
                     condition("ContainersReady", ready, reason, message, now),
                     condition("PodScheduled", "True", null, null, w.status.syncedAt));
         }
-        PodStatus status = status(w, phase, containers, conditions);
+        PodStatus status = status(w, phase, init, containers, conditions);
         if (w.podStatusFunc != null) {
             w.podStatusFunc.accept(status);
         }
         return status;
+    }
+
+    /**
+     * pkg/kubelet/status/generate.go GeneratePodInitializedCondition: True without init containers (PodCompleted once
+     * the pod is terminal, as before init containers were run), once the pod Succeeded, or once a main container has
+     * started (a sidecar restarting later does not make the pod uninitialized); else False, ContainersNotInitialized,
+     * while a regular init container has not exited 0 or a sidecar has not started. It turned True when the last init
+     * container was done: the latest exit of a regular one or start of a sidecar.
+     */
+    private static PodCondition initialized(
+            PodWorker w, List<ContainerStatus> init, List<ContainerStatus> containers, String phase) {
+        boolean terminal = isTerminal(phase);
+        if (init.isEmpty()) {
+            return condition("Initialized", "True", terminal ? "PodCompleted" : null, null, w.status.startedAt);
+        }
+        List<String> incomplete = new ArrayList<>();
+        Instant doneAt = w.status.startedAt;
+        for (ContainerStatus c : init) {
+            RuntimeContainer known = w.container(c.getName());
+            if (known == null || !InitContainers.isDone(known)) {
+                incomplete.add(c.getName());
+            } else {
+                Instant at = known.kind == RuntimeContainer.Kind.SIDECAR ? known.startedAt : known.finishedAt;
+                doneAt = at != null && (doneAt == null || at.isAfter(doneAt)) ? at : doneAt;
+            }
+        }
+        if (SUCCEEDED.equals(phase) || incomplete.isEmpty() || hasAnyRegularContainerStarted(containers)) {
+            return condition("Initialized", "True", terminal ? "PodCompleted" : null, null, doneAt);
+        }
+        return condition(
+                "Initialized",
+                "False",
+                "ContainersNotInitialized",
+                "containers with incomplete status: [" + String.join(" ", incomplete) + "]",
+                w.status.startedAt);
+    }
+
+    /** pkg/kubelet/container/helpers.go HasAnyRegularContainerStarted: a main container runs or has run. */
+    private static boolean hasAnyRegularContainerStarted(List<ContainerStatus> containers) {
+        return containers.stream()
+                .anyMatch(c -> c.getState().getRunning() != null
+                        || c.getState().getTerminated() != null
+                        || (c.getLastState() != null && c.getLastState().getTerminated() != null));
+    }
+
+    /**
+     * getPhase (kubelet_pods.go) with init containers. A regular init container still to complete keeps the pod Pending
+     * (unless a main container has started already); one that failed fails the pod under restartPolicy Never. A sidecar
+     * counts as a running container while it runs, but a stopped one is not counted at all. One difference: once every
+     * main container has terminated, a running sidecar no longer counts. Upstream gets there in two syncs
+     * (computePodActions kills the sidecars of a pod whose main containers are done, then getPhase finds none running);
+     * podfall in one, so the phase that ends the pod is the same.
+     */
+    static String getPhase(Pod pod, List<ContainerStatus> init, List<ContainerStatus> containers, boolean terminal) {
+        int pendingInitialization = 0;
+        int failedInitialization = 0;
+        int sidecarsRunning = 0;
+        int sidecarsWaiting = 0;
+        for (ContainerStatus c : init) {
+            ContainerState state = c.getState();
+            boolean restarted = c.getLastState() != null && c.getLastState().getTerminated() != null;
+            if (InitContainers.isSidecar(InitContainers.spec(pod, c.getName()))) {
+                if (state.getRunning() != null) {
+                    sidecarsRunning++;
+                    if (!Boolean.TRUE.equals(c.getStarted())) {
+                        pendingInitialization++;
+                    }
+                } else if (state.getWaiting() != null && !restarted) {
+                    pendingInitialization++;
+                    sidecarsWaiting++;
+                }
+            } else if (state.getTerminated() != null) {
+                if (state.getTerminated().getExitCode() != 0) {
+                    failedInitialization++;
+                }
+            } else if (state.getWaiting() != null && restarted) {
+                if (c.getLastState().getTerminated().getExitCode() != 0) {
+                    failedInitialization++;
+                }
+            } else {
+                pendingInitialization++;
+            }
+        }
+        String restartPolicy = pod.getSpec().getRestartPolicy();
+        if (failedInitialization > 0 && "Never".equals(restartPolicy)) {
+            return FAILED;
+        }
+        if (pendingInitialization > 0 && !hasAnyRegularContainerStarted(containers)) {
+            return "Pending";
+        }
+        boolean mainsTerminated = !containers.isEmpty()
+                && containers.stream().allMatch(c -> c.getState().getTerminated() != null);
+        return getPhase(restartPolicy, containers, mainsTerminated ? 0 : sidecarsRunning, sidecarsWaiting, terminal);
     }
 
     /**
@@ -105,9 +208,19 @@ final class PodStatuses {
      * container waiting to be started again counts as stopped, not as waiting.
      */
     static String getPhase(String restartPolicy, List<ContainerStatus> containers, boolean podIsTerminal) {
+        return getPhase(restartPolicy, containers, 0, 0, podIsTerminal);
+    }
+
+    /** The main containers' part of getPhase, after the sidecars counted their running and waiting ones. */
+    private static String getPhase(
+            String restartPolicy,
+            List<ContainerStatus> containers,
+            int sidecarsRunning,
+            int sidecarsWaiting,
+            boolean podIsTerminal) {
         int unknown = 0;
-        int running = 0;
-        int waiting = 0;
+        int running = sidecarsRunning;
+        int waiting = sidecarsWaiting;
         int stopped = 0;
         int succeeded = 0;
         for (ContainerStatus c : containers) {
@@ -175,7 +288,11 @@ final class PodStatuses {
      * ended itself; the restart count is its attempt.
      */
     private static ContainerStatus containerStatus(
-            PodWorker w, RuntimeContainer c, String name, String image, boolean podIsTerminal) {
+            PodWorker w, RuntimeContainer c, Container spec, boolean hasInit, boolean podIsTerminal) {
+        String name = spec.getName();
+        String image = spec.getImage();
+        // A regular init container is ready once it completed, never while it runs (prober_manager.go UpdatePodStatus).
+        boolean regularInit = InitContainers.of(w.pod()).contains(spec) && !InitContainers.isSidecar(spec);
         ContainerStatusBuilder b = new ContainerStatusBuilder()
                 .withName(name)
                 .withImage(c == null ? image : c.image)
@@ -187,8 +304,9 @@ final class PodStatuses {
             b.withLastState(terminated(c.lastTerminated));
         }
         if (c != null && c.state == RuntimeContainer.State.RUNNING) {
-            // prober_manager.go UpdatePodStatus: started and ready as the probes say (at once without probes).
-            return b.withReady(Prober.ready(w, c))
+            // prober_manager.go UpdatePodStatus: started and ready as the probes say (at once without probes); a
+            // regular init container is ready only once it completed.
+            return b.withReady(!regularInit && Prober.ready(w, c))
                     .withStarted(Prober.started(w, c))
                     .withContainerID(CONTAINER_ID_SCHEME + c.containerId)
                     .withNewState()
@@ -213,7 +331,9 @@ final class PodStatuses {
                         .endState()
                         .build();
             }
-            return b.withState(exited).build();
+            return b.withReady(regularInit && c.exitCode != null && c.exitCode == 0)
+                    .withState(exited)
+                    .build();
         }
         if (podIsTerminal) {
             return b.withNewState()
@@ -227,7 +347,8 @@ final class PodStatuses {
         }
         return b.withNewState()
                 .withNewWaiting()
-                .withReason("ContainerCreating")
+                // convertToAPIContainerStatuses: PodInitializing in a pod with init containers.
+                .withReason(hasInit ? "PodInitializing" : "ContainerCreating")
                 .endWaiting()
                 .endState()
                 .build();
@@ -251,7 +372,11 @@ final class PodStatuses {
      * unless the kubelet sets its own): an eviction's DisruptionTarget stays on the pod to its end.
      */
     private static PodStatus status(
-            PodWorker w, String phase, List<ContainerStatus> containers, List<PodCondition> kubelets) {
+            PodWorker w,
+            String phase,
+            List<ContainerStatus> init,
+            List<ContainerStatus> containers,
+            List<PodCondition> kubelets) {
         List<PodCondition> conditions = new ArrayList<>(kubelets);
         List<PodCondition> held =
                 w.pod().getStatus() == null ? List.of() : w.pod().getStatus().getConditions();
@@ -267,6 +392,9 @@ final class PodStatuses {
                 .withStartTime(time(w.status.startedAt))
                 .withConditions(conditions)
                 .withContainerStatuses(containers);
+        if (!init.isEmpty()) {
+            b.withInitContainerStatuses(init);
+        }
         if (w.podIP != null) {
             b.withPodIP(w.podIP).withPodIPs(new PodIP(w.podIP));
         }

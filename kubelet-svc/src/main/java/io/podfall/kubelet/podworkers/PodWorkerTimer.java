@@ -16,6 +16,17 @@ public sealed interface PodWorkerTimer extends TimerKey {
         }
     }
 
+    /**
+     * The end of a sidecar's wait for its turn to be stopped, bounded by the grace period
+     * (kuberuntime_termination_order.go waitForTurn); the exits it waits for end it earlier.
+     */
+    record Turn(String node, String uid, String container) implements PodWorkerTimer {
+        @Override
+        public String id() {
+            return String.join("/", "turn", node, uid, container);
+        }
+    }
+
     /** Housekeeping of a pod only the runtime knows (pkg/kubelet/kubelet.go HandlePodCleanups). */
     record Housekeeping(String node, String uid) implements PodWorkerTimer {
         @Override

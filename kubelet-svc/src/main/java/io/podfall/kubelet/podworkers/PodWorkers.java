@@ -23,6 +23,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * The pod workers of a kubelet that runs one or many simulated nodes (pkg/kubelet/pod_workers.go).
@@ -35,26 +36,28 @@ import java.util.Map;
  * <ol>
  *   <li><b>SyncPod</b>: the pod should run. The worker has the {@link VolumeManager} mount the pod's CSI volumes and
  *       waits until they are published (none: no wait, no event), then asks the runtime for the sandbox
- *       ({@code RunPodSandboxRequested}), then, once the sandbox runs, starts each container in spec order
- *       ({@code StartContainerRequested}), and once all of them run, the status manager reports the pod Running
- *       ({@code StatusUpdateRequested}). A container that exits by itself is started again as the pod's restartPolicy
- *       says (Always, the default; OnFailure; Never), at once the first time and then after the crash-loop back-off
- *       ({@link ContainerBackOff}), and the status shows it (restartCount, lastState, waiting CrashLoopBackOff). Once
- *       nothing runs and nothing will be started again, the pod's phase is Succeeded or Failed: the status manager
- *       writes it and the pod is terminal, so the worker moves on to TerminatingPod.
+ *       ({@code RunPodSandboxRequested}), then, once the sandbox runs, starts the init containers one at a time and
+ *       then each main container in spec order ({@code StartContainerRequested}; {@link InitContainers}: a regular init
+ *       container must have exited 0, a sidecar must run, before the next starts), and once all of them run, the status
+ *       manager reports the pod Running ({@code StatusUpdateRequested}). A container that exits by itself is started
+ *       again as the pod's restartPolicy says (Always, the default; OnFailure; Never), at once the first time and then
+ *       after the crash-loop back-off ({@link ContainerBackOff}), and the status shows it (restartCount, lastState,
+ *       waiting CrashLoopBackOff). Once nothing runs and nothing will be started again, the pod's phase is Succeeded or
+ *       Failed: the status manager writes it and the pod is terminal, so the worker moves on to TerminatingPod.
  *   <li><b>TerminatingPod</b>: the pod has a deletionTimestamp, left the API server, or is in phase Succeeded or
  *       Failed. The worker computes the effective grace period ({@link #calculateEffectiveGracePeriod}), announces it
  *       ({@code kubelet.PodTerminationStarted}, with the deadline {@code terminatingAt + gracePeriod}) and kills every
  *       running container as killContainer does (pkg/kubelet/kuberuntime/kuberuntime_container.go): a container with a
  *       preStop hook runs it first ({@code kubelet.PreStopHookStarted}; a timer wakes the worker when the hook ends or
- *       the deadline comes, whichever is first: {@code kubelet.PreStopHookFinished}); then the runtime is asked to stop
- *       it with what is left until the deadline, never less than {@link Termination#MINIMUM_GRACE_PERIOD_SECONDS}
- *       ({@code StopContainerRequested}). Once every container has exited, it stops the sandbox
- *       ({@code StopPodSandboxRequested}). A pod in which nothing runs any more (a pod already Succeeded or Failed)
- *       thus goes straight on to its sandbox: there is nothing to wait for. Once the runtime reports the sandbox
- *       stopped, killPod has returned, and the status manager writes the terminal status at once (Succeeded if every
- *       container exited 0, else Failed; a pod that ended by itself has it already), before any volume is unmounted
- *       (pkg/kubelet/kubelet.go SyncTerminatingPod).
+ *       the deadline comes, whichever is first: {@code kubelet.PreStopHookFinished}); a sidecar then waits for its
+ *       turn, until the main containers and the sidecars declared after it have exited or the grace period is spent;
+ *       then the runtime is asked to stop it with what is left until the deadline, never less than
+ *       {@link Termination#MINIMUM_GRACE_PERIOD_SECONDS} ({@code StopContainerRequested}). Once every container has
+ *       exited, it stops the sandbox ({@code StopPodSandboxRequested}). A pod in which nothing runs any more (a pod
+ *       already Succeeded or Failed) thus goes straight on to its sandbox: there is nothing to wait for. Once the
+ *       runtime reports the sandbox stopped, killPod has returned, and the status manager writes the terminal status at
+ *       once (Succeeded if every container exited 0, else Failed; a pod that ended by itself has it already), before
+ *       any volume is unmounted (pkg/kubelet/kubelet.go SyncTerminatingPod).
  *   <li><b>TerminatedPod</b>: the volume manager unmounts the pod's volumes, and once none is left published (at once
  *       for a pod without CSI volumes) the worker records it ({@code kubelet.PodTerminated}) and is finished. Once the
  *       pod is marked for deletion and the API server holds its terminal phase, the status manager sends its own DELETE
@@ -241,6 +244,8 @@ public final class PodWorkers implements Part<PodWorkersState> {
             prober.probeDue(state, key, timer, out);
         } else if (timer.key() instanceof PodWorkerTimer.ProbeKill key) {
             prober.killDue(state, key, timer, out);
+        } else if (timer.key() instanceof PodWorkerTimer.Turn key) {
+            termination.turnDue(state, key, timer, out);
         }
     }
 
@@ -525,8 +530,14 @@ public final class PodWorkers implements Part<PodWorkersState> {
                         w.uid,
                         w.namespace(),
                         w.name(),
-                        w.pod().getSpec().getContainers().stream()
-                                .map(c -> new RunPodSandbox.ContainerSpec(c.getName(), c.getImage()))
+                        Stream.concat(
+                                        InitContainers.of(w.pod()).stream()
+                                                .map(c -> new RunPodSandbox.ContainerSpec(
+                                                        c.getName(),
+                                                        c.getImage(),
+                                                        InitContainers.isSidecar(c) ? null : Boolean.TRUE)),
+                                        w.pod().getSpec().getContainers().stream()
+                                                .map(c -> new RunPodSandbox.ContainerSpec(c.getName(), c.getImage())))
                                 .toList(),
                         w.pod().getMetadata().getAnnotations() == null
                                 ? Map.of()

@@ -23,9 +23,8 @@ record PreStopHook(String handler, Duration duration) {
     static final Duration LONGEST = Duration.ofDays(3650);
 
     static Optional<PreStopHook> of(Pod pod, String containerName) {
-        Optional<LifecycleHandler> preStop = pod.getSpec().getContainers().stream()
-                .filter(c -> c.getName().equals(containerName))
-                .findFirst()
+        // A sidecar's hook too: killContainer runs it before the sidecar waits for its turn.
+        Optional<LifecycleHandler> preStop = Optional.ofNullable(InitContainers.spec(pod, containerName))
                 .map(Container::getLifecycle)
                 .map(l -> l.getPreStop());
         if (preStop.isEmpty()) {

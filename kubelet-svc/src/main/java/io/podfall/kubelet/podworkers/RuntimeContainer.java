@@ -17,10 +17,22 @@ public final class RuntimeContainer {
         EXITED
     }
 
+    /**
+     * Which list of the pod's spec the container comes from, and how it is run (pkg/kubelet/types/pod_update.go
+     * IsRestartableInitContainer): a regular init container runs to completion before the next one starts; a sidecar
+     * (an init container with restartPolicy Always) keeps running beside the main containers and stops after them.
+     */
+    public enum Kind {
+        INIT,
+        SIDECAR,
+        MAIN
+    }
+
     /** How an earlier container of the name ended: the status's lastState.terminated. */
     record Exit(String containerId, int exitCode, String reason, Instant startedAt, Instant finishedAt) {}
 
     final String name;
+    final Kind kind;
     String image;
     State state = State.CREATED;
     /** CRI attempt of the latest container: how often the kubelet started it again, the status's restartCount. */
@@ -47,10 +59,20 @@ public final class RuntimeContainer {
     boolean preStopDone;
     /** StopContainer was asked for: from then on a shortened grace period re-issues it. */
     boolean stopRequested;
+    /**
+     * A sidecar of a terminating pod waits for its turn to be stopped (kuberuntime_termination_order.go waitForTurn):
+     * until then, the end of its wait, bounded by the grace period; null while it does not wait.
+     */
+    Instant turnDueAt;
 
     RuntimeContainer(String name, String image) {
+        this(name, image, Kind.MAIN);
+    }
+
+    RuntimeContainer(String name, String image, Kind kind) {
         this.name = shared(name);
         this.image = shared(image);
+        this.kind = kind;
     }
 
     /**
@@ -76,6 +98,14 @@ public final class RuntimeContainer {
 
     boolean isInPreStop() {
         return preStop != null;
+    }
+
+    boolean isWaitingForTurn() {
+        return turnDueAt != null;
+    }
+
+    public Kind kind() {
+        return kind;
     }
 
     public String name() {

@@ -1,5 +1,6 @@
 package io.podfall.kubelet.podworkers;
 
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.podfall.model.apiserver.DeletionRequest;
@@ -17,6 +18,8 @@ import io.podfall.model.runtime.SandboxRef;
 import io.podfall.model.runtime.StopContainer;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -199,6 +202,11 @@ final class Termination {
         w.status.killDeadline = at.plusSeconds(w.status.gracePeriod);
         for (RuntimeContainer c : w.containers()) {
             if (c.state == RuntimeContainer.State.RUNNING) {
+                if (c.isWaitingForTurn()) {
+                    // The new killContainer waits for its turn afresh, bounded by the new deadline.
+                    out.cancelTimer(new PodWorkerTimer.Turn(w.node, w.uid, c.name));
+                    c.turnDueAt = null;
+                }
                 c.preStopDone = false;
                 killContainer(w, c, at, out);
             }
@@ -213,7 +221,7 @@ final class Termination {
         Optional<PreStopHook> hook = c.preStopDone ? Optional.empty() : PreStopHook.of(w.pod(), c.name);
         c.preStopDone = true;
         if (hook.isEmpty() || !w.status.killDeadline.isAfter(at)) {
-            stopContainer(w, c, at, out);
+            stopWhenItsTurnComes(w, c, at, out);
             return;
         }
         c.preStop = hook.get();
@@ -278,7 +286,7 @@ final class Termination {
         boolean exhausted = c.preStopStartedAt.plus(c.preStop.duration()).isAfter(finishedAt);
         preStopHookFinished(w, c, finishedAt, exhausted, null, out);
         if (!w.status.killCancelled) {
-            stopContainer(w, c, finishedAt, out);
+            stopWhenItsTurnComes(w, c, finishedAt, out);
         } else if (w.containers().stream().noneMatch(RuntimeContainer::isInPreStop)) {
             // The cancelled kill's StopContainer returns at once, and so does the kill: the worker kills again.
             killAgain(w, finishedAt, out);
@@ -328,7 +336,75 @@ final class Termination {
                 killAgain(w, exitedAt, out);
             }
         }
+        if (c.isWaitingForTurn()) {
+            out.cancelTimer(new PodWorkerTimer.Turn(w.node, w.uid, c.name));
+            c.turnDueAt = null;
+        }
+        wakeSidecars(w, at, out);
         stopPodSandboxOnceContainersExited(state, w, out);
+    }
+
+    /**
+     * After its preStop hook, a container is stopped, but a sidecar first waits for its turn
+     * (pkg/kubelet/kuberuntime/kuberuntime_termination_order.go, used by killContainer when the pod has a restartable
+     * init container): until every main container and every sidecar declared after it have exited, so main containers
+     * stop first and sidecars in reverse order. A container that does not run is not waited for (upstream closes the
+     * channel of a container not running when the kill began). The wait is bounded by what is left of the grace period
+     * (no wait when nothing is left): a timer at the end, woken earlier by the exits it waits for
+     * ({@link #containerExited}). Then StopContainer gets what is left after the hook and the wait, never less than the
+     * minimum.
+     */
+    private void stopWhenItsTurnComes(PodWorker w, RuntimeContainer c, Instant at, Effects.Builder out) {
+        long left = remainingSeconds(w.status, at);
+        if (c.kind != RuntimeContainer.Kind.SIDECAR || left <= 0 || isTurnOf(w, c)) {
+            stopContainer(w, c, at, out);
+            return;
+        }
+        // waitForTurn(name, gracePeriod): a time.After of the grace period left, in whole seconds.
+        c.turnDueAt = at.plusSeconds(left);
+        out.timer(new PodWorkerTimer.Turn(w.node, w.uid, c.name), c.turnDueAt);
+    }
+
+    /**
+     * Whether the sidecar's turn has come: no main container, and no sidecar declared after it, runs any more (a
+     * regular init container is not waited for).
+     */
+    private static boolean isTurnOf(PodWorker w, RuntimeContainer sidecar) {
+        List<String> later = new ArrayList<>();
+        boolean after = false;
+        for (Container spec : InitContainers.of(w.pod())) {
+            if (after && InitContainers.isSidecar(spec)) {
+                later.add(spec.getName());
+            }
+            after |= spec.getName().equals(sidecar.name);
+        }
+        return w.containers().stream()
+                .noneMatch(x -> x.state == RuntimeContainer.State.RUNNING
+                        && (x.kind == RuntimeContainer.Kind.MAIN || later.contains(x.name)));
+    }
+
+    /** The sidecars whose turn came with an exit stop now: containerTerminated closed the channel they waited on. */
+    private void wakeSidecars(PodWorker w, Instant at, Effects.Builder out) {
+        for (RuntimeContainer c : w.containers()) {
+            if (c.isWaitingForTurn() && c.state == RuntimeContainer.State.RUNNING && isTurnOf(w, c)) {
+                out.cancelTimer(new PodWorkerTimer.Turn(w.node, w.uid, c.name));
+                c.turnDueAt = null;
+                stopContainer(w, c, at, out);
+            }
+        }
+    }
+
+    /**
+     * The end of a sidecar's wait: the grace period is spent, so it is stopped now with the minimum. A timer that no
+     * longer matches the wait is stale.
+     */
+    void turnDue(PodWorkersState state, PodWorkerTimer.Turn key, Timer timer, Effects.Builder out) {
+        PodWorker w = state.workerOn(key.node(), key.uid());
+        RuntimeContainer c = w == null ? null : w.container(key.container());
+        if (c != null && c.state == RuntimeContainer.State.RUNNING && timer.at().equals(c.turnDueAt)) {
+            c.turnDueAt = null;
+            stopContainer(w, c, timer.at(), out);
+        }
     }
 
     private void stopContainer(PodWorker w, RuntimeContainer c, Instant at, Effects.Builder out) {

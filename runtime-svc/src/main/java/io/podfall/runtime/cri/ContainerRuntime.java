@@ -51,7 +51,10 @@ import java.util.Optional;
  * timer, set when the container starts, ends it with its own code (ContainerExited, as for an exit on the signal, with
  * no signal before it); whichever of the three comes first wins, and at the same instant the kill still wins. The
  * kubelet may then start the container again (StartContainer with the next attempt): a new container of the same name
- * in the same sandbox, with an id of its own; the exited one stays until RemovePodSandbox removes it with the rest.
+ * in the same sandbox, with an id of its own; the exited one stays until RemovePodSandbox removes it with the rest. A
+ * regular init container (RunPodSandbox marks it {@code init}) is such a process always: it runs
+ * {@code podfall.io/init-run-seconds} [0] and exits with {@code podfall.io/init-exit-code} [0]. A sidecar is no init
+ * container to the runtime: it runs as the main containers do.
  *
  * <p>Invariants:
  *
@@ -126,7 +129,7 @@ public final class ContainerRuntime implements Part<RuntimeState> {
                 && timer.at().equals(c.runEndsAt())
                 && (c.killDueAt() == null || c.runEndsAt().isBefore(c.killDueAt()))) {
             cancelTimers(node, sandbox.get(), c, Kind.RUN, effects);
-            exit(node, sandbox.get(), c, sandbox.get().behaviour().runExitCode(), c.runEndsAt(), effects);
+            exit(node, sandbox.get(), c, runExitCode(sandbox.get(), c), c.runEndsAt(), effects);
         }
     }
 
@@ -167,7 +170,8 @@ public final class ContainerRuntime implements Part<RuntimeState> {
      * CRI CreateContainer + StartContainer, for a container the RunPodSandbox request named: its first attempt, or a
      * later one once the previous container of that name has exited (the kubelet restarting it). A request for an
      * attempt that is not newer than the latest container of the name is a repeat and starts nothing. A process that
-     * ends by itself ({@code podfall.io/run-seconds}) gets its timer, counted from its start.
+     * ends by itself ({@code podfall.io/run-seconds}) gets its timer, counted from its start. A regular init container
+     * always ends by itself, after {@code podfall.io/init-run-seconds} (0: in the same step as its start).
      */
     private void startContainer(RuntimeState state, ContainerRef r, Effects.Builder effects) {
         if (r.node() == null || r.containerName() == null) {
@@ -183,7 +187,9 @@ public final class ContainerRuntime implements Part<RuntimeState> {
         }
         PodSandbox sandbox = found.get();
         Instant startedAt = effects.causeTime();
-        Duration runFor = sandbox.behaviour().runFor();
+        Duration runFor = spec.get().runsToCompletion()
+                ? sandbox.behaviour().initRunFor()
+                : sandbox.behaviour().runFor();
         Container c = new Container(
                 containerId(r),
                 r.containerName(),
@@ -199,8 +205,19 @@ public final class ContainerRuntime implements Part<RuntimeState> {
         if (c.runEndsAt().isAfter(startedAt)) {
             effects.timer(ContainerTimer.of(Kind.RUN, r.node(), sandbox, c), c.runEndsAt());
         } else {
-            exit(r.node(), sandbox, c, sandbox.behaviour().runExitCode(), startedAt, effects);
+            exit(r.node(), sandbox, c, runExitCode(sandbox, c), startedAt, effects);
         }
+    }
+
+    /**
+     * The code a process exits with when it ends by itself: a regular init container's
+     * {@code podfall.io/init-exit-code}, any other's {@code podfall.io/run-exit-code}.
+     */
+    private static int runExitCode(PodSandbox sandbox, Container c) {
+        boolean init = sandbox.spec(c.name())
+                .map(RunPodSandbox.ContainerSpec::runsToCompletion)
+                .orElse(false);
+        return init ? sandbox.behaviour().initExitCode() : sandbox.behaviour().runExitCode();
     }
 
     /** The first attempt keeps the id it always had; every restart gets one of its own. */

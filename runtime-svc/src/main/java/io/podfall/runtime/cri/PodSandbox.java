@@ -32,7 +32,10 @@ public final class PodSandbox {
     private final String name;
     /** The pod IP CNI gave the sandbox; back in the node's pool once the sandbox is NOTREADY. */
     private final String ip;
-    /** The containers the kubelet may start here, in spec order. */
+    /**
+     * The containers the kubelet may start here, in spec order: init containers first, marked when they run to
+     * completion.
+     */
     private final List<ContainerSpec> specs;
 
     private final ProcessBehaviour behaviour;
@@ -58,7 +61,8 @@ public final class PodSandbox {
         this.ip = ip;
         // the sandboxes of a ReplicaSet's pods ask for the same containers and behave alike: one of each for all
         this.specs = SharedValues.shared(specs.stream()
-                .map(s -> new ContainerSpec(shared(s.name()), shared(s.image())))
+                .map(s -> new ContainerSpec(
+                        shared(s.name()), shared(s.image()), s.runsToCompletion() ? Boolean.TRUE : null))
                 .toList());
         this.behaviour = SharedValues.shared(behaviour);
         this.containers = new ArrayList<>(this.specs.size());

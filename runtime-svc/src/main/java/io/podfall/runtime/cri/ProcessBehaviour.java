@@ -22,21 +22,34 @@ import java.util.Map;
  *     included) until its process exits by itself, as a batch job or a crashing server does; null [default] when it
  *     runs until it is stopped
  * @param runExitCode {@code podfall.io/run-exit-code}: the code of that exit, 0–255 [0]
+ * @param initRunFor {@code podfall.io/init-run-seconds}: decimal seconds from the start of each regular init container
+ *     (an init container without {@code restartPolicy: Always}; every restart included) until its process exits by
+ *     itself [0: it completes at once]. Sidecars and main containers follow {@code runFor}.
+ * @param initExitCode {@code podfall.io/init-exit-code}: the code of a regular init container's exit, 0–255 [0]
  */
 public record ProcessBehaviour(
-        boolean exitsOnSigterm, Duration exitDelay, int exitCode, String stopSignal, Duration runFor, int runExitCode) {
+        boolean exitsOnSigterm,
+        Duration exitDelay,
+        int exitCode,
+        String stopSignal,
+        Duration runFor,
+        int runExitCode,
+        Duration initRunFor,
+        int initExitCode) {
     public static final String ON_SIGTERM = "podfall.io/on-sigterm";
     public static final String EXIT_DELAY_SECONDS = "podfall.io/exit-delay-seconds";
     public static final String EXIT_CODE = "podfall.io/exit-code";
     public static final String STOP_SIGNAL = "podfall.io/stop-signal";
     public static final String RUN_SECONDS = "podfall.io/run-seconds";
     public static final String RUN_EXIT_CODE = "podfall.io/run-exit-code";
+    public static final String INIT_RUN_SECONDS = "podfall.io/init-run-seconds";
+    public static final String INIT_EXIT_CODE = "podfall.io/init-exit-code";
     /** The signals a process may be asked to stop with, by name, with their Linux numbers. */
     static final Map<String, Integer> STOP_SIGNALS =
             Map.of("SIGHUP", 1, "SIGINT", 2, "SIGQUIT", 3, "SIGUSR1", 10, "SIGUSR2", 12, "SIGTERM", 15, "SIGWINCH", 28);
 
     public static final ProcessBehaviour DEFAULT =
-            new ProcessBehaviour(true, Duration.ZERO, 128 + 15, "SIGTERM", null, 0);
+            new ProcessBehaviour(true, Duration.ZERO, 128 + 15, "SIGTERM", null, 0, Duration.ZERO, 0);
 
     public static ProcessBehaviour fromAnnotations(Map<String, String> annotations) {
         if (annotations == null) {
@@ -49,7 +62,9 @@ public record ProcessBehaviour(
                 exitCode(trimmed(annotations.get(EXIT_CODE)), 128 + STOP_SIGNALS.get(signal)),
                 signal,
                 SimulatedDurations.seconds(annotations.get(RUN_SECONDS)).orElse(DEFAULT.runFor),
-                exitCode(trimmed(annotations.get(RUN_EXIT_CODE)), DEFAULT.runExitCode));
+                exitCode(trimmed(annotations.get(RUN_EXIT_CODE)), DEFAULT.runExitCode),
+                SimulatedDurations.seconds(annotations.get(INIT_RUN_SECONDS)).orElse(DEFAULT.initRunFor),
+                exitCode(trimmed(annotations.get(INIT_EXIT_CODE)), DEFAULT.initExitCode));
     }
 
     /** A signal name, with or without its SIG prefix, in any case; anything else is SIGTERM. */

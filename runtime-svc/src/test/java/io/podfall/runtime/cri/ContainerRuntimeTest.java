@@ -684,6 +684,55 @@ class ContainerRuntimeTest {
                 "a StopContainer after the exit finds nothing to stop");
     }
 
+    /** A sandbox with a regular init container {@code init}, a sidecar {@code proxy} and the main {@code app}. */
+    private Effects runPodSandboxWithInit(Map<String, String> annotations) {
+        var data = new RunPodSandbox(
+                NODE,
+                "u1",
+                "default",
+                "web",
+                List.of(
+                        new RunPodSandbox.ContainerSpec("init", "busybox", true),
+                        new RunPodSandbox.ContainerSpec("proxy", "envoy"),
+                        new RunPodSandbox.ContainerSpec("app", "nginx")),
+                annotations);
+        return handle(request(EventTypes.RUN_POD_SANDBOX_REQUESTED, data, T0));
+    }
+
+    @Test
+    void aRegularInitContainerRunsItsInitSecondsAndExitsWithItsInitCode() {
+        runPodSandboxWithInit(Map.of(
+                "podfall.io/init-run-seconds", "4",
+                "podfall.io/init-exit-code", "1",
+                "podfall.io/run-seconds", "100",
+                "podfall.io/run-exit-code", "7"));
+
+        Timer run = timer(startContainer("u1", "init", T0.plusSeconds(1)), "run");
+        assertEquals(T0.plusSeconds(5), run.at(), "init-run-seconds, not run-seconds");
+        ContainerState exited = exited(fire(run));
+        assertEquals(1, exited.exitCode(), "init-exit-code, not run-exit-code");
+        assertEquals("Error", exited.reason());
+
+        Timer proxy = timer(startContainer("u1", "proxy", T0.plusSeconds(6)), "run");
+        assertEquals(T0.plusSeconds(106), proxy.at(), "a sidecar follows the pod's process behaviour");
+        assertEquals(7, exited(fire(proxy)).exitCode());
+    }
+
+    @Test
+    void aRegularInitContainerCompletesAsItStartsByDefaultWhileTheOthersRunUntilStopped() {
+        runPodSandboxWithInit(Map.of());
+
+        Effects init = startContainer("u1", "init", T0);
+        assertEquals(List.of(CONTAINER_STARTED, CONTAINER_EXITED), types(init));
+        assertEquals(0, exited(init).exitCode());
+        assertEquals("Completed", exited(init).reason());
+
+        Effects proxy = startContainer("u1", "proxy", T0);
+        assertEquals(List.of(CONTAINER_STARTED), types(proxy));
+        assertTrue(proxy.timers().isEmpty(), "a sidecar runs until it is stopped");
+        assertTrue(container("u1", "proxy").isRunning());
+    }
+
     @Test
     void aProcessThatEndsByItselfExitsWithZeroUnlessToldOtherwise() {
         runPodSandbox(job("3", null), T0);

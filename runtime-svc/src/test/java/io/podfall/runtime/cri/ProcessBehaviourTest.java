@@ -28,14 +28,34 @@ class ProcessBehaviourTest {
     void noAnnotationsMeanExitAtOnceWith143() {
         assertEquals(ProcessBehaviour.DEFAULT, ProcessBehaviour.fromAnnotations(null));
         assertEquals(ProcessBehaviour.DEFAULT, ProcessBehaviour.fromAnnotations(Map.of("other", "x")));
-        assertEquals(new ProcessBehaviour(true, Duration.ZERO, 143, "SIGTERM", null, 0), ProcessBehaviour.DEFAULT);
+        assertEquals(
+                new ProcessBehaviour(true, Duration.ZERO, 143, "SIGTERM", null, 0, Duration.ZERO, 0),
+                ProcessBehaviour.DEFAULT);
     }
 
     @Test
     void readsEachAnnotation() {
         assertEquals(
-                new ProcessBehaviour(false, Duration.ofMillis(1500), 0, "SIGTERM", null, 0), of("ignore", "1.5", "0"));
-        assertEquals(new ProcessBehaviour(true, Duration.ofSeconds(3), 1, "SIGTERM", null, 0), of(" exit ", "3", "1"));
+                new ProcessBehaviour(false, Duration.ofMillis(1500), 0, "SIGTERM", null, 0, Duration.ZERO, 0),
+                of("ignore", "1.5", "0"));
+        assertEquals(
+                new ProcessBehaviour(true, Duration.ofSeconds(3), 1, "SIGTERM", null, 0, Duration.ZERO, 0),
+                of(" exit ", "3", "1"));
+    }
+
+    @Test
+    void aRegularInitContainerCompletesAtOnceWithZeroUnlessToldOtherwise() {
+        assertEquals(Duration.ZERO, ProcessBehaviour.DEFAULT.initRunFor());
+        assertEquals(0, ProcessBehaviour.DEFAULT.initExitCode());
+        ProcessBehaviour read = ProcessBehaviour.fromAnnotations(
+                Map.of(ProcessBehaviour.INIT_RUN_SECONDS, "2.5", ProcessBehaviour.INIT_EXIT_CODE, "3"));
+        assertEquals(Duration.ofMillis(2500), read.initRunFor());
+        assertEquals(3, read.initExitCode());
+        assertEquals(null, read.runFor(), "the main containers still run until stopped");
+        ProcessBehaviour bad = ProcessBehaviour.fromAnnotations(
+                Map.of(ProcessBehaviour.INIT_RUN_SECONDS, "-1", ProcessBehaviour.INIT_EXIT_CODE, "300"));
+        assertEquals(Duration.ZERO, bad.initRunFor());
+        assertEquals(0, bad.initExitCode());
     }
 
     @Test
@@ -49,7 +69,7 @@ class ProcessBehaviourTest {
     @Test
     void anImagesStopSignalIsSentInsteadOfSigtermAndSetsTheDefaultExitCode() {
         assertEquals(
-                new ProcessBehaviour(true, Duration.ZERO, 131, "SIGQUIT", null, 0),
+                new ProcessBehaviour(true, Duration.ZERO, 131, "SIGQUIT", null, 0, Duration.ZERO, 0),
                 ProcessBehaviour.fromAnnotations(Map.of(ProcessBehaviour.STOP_SIGNAL, "SIGQUIT")),
                 "nginx: 128 + 3");
         assertEquals(
