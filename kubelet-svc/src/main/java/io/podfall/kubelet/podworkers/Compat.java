@@ -9,10 +9,11 @@ package io.podfall.kubelet.podworkers;
  * @param shortenedGraceKillsAgain {@code podfall.kubelet.compat.shortened-grace-kills-again}: the unmerged fix of
  *     upstream PR #113883 for issues #83916 and #113712. In every released kubelet a grace period shortened while the
  *     pod terminates does not reach the kill in flight: UpdatePod cancels the sync, but SyncTerminatingPod's killPod
- *     never watches that cancellation (pkg/kubelet/kubelet.go; the TODO names #113606), so the containers keep the
- *     first deadline. With the fix, StopContainer returns on the cancellation, the kill returns once every running
- *     preStop hook has returned (a hook is not interrupted), and the worker kills again with the shorter grace period,
- *     counted from that moment. The second kill is a fresh killContainer: a container's preStop hook runs again.
+ *     never watches that cancellation (pkg/kubelet/kubelet.go; upstream's comment there names #113606), so the
+ *     containers keep the first deadline. With the fix, StopContainer returns on the cancellation, the kill returns
+ *     once every running preStop hook has returned (a hook is not interrupted), and the worker kills again with the
+ *     shorter grace period, counted from that moment. The second kill is a fresh killContainer: a container's preStop
+ *     hook runs again.
  * @param forceDeleteUsesSpecGrace {@code podfall.kubelet.compat.force-delete-uses-spec-grace}: a force delete
  *     (deletionGracePeriodSeconds 0) is taken for "unset" by calculateEffectiveGracePeriod, so the node gives the pod
  *     spec.terminationGracePeriodSeconds instead of 1 s while the API server has already removed it. Upstream issues

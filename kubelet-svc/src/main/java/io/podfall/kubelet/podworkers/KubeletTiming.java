@@ -77,12 +77,17 @@ public record KubeletTiming(Duration plegRelistPeriod, Duration containerGcPerio
         return next(containerGcPeriod, node, t);
     }
 
-    private static Instant next(Duration period, String node, Instant t) {
+    /**
+     * The first tick after {@code t} of a grid of ticks {@code period} apart whose phase is derived from {@code key} (a
+     * node's name, a probe's timer): every period of the kubelet's own, deterministic live and in a replay. {@code t}
+     * itself for a period of zero.
+     */
+    static Instant next(Duration period, String key, Instant t) {
         if (period.isZero()) {
             return t;
         }
         long p = period.toNanos();
-        long phase = Math.floorMod(node.hashCode() * 0x9E3779B97F4A7C15L, p);
+        long phase = Math.floorMod(key.hashCode() * 0x9E3779B97F4A7C15L, p);
         long nanos = t.getEpochSecond() * 1_000_000_000L + t.getNano();
         long tick = (Math.floorDiv(nanos - phase, p) + 1) * p + phase;
         return Instant.ofEpochSecond(0, tick);

@@ -77,8 +77,9 @@ import java.util.stream.Stream;
  *       (terminatingAt does not move) and only its deadline moved, so a reader counting terminations counts each once
  *       and still sees the old and the new grace period side by side. As in every released kubelet, the kill in flight
  *       keeps its first deadline: UpdatePod cancels the sync, but SyncTerminatingPod kills on a context of its own
- *       (pkg/kubelet/kubelet.go, TODO #113606), so only the API server's deletionTimestamp moves (#83916). The unmerged
- *       fix is a switch ({@link Compat#shortenedGraceKillsAgain()}). A longer or equal grace period changes nothing.
+ *       (pkg/kubelet/kubelet.go, the comment naming #113606), so only the API server's deletionTimestamp moves
+ *       (#83916). The unmerged fix is a switch ({@link Compat#shortenedGraceKillsAgain()}). A longer or equal grace
+ *       period changes nothing.
  *   <li><i>Each container's preStop hook runs at most once</i>, and its time counts against the grace period.
  *   <li><i>A terminated pod is never restarted.</i> A finished or forgotten UID takes no more updates; a create of a
  *       UID whose worker is terminating or finished is recorded ({@code kubelet.PodRestartRequested}, restartRequested)

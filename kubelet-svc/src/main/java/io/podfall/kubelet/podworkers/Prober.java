@@ -80,11 +80,7 @@ final class Prober {
      * container and the probe.
      */
     private static Instant nextTick(ProbeWorker pw, Instant t) {
-        long p = Duration.ofSeconds(pw.spec.periodSeconds()).toNanos();
-        long phase = Math.floorMod(pw.key.id().hashCode() * 0x9E3779B97F4A7C15L, p);
-        long nanos = t.getEpochSecond() * 1_000_000_000L + t.getNano();
-        long tick = (Math.floorDiv(nanos - phase, p) + 1) * p + phase;
-        return Instant.ofEpochSecond(0, tick);
+        return KubeletTiming.next(Duration.ofSeconds(pw.spec.periodSeconds()), pw.key.id(), t);
     }
 
     /** A worker's timer: it probes, then waits for its next tick. A timer that no longer matches is stale. */
