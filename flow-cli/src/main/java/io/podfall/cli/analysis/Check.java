@@ -49,6 +49,7 @@ public final class Check {
         findings.addAll(Leaks.ips(log));
         findings.addAll(Leaks.volumes(log));
         findings.addAll(DuplicateSideEffects.of(log));
+        findings.addAll(ClusterIncidents.of(log));
         return findings;
     }
 

@@ -81,6 +81,26 @@ record KubeObject(JsonNode object) {
         return object.path("spec").path("terminationGracePeriodSeconds").asLong(30);
     }
 
+    /** status.phase; "" when absent. */
+    String phase() {
+        return object.path("status").path("phase").asText();
+    }
+
+    /** Whether a pod's phase is terminal: Succeeded or Failed. */
+    boolean terminal() {
+        return "Succeeded".equals(phase()) || "Failed".equals(phase());
+    }
+
+    /** The status condition of this type (a pod's PodScheduled, a node's Ready); a missing node when absent. */
+    JsonNode condition(String type) {
+        for (JsonNode c : object.path("status").path("conditions")) {
+            if (type.equals(c.path("type").asText())) {
+                return c;
+            }
+        }
+        return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+    }
+
     /** A pod's spec.nodeName, if it is bound. */
     Optional<String> nodeName() {
         JsonNode node = object.path("spec").path("nodeName");

@@ -30,7 +30,8 @@ public record Stats(
         int killed,
         int inEndpoints,
         int endpointsAfterSigterm,
-        Map<String, Summary> durations) {
+        Map<String, Summary> durations,
+        ClusterIncidents.Figures cluster) {
 
     /** Row names, in the order of the table. */
     public static final String TOTAL = "total (request -> removed)";
@@ -158,6 +159,8 @@ public record Stats(
         /** Each pod's ObjectMarkedTerminating, by id, to its deletion. */
         private final Map<String, Deletion> markedFor = new HashMap<>();
 
+        private final ClusterIncidents cluster = new ClusterIncidents();
+
         /** Every deletion of the log. */
         public Collector() {
             this(null, null);
@@ -174,6 +177,7 @@ public record Stats(
 
         @Override
         public void accept(Event e) {
+            cluster.accept(e);
             if (DeletionFlow.isRequest(e)) {
                 if ((since == null || !e.time().isBefore(since))
                         && (until == null || e.time().isBefore(until))) {
@@ -226,7 +230,8 @@ public record Stats(
             }
             Map<String, Summary> summaries = new LinkedHashMap<>();
             millis.forEach((row, values) -> summaries.put(row, Summary.of(values)));
-            return new Stats(flows, completed, rejected, killed, inEndpoints, afterSigterm, summaries);
+            return new Stats(
+                    flows, completed, rejected, killed, inEndpoints, afterSigterm, summaries, cluster.figures());
         }
     }
 
@@ -248,6 +253,8 @@ public record Stats(
         out.append(String.format(
                 "still in a Service's endpoints after SIGTERM: %d/%d of the pods that were in one%n%n",
                 endpointsAfterSigterm, inEndpoints));
+        out.append(cluster.render());
+        out.append(cluster.any() ? String.format("%n") : "");
         int label = durations.keySet().stream().mapToInt(String::length).max().orElse(0);
         String row = "%-" + label + "s %5s %10s %10s %10s %10s%n";
         out.append(String.format(row, "in ms", "n", "p50", "p90", "p99", "max"));
@@ -273,6 +280,7 @@ public record Stats(
         o.put("endpointsAfterSigterm", endpointsAfterSigterm);
         ObjectNode ms = o.putObject("millis");
         durations.forEach((name, s) -> ms.set(key(name), Json.tree(s)));
+        o.set("cluster", cluster.json());
         return o;
     }
 
