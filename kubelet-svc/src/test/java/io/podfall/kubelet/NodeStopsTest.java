@@ -178,6 +178,30 @@ class NodeStopsTest {
     }
 
     @Test
+    void aTimerThatCameDueWhileTheNodeWasStoppedFiresOnceAtItsStart() {
+        deliver(runtime(kept, EventTypes.CONTAINER_EXITED, container(kept, ContainerState.State.EXITED, 0)));
+        deliver(runtime(kept, EventTypes.CONTAINER_STARTED, container(kept, ContainerState.State.RUNNING, 1)));
+        List<Event> crashed =
+                deliver(runtime(kept, EventTypes.CONTAINER_EXITED, container(kept, ContainerState.State.EXITED, 1)));
+        assertTrue(
+                crashed.stream().noneMatch(e -> e.is(EventTypes.START_CONTAINER_REQUESTED)),
+                "the second exit waits out the crash-loop back-off: " + types(crashed));
+        stopNode2At(5);
+
+        assertTrue(
+                advanceTo(120).stream().noneMatch(e -> e.source().equals(NODE_2)),
+                "the back-off ends while the node is stopped: nothing starts");
+
+        Event started = host(EventTypes.NODE_STARTED, 120);
+        List<Event> restarts = deliver(started).stream()
+                .filter(e -> e.is(EventTypes.START_CONTAINER_REQUESTED))
+                .toList();
+        assertEquals(1, restarts.size(), "the held back-off timer fires once: " + restarts);
+        assertEquals(2, restarts.get(0).data().path("attempt").asInt());
+        assertEquals(started.id(), restarts.get(0).causationId());
+    }
+
+    @Test
     void aKubeletRebuiltFromTheLogWhileTheNodeIsStoppedKeepsItStoppedAndStartsItAlike() {
         stopNode2At(5);
         deliver(api.at(at(21)).fact(EventTypes.OBJECT_MARKED_TERMINATING, ResourceType.PODS, terminating(web, 21, 30)));
@@ -254,11 +278,15 @@ class NodeStopsTest {
     }
 
     private ContainerState container(Pod pod, ContainerState.State state) {
+        return container(pod, state, 0);
+    }
+
+    private ContainerState container(Pod pod, ContainerState.State state, int attempt) {
         boolean exited = state == ContainerState.State.EXITED;
         return new ContainerState(
                 pod.getSpec().getNodeName(),
                 pod.getMetadata().getUid(),
-                "app-" + pod.getMetadata().getName(),
+                "app-" + pod.getMetadata().getName() + "-" + attempt,
                 "app",
                 "nginx:1.27",
                 state,
@@ -266,7 +294,7 @@ class NodeStopsTest {
                 exited ? "Error" : null,
                 T0,
                 exited ? now : null,
-                0);
+                attempt);
     }
 
     private static Pod terminating(Pod pod, long seconds, long grace) {
