@@ -95,8 +95,8 @@ public final class Kubelet extends CompositeCore {
      * facts of this moment: HandlePodAdditions of the pods it lists, the PLEG's first relist; a pod no longer on the
      * API server whose worker had not begun its termination is an orphan, killed as HandlePodCleanups kills one. Then
      * the timers that came due fire once each (a preStop deadline, a relist, a probe), and the node posts its status
-     * and renews its Lease at once, as syncNodeStatus and the lease controller do at a kubelet's start. Everything is
-     * caused by the NodeStarted fact.
+     * and renews its Lease at once, as a kubelet's Run does (wait.JitterUntil runs syncNodeStatus first thing, and
+     * nodeLeaseController.Run syncs the Lease as it starts). Everything is caused by the NodeStarted fact.
      */
     private void start(CompositeState state, Event started, String node, StoppedNodes.Held held, Effects.Builder out) {
         PodWorkersState pods = state.of(PodWorkersState.class);
