@@ -27,8 +27,8 @@ import java.util.Set;
  * ({@link PodWorkerTimer} are the pod workers', {@link NodeStatusTimer} and {@link NodeLeaseTimer} the node's); each
  * part ignores the others' keys.
  *
- * <p>A node whose machine is stopped ({@link NodeStops}) gets nothing: what is about it and its timers are held until
- * it starts, when the kubelet finishes what it finds.
+ * <p>A node whose machine is stopped ({@link NodeStops}, the first part: it only records the stop and emits nothing)
+ * gets nothing: what is about it and its timers are held until it starts, when the kubelet finishes what it finds.
  */
 public final class Kubelet extends CompositeCore {
     /**
