@@ -1,5 +1,7 @@
 package io.podfall.e2e;
 
+import static io.podfall.e2e.SuiteClient.condition;
+import static io.podfall.e2e.SuiteClient.hasTaint;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -196,24 +198,5 @@ class NodeLeaseIT {
                 .body();
         assertEquals("node-1", placed.path("spec").path("nodeName").asText());
         assertEquals(0, kubectl.run("delete", "pod", name, "--grace-period=1").exitCode());
-    }
-
-    private static JsonNode condition(JsonNode object, String type) {
-        for (JsonNode c : object.path("status").path("conditions")) {
-            if (type.equals(c.path("type").asText())) {
-                return c;
-            }
-        }
-        return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
-    }
-
-    private static boolean hasTaint(JsonNode node, String key, String effect) {
-        for (JsonNode t : node.path("spec").path("taints")) {
-            if (key.equals(t.path("key").asText())
-                    && effect.equals(t.path("effect").asText())) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -103,6 +103,27 @@ final class SuiteClient {
         return Duration.between(from.time(), to.time()).toSeconds();
     }
 
+    /** An object's status condition of {@code type}, missing if it has none. */
+    static JsonNode condition(JsonNode object, String type) {
+        for (JsonNode c : object.path("status").path("conditions")) {
+            if (type.equals(c.path("type").asText())) {
+                return c;
+            }
+        }
+        return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+    }
+
+    /** Whether a Node has a taint of {@code key} with {@code effect}. */
+    static boolean hasTaint(JsonNode node, String key, String effect) {
+        for (JsonNode t : node.path("spec").path("taints")) {
+            if (key.equals(t.path("key").asText())
+                    && effect.equals(t.path("effect").asText())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** A pod of one container, {@code app} (nginx), in the default namespace, with these annotations. */
     static Pod pod(String name, Map<String, String> annotations) {
         return new PodBuilder()

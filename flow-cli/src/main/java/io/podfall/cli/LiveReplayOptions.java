@@ -16,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -167,22 +166,7 @@ final class LiveReplayOptions {
     }
 
     private TargetClock clock(CommandLine command) {
-        if (!(timeScale > 0)) {
-            throw new ParameterException(command, "--time-scale must be more than 0, was " + timeScale);
-        }
-        if (timeScale == 1) {
-            return new TargetClock(1, Instant.EPOCH);
-        }
-        if (timeOrigin == null) {
-            throw new ParameterException(
-                    command,
-                    "--time-scale " + timeScale + " needs --time-origin, the target suite's podfall.time-origin");
-        }
-        try {
-            return new TargetClock(timeScale, Instant.parse(timeOrigin));
-        } catch (DateTimeParseException e) {
-            throw new ParameterException(command, "not a time: " + timeOrigin + " (RFC 3339)");
-        }
+        return TargetClock.of(command, timeScale, timeOrigin);
     }
 
     /**
@@ -352,23 +336,6 @@ final class LiveReplayOptions {
             appended.addAll(batch);
         }
         return appended;
-    }
-
-    /**
-     * The target suite's simulated clock, as its services keep it (flow-adapter SimulatedClock): the wall clock, sped
-     * up {@code scale} times from {@code origin}.
-     */
-    private record TargetClock(double scale, Instant origin) {
-        Instant now() {
-            return at(Instant.now());
-        }
-
-        /** The target's time when the wall clock reads {@code wall}. */
-        Instant at(Instant wall) {
-            return scale == 1
-                    ? wall
-                    : origin.plusNanos(Math.round(Duration.between(origin, wall).toNanos() * scale));
-        }
     }
 
     /**

@@ -19,7 +19,8 @@ import picocli.CommandLine.Command;
             ExportCommand.class,
             ImportCommand.class,
             ReplayCommand.class,
-            StateCommand.class
+            StateCommand.class,
+            NodeCommand.class
         },
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {

@@ -180,6 +180,51 @@ class BrokerCommandsTest {
         }
     }
 
+    /**
+     * {@code podfall node stop|start} appends the node's machine's facts to the topic, at the suite's simulated time,
+     * each an input of its own (no cause).
+     */
+    @Test
+    void nodeStopAndStartAppendTheHostFactsAtTheSuitesSimulatedTime() {
+        String topic = newTopic();
+        Instant origin = Instant.now().minusSeconds(10);
+        assertEquals(
+                0,
+                run(
+                        "node",
+                        "stop",
+                        "node-2",
+                        "--reason",
+                        "kernel upgrade",
+                        "--bootstrap",
+                        bootstrap,
+                        "--topic",
+                        topic,
+                        "--time-scale",
+                        "100",
+                        "--time-origin",
+                        origin.toString()));
+        assertEquals(0, run("node", "start", "node-2", "--bootstrap", bootstrap, "--topic", topic));
+
+        List<Event> events;
+        try (EventLog log = new EventLog(bootstrap, topic)) {
+            events = log.readUntil(all -> all.size() == 2, WAIT);
+        }
+        assertEquals(
+                List.of("host.NodeStopped /host/node-2 nodes/node-2", "host.NodeStarted /host/node-2 nodes/node-2"),
+                events.stream()
+                        .map(e -> e.type() + " " + e.source() + " " + e.subject())
+                        .toList());
+        assertEquals("kernel upgrade", events.get(0).data().path("reason").asText());
+        assertEquals("node-2", events.get(1).data().path("node").asText());
+        assertTrue(events.stream()
+                .allMatch(e -> e.causationId() == null && e.correlationId().equals(e.id())));
+        assertTrue(
+                events.get(0).time().isAfter(origin.plusSeconds(900)),
+                "10 s of wall time at scale 100 are 1000 s of the suite's: "
+                        + events.get(0).time());
+    }
+
     private String newTopic() {
         return "cli-test-" + TOPICS.incrementAndGet();
     }

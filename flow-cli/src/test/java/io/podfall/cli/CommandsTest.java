@@ -196,6 +196,14 @@ class CommandsTest {
     }
 
     @Test
+    void nodeNeedsAVerbAndANodeName() {
+        assertEquals(2, run("node"));
+        assertEquals(2, run("node", "stop"));
+        assertEquals(2, run("node", "stop", "Node_2", "--topic", "t"));
+        assertEquals(2, run("node", "start", "node-2", "--topic", "t", "--time-scale", "10"));
+    }
+
+    @Test
     void importRefusesTheLiveTopic() throws IOException {
         Path f = file(new PodLog("a").created(0).events);
         assertEquals(2, run("import", "--file", f.toString(), "--topic", "podfall.events"));

@@ -7,6 +7,7 @@ import io.podfall.apiserver.registry.RegistryState;
 import io.podfall.apiserver.registry.SystemNamespaces;
 import io.podfall.controller.ControllerManagerConfiguration;
 import io.podfall.kubelet.KubeletConfiguration;
+import io.podfall.kubelet.StoppedNodes;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.KubeletTiming;
 import io.podfall.kubelet.podworkers.PodWorkers;
@@ -105,8 +106,8 @@ public final class Engine {
         }
     }
 
-    /** One kubelet's core and its state. */
-    public record Kubelet(PodWorkers podWorkers, PodWorkersState state) {}
+    /** One kubelet's core and its state: its pod workers', and which of its nodes are stopped. */
+    public record Kubelet(PodWorkers podWorkers, PodWorkersState state, StoppedNodes stopped) {}
 
     /** What happens at one instant, in this order: see the class comment. */
     private static final int READ = 0;
@@ -399,7 +400,8 @@ public final class Engine {
     private static Kubelet kubelet(Service<CompositeState> k) {
         return new Kubelet(
                 ((io.podfall.kubelet.Kubelet) k.host.core()).podWorkers(),
-                k.host.state().of(PodWorkersState.class));
+                k.host.state().of(PodWorkersState.class),
+                k.host.state().of(StoppedNodes.class));
     }
 
     public CompositeState runtime() {

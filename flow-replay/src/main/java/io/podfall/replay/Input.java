@@ -11,7 +11,10 @@ public sealed interface Input {
     /** When the input reached the log. */
     Instant at();
 
-    /** A request appended as it was recorded: a client's call to the API server's REST front door. */
+    /**
+     * An event appended as it was recorded: a client's call to the API server's REST front door, or a node's machine
+     * stopping or starting ({@code host.NodeStopped}, {@code host.NodeStarted}).
+     */
     record Request(Event event) implements Input {
         @Override
         public Instant at() {

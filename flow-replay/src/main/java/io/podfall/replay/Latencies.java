@@ -252,12 +252,15 @@ public final class Latencies {
                 && recorded.subject().equals(replayed.subject());
     }
 
-    /** The service a source belongs to: {@code apiserver}, {@code controller}, {@code kubelet} or {@code runtime}. */
+    /**
+     * The service a source belongs to: {@code apiserver}, {@code controller}, {@code kubelet} or {@code runtime}; or
+     * {@code host}, a node's machine, which is no service (its facts are inputs, {@link Recording}).
+     */
     static String kind(String source) {
         int end = source.indexOf('/', 1);
         String first = end < 0 ? source.substring(1) : source.substring(1, end);
         return switch (first) {
-            case "apiserver", "controller", "kubelet" -> first;
+            case "apiserver", "controller", "kubelet", "host" -> first;
             default -> "runtime"; // the runtime service runs each node's CRI runtime, CNI and CSI plugins
         };
     }

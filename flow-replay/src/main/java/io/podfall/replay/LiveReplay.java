@@ -16,7 +16,8 @@ import java.util.Set;
  * suite, at the recorded pace, and what that suite's services appended compared with the recording. This is the part
  * without a broker: which inputs, when each is due, how it is stamped, and the comparison.
  *
- * <p><b>Inputs</b> are the client requests only ({@link Input.Request}): the target suite has started already, and its
+ * <p><b>Inputs</b> are the client requests only ({@link Input.Request}, with the nodes' stops and starts of
+ * {@code podfall node}, which the target's kubelet of that node acts on): the target suite has started already, and its
  * own start (the system namespaces, its kubelets' nodes) is its own, with the settings it was given. Each keeps its id,
  * so every event derived from it (and every UID) is the recording's, and the comparison can pair them.
  *

@@ -5,6 +5,7 @@ import io.podfall.apiserver.registry.Registry;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.KubeletTiming;
 import io.podfall.model.event.Event;
+import io.podfall.model.event.EventCatalogue;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
@@ -31,6 +32,9 @@ import java.util.TreeSet;
  *       renewing its node's Lease, posting its node's status) come from their timers: the engine makes them again too.
  *       The API server's REST front door gives a request a random id (RequestTracker: a version 4 UUID); the API
  *       server's own requests have ids derived from its state ({@code Ids.derived}: a name-based, version 3 UUID).
+ *   <li><b>A node's machine stopping and starting</b> ({@code host.NodeStopped}, {@code host.NodeStarted}, appended by
+ *       {@code podfall node stop|start}): nothing on the log causes them, so they are inputs, re-injected as recorded
+ *       at their time; the kubelet of the node reads them as it did live.
  *   <li><b>The API server's start</b>: its own requests (the system namespaces), at the time they were made.
  *   <li><b>The kubelets and their start</b>: a kubelet registers the nodes it runs, uncaused CreationRequested for
  *       {@code nodes/<node>} from {@code /kubelet/<node>}, all with one time (PodWorkers.registerNodes): nodes first
@@ -51,6 +55,8 @@ import java.util.TreeSet;
  */
 public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> inputs, List<String> notes) {
     private static final String KUBELET_SOURCE = "/kubelet/";
+    private static final String HOST = "host";
+    private static final String HOST_SOURCE = "/" + HOST + "/";
     private static final String NODES = ResourceType.NODES.plural() + "/";
     /** A version 3 UUID's version digit: {@code Ids.derived}. */
     private static final int DERIVED_ID_VERSION = 3;
@@ -125,7 +131,7 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
                 if (replayed && !inputs.contains(start)) {
                     inputs.add(start);
                 }
-            } else if (replayed && e.source().equals(Registry.SOURCE)) {
+            } else if (replayed && (e.source().equals(Registry.SOURCE) || isHostFact(e))) {
                 inputs.add(new Input.Request(e));
             }
         }
@@ -236,6 +242,13 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * What happened to a node's machine: appended by an operator ({@code podfall node stop|start}), caused by nothing.
+     */
+    private static boolean isHostFact(Event e) {
+        return e.source().startsWith(HOST_SOURCE) && HOST.equals(EventCatalogue.owner(e.type()));
     }
 
     private static boolean isRegistration(Event e, String node) {

@@ -126,7 +126,11 @@ public final class StateReport {
                     .append(Recording.describe(k.podWorkers().compat()))
                     .append(": ")
                     .append(k.state().workers().size())
-                    .append(" pod workers\n");
+                    .append(" pod workers");
+            k.podWorkers().nodeNames().stream()
+                    .filter(k.stopped()::isStopped)
+                    .forEach(n -> out.append(", ").append(n).append(" stopped"));
+            out.append('\n');
             k.state().workers().values().stream()
                     .sorted(Comparator.comparing(StateReport::subject))
                     .forEach(w -> out.append("  ")

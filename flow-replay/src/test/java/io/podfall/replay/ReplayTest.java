@@ -184,6 +184,41 @@ class ReplayTest {
         assertEquals("30s-" + kill.id(), found.get(0).recorded().id());
     }
 
+    /**
+     * A node's machine stopped and started (operator input on the log): the recording takes both as inputs, re-injected
+     * at their time, and the replay reproduces what the kubelet held while the node was away and did at its start.
+     */
+    @Test
+    void aLogWithANodeStoppedAndStartedReplaysWithNoDivergence() {
+        List<Event> live = withLatency(
+                Scenarios.run(Scenarios.node1(), Scenarios.nodeStoppedAndStarted())
+                        .log(),
+                Duration.ofMillis(3));
+        Event started = live.stream()
+                .filter(e -> e.is(EventTypes.NODE_STARTED))
+                .findFirst()
+                .orElseThrow();
+        List<String> atStart = live.stream()
+                .filter(e -> started.id().equals(e.causationId()))
+                .map(Event::type)
+                .toList();
+        assertTrue(atStart.contains(EventTypes.ORPHANED_POD_FOUND), "the force-deleted pod is an orphan: " + atStart);
+        assertTrue(atStart.contains(EventTypes.POD_TERMINATION_STARTED), "the deleted pod terminates: " + atStart);
+        assertEquals(
+                List.of(EventTypes.NODE_STOPPED, EventTypes.NODE_STARTED),
+                Recording.of(live).inputs().stream()
+                        .filter(i -> i instanceof Input.Request r
+                                && r.event().source().startsWith("/host/"))
+                        .map(i -> ((Input.Request) i).event().type())
+                        .toList());
+
+        Replay replay = Replay.of(live, TOLERANCE);
+
+        assertEquals(List.of(), replay.divergences());
+        assertTrue(replay.reproduces());
+        assertEquals(live.size(), replay.replayed().size());
+    }
+
     /** The log as live services would append it: every hop {@code perHop} later than its cause. */
     private static List<Event> withLatency(List<Event> log, Duration perHop) {
         Map<String, Duration> delay = new HashMap<>();

@@ -17,6 +17,7 @@ import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
+import io.podfall.model.host.NodeMachine;
 import java.time.Instant;
 import java.util.List;
 
@@ -95,6 +96,36 @@ final class Scenarios {
                         pod("probed"),
                         new CreationRequest("pods", "default", Json.tree(pod))),
                 delete(2, T0.plusSeconds(30), "probed", 5));
+    }
+
+    /**
+     * Three pods running on node-1, whose machine stops at {@code T0 + 5 s}: {@code graceful} is deleted with 5 s of
+     * grace while it is away, {@code forced} force-deleted, {@code kept} left alone; the node starts again at {@code T0
+     * + 60 s}, past the node monitor's grace period (40 s), so its Node was marked Unknown meanwhile.
+     */
+    static List<Input> nodeStoppedAndStarted() {
+        return List.of(
+                new Input.ApiServerStart(T0),
+                new Input.KubeletStart(0, T0.plusMillis(40)),
+                create(1, T0.plusSeconds(1), "graceful", "podfall.io/exit-delay-seconds", "0.5"),
+                create(2, T0.plusSeconds(1).plusMillis(1), "forced", "podfall.io/on-sigterm", "ignore"),
+                create(3, T0.plusSeconds(1).plusMillis(2), "kept", "podfall.io/on-sigterm", "ignore"),
+                host(4, T0.plusSeconds(5), EventTypes.NODE_STOPPED),
+                delete(5, T0.plusSeconds(10), "graceful", 5),
+                delete(6, T0.plusSeconds(11), "forced", 0),
+                host(7, T0.plusSeconds(60), EventTypes.NODE_STARTED));
+    }
+
+    /** node-1's machine stops or starts ({@code podfall node stop|start}). */
+    static Input host(int n, Instant at, String type) {
+        return new Input.Request(Event.request(
+                String.format("00000000-0000-4000-8000-%012d", n),
+                "/host/node-1",
+                type,
+                Subjects.of("", "nodes", "node-1"),
+                at,
+                null,
+                new NodeMachine("node-1", "maintenance")));
     }
 
     static Input create(int n, Instant at, String pod, String annotation, String value) {

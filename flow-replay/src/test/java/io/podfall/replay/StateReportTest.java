@@ -2,6 +2,7 @@ package io.podfall.replay;
 
 import static io.podfall.replay.Scenarios.T0;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.podfall.model.event.Event;
@@ -159,6 +160,17 @@ class StateReportTest {
             }
         }
         throw new AssertionError("not on the log");
+    }
+
+    @Test
+    void aKubeletSaysWhichOfItsNodesAreStopped() {
+        List<Event> log = Scenarios.run(Scenarios.node1(), Scenarios.nodeStoppedAndStarted())
+                .log();
+
+        assertTrue(StateReport.text(StateReport.rebuild(log, T0.plusSeconds(30)))
+                .contains("pod workers, node-1 stopped\n"));
+        assertFalse(
+                StateReport.text(StateReport.rebuild(log, T0.plusSeconds(90))).contains("stopped"));
     }
 
     @Test

@@ -28,8 +28,16 @@ public abstract class CompositeCore implements Core<CompositeState> {
     @Override
     public final Effects handle(CompositeState state, Event event, Instant now) {
         Effects.Builder effects = Effects.of(event, now);
-        state.handle(event, effects);
+        handle(state, event, effects);
         return effects.build();
+    }
+
+    /**
+     * Hands {@code event} to every part that reads it. A core that holds some events back from its parts for a while (a
+     * kubelet whose node is stopped) overrides this, and calls it for what it lets through.
+     */
+    protected void handle(CompositeState state, Event event, Effects.Builder effects) {
+        state.handle(event, effects);
     }
 
     /** What any part reads; a service narrows it to what its process hears. */
@@ -41,7 +49,12 @@ public abstract class CompositeCore implements Core<CompositeState> {
     @Override
     public final Effects fire(CompositeState state, Timer timer, Instant now) {
         Effects.Builder effects = Effects.of(timer, now);
-        state.fire(timer, effects);
+        fire(state, timer, effects);
         return effects.build();
+    }
+
+    /** Offers {@code timer} to every part; a core that holds some timers back overrides it, as {@link #handle}. */
+    protected void fire(CompositeState state, Timer timer, Effects.Builder effects) {
+        state.fire(timer, effects);
     }
 }

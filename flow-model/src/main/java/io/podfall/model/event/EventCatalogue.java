@@ -15,7 +15,8 @@ import java.util.stream.Collectors;
  * server, the runtime or a CSI plugin is in the vocabulary of the component asked, and comes from whoever may ask it:
  * the API server is asked by itself (for an HTTP call), by controllers and by kubelets; a node's runtime and CSI plugin
  * only by a kubelet. A record that breaks this is a producer's bug or a forgery, and a service that acted on it could,
- * say, release a pod's IP because a kubelet "said" its container exited.
+ * say, release a pod's IP because a kubelet "said" its container exited. What happens to a node's machine
+ * ({@code host.*}, operator input) comes from {@code /host/<node>}: the machine is the actor, no Kubernetes component.
  */
 public final class EventCatalogue {
     /** Every type constant of {@link EventTypes}, read from the class so the two cannot drift apart. */

@@ -163,6 +163,19 @@ public final class EventTypes {
      */
     public static final String SANDBOX_REMOVED = "runtime.SandboxRemoved";
 
+    // --- host: what happened to a node's machine, outside Kubernetes (operator input: podfall node stop|start) ---
+    /**
+     * A node's machine stopped: the kubelet there is down or cut off from the API server, while the node's container
+     * runtime keeps what runs. The kubelet acts for that node no more (no Lease renewal, no status, no pod decision)
+     * until it starts. Source {@code /host/<node>}. Data: {@link io.podfall.model.host.NodeMachine}.
+     */
+    public static final String NODE_STOPPED = "host.NodeStopped";
+    /**
+     * A stopped node's machine started again: its kubelet finishes what it finds, as a restarted kubelet does. Source
+     * {@code /host/<node>}. Data: {@link io.podfall.model.host.NodeMachine}.
+     */
+    public static final String NODE_STARTED = "host.NodeStarted";
+
     // --- csi: requests to a node's CSI plugin, which the kubelet's volume manager calls directly (not via CRI) ---
     /** CSI NodeStageVolume: mount a volume once on the node. Data: {@link io.podfall.model.csi.StagedVolume}. */
     public static final String NODE_STAGE_VOLUME_REQUESTED = "csi.NodeStageVolumeRequested";

@@ -9,6 +9,7 @@ import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.kubelet.OrphanedPod;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -95,6 +96,14 @@ final class PodCleanups {
         if (w == null || !w.runtimeOnly || w.status.isTerminationRequested()) {
             return;
         }
+        killOrphanedPod(state, w, timer.at(), out);
+    }
+
+    /**
+     * A pod the runtime runs that is in no config any more, killed as HandlePodCleanups kills a runtime pod the pod
+     * workers do not know: recorded as orphaned, killed with a grace period of 1 s from {@code at}, then torn down.
+     */
+    void killOrphanedPod(PodWorkersState state, PodWorker w, Instant at, Effects.Builder out) {
         List<String> running = w.containers().stream()
                 .filter(c -> c.state == RuntimeContainer.State.RUNNING)
                 .map(c -> c.name)
@@ -107,9 +116,10 @@ final class PodCleanups {
                 w.source(),
                 EventTypes.ORPHANED_POD_FOUND,
                 w.subject(),
-                new OrphanedPod(key.node(), key.uid(), w.namespace(), w.name(), running, gracePeriod));
+                new OrphanedPod(w.node, w.uid, w.namespace(), w.name(), running, gracePeriod));
+        w.orphan = true;
         w.status.deleted = true;
-        w.status.terminatingAt = timer.at();
-        termination.kill(state, w, true, options, timer.at(), out);
+        w.status.terminatingAt = at;
+        termination.kill(state, w, true, options, at, out);
     }
 }

@@ -8,6 +8,9 @@ import io.podfall.model.core.TimerKey;
  */
 public sealed interface PodWorkerTimer extends TimerKey {
 
+    /** The node of the pod or manager the timer is for. */
+    String node();
+
     /** A container's preStop hook ends, or the deadline that cuts it short. */
     record PreStop(String node, String uid, String container) implements PodWorkerTimer {
         @Override
