@@ -207,6 +207,34 @@ public final class StatusError extends RuntimeException {
                 new StatusDetails());
     }
 
+    /**
+     * {@code NewTooManyRequests} with one cause (its {@code type} is the JSON {@code reason}); a
+     * {@code retryAfterSeconds} above 0 is also the {@code Retry-After} header.
+     */
+    public static StatusError tooManyRequests(
+            String message, int retryAfterSeconds, String causeType, String causeMessage) {
+        return failure(
+                429,
+                "TooManyRequests",
+                message,
+                new StatusDetailsBuilder()
+                        // omitempty upstream: a 0 is no field, and no header
+                        .withRetryAfterSeconds(retryAfterSeconds > 0 ? retryAfterSeconds : null)
+                        .withCauses(new StatusCauseBuilder()
+                                .withReason(causeType)
+                                .withMessage(causeMessage)
+                                .build())
+                        .build());
+    }
+
+    /**
+     * A Status a REST handler returns as its result rather than as an error (the create handler gives the response its
+     * code): no reason, no details.
+     */
+    public static StatusError failure(int code, String message) {
+        return failure(code, null, message, null);
+    }
+
     /** {@code NewInternalError}. */
     public static StatusError internal(String message) {
         StatusDetails d = new StatusDetails();

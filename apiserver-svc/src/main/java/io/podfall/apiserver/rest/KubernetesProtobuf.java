@@ -210,11 +210,28 @@ final class KubernetesProtobuf {
             // A client's status is dropped on create: only an all-zero one (what kubectl sends) is accepted.
             message(3, "status", new Message("DeploymentStatus")));
 
+    /** {@code k8s.io/api/policy/v1/generated.proto}: what {@code kubectl create pdb} sends. */
+    private static final Message POD_DISRUPTION_BUDGET = new Message(
+            "PodDisruptionBudget",
+            message(1, "metadata", OBJECT_META),
+            message(
+                    2,
+                    "spec",
+                    new Message(
+                            "PodDisruptionBudgetSpec",
+                            pointer(new Field(1, "minAvailable", Type.INT_OR_STRING)),
+                            message(2, "selector", LABEL_SELECTOR),
+                            pointer(new Field(3, "maxUnavailable", Type.INT_OR_STRING)),
+                            pointer(string(4, "unhealthyPodEvictionPolicy")))),
+            // A client's status is dropped on create: only an all-zero one (what kubectl sends) is accepted.
+            message(3, "status", new Message("PodDisruptionBudgetStatus")));
+
     /** The kinds decoded, by apiVersion and kind: what kubectl 1.32 creates through its typed clients. */
     private static final Map<List<String>, Message> KINDS = Map.of(
             List.of("v1", "Namespace"), NAMESPACE,
             List.of("v1", "Service"), SERVICE,
-            List.of("apps/v1", "Deployment"), DEPLOYMENT);
+            List.of("apps/v1", "Deployment"), DEPLOYMENT,
+            List.of("policy/v1", "PodDisruptionBudget"), POD_DISRUPTION_BUDGET);
 
     /**
      * The object of a protobuf body as JSON, with its {@code apiVersion} and {@code kind}.
