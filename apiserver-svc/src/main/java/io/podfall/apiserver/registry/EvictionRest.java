@@ -12,6 +12,7 @@ import io.podfall.model.apiserver.EvictionRequest;
 import io.podfall.model.core.Effects;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.k8s.DisruptionBudgets;
+import io.podfall.model.k8s.LabelSelectors;
 import io.podfall.model.k8s.MetaTimes;
 import io.podfall.model.k8s.ResourceType;
 import java.util.List;

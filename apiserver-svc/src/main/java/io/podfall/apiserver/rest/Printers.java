@@ -1,7 +1,7 @@
 package io.podfall.apiserver.rest;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.podfall.apiserver.registry.LabelSelectors;
+import io.podfall.model.k8s.LabelSelectors;
 import io.podfall.model.k8s.ResourceType;
 import java.time.Duration;
 import java.time.Instant;
