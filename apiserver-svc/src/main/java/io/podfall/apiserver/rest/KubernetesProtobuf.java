@@ -24,7 +24,7 @@ import java.util.function.BiFunction;
  * <p>The envelope ({@code staging/src/k8s.io/apimachinery/pkg/runtime/serializer/protobuf/protobuf.go}): the magic
  * {@code "k8s\0"}, then a {@code runtime.Unknown} {typeMeta = 1 {apiVersion = 1, kind = 2}, raw = 2, contentEncoding =
  * 3, contentType = 4}; {@code raw} is the object's message. The messages and their field numbers are those of
- * {@code k8s.io/api/core/v1/generated.proto}, {@code apps/v1/generated.proto} and
+ * {@code k8s.io/api/core/v1/generated.proto}, {@code apps/v1/generated.proto}, {@code policy/v1/generated.proto} and
  * {@code apimachinery/pkg/apis/meta/v1/generated.proto}, for the kinds and fields those commands use. The Go structs
  * behind them marshal every non-pointer field, zero or not, so a zero scalar is left out of the JSON as Go's
  * {@code omitempty} would, except where the JSON field is a pointer or has no {@code omitempty} ({@code replicas},
