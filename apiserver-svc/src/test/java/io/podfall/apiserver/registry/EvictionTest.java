@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
@@ -82,15 +83,7 @@ class EvictionTest extends RegistryFixture {
     void aFinishedPodIsRemovedAtOnceWithoutAGraceWait() {
         String uid =
                 uid(create("pods", "default", aPod("job-1").onNode("node-1").build()));
-        handle(request(
-                "/kubelet/node-1",
-                EventTypes.STATUS_UPDATE_REQUESTED,
-                "namespaces/default/pods/job-1",
-                new StatusUpdateRequest(
-                        "default",
-                        "job-1",
-                        uid,
-                        new PodStatusBuilder().withPhase("Failed").build())));
+        writeStatus("job-1", uid, new PodStatusBuilder().withPhase("Failed").build());
 
         Effects effects = evict("job-1", eviction("policy/v1", "job-1"));
 
@@ -320,21 +313,16 @@ class EvictionTest extends RegistryFixture {
                 "pods",
                 "default",
                 aPod(name).onNode("node-1").withLabel("app", "web").build()));
-        handle(request(
-                "/kubelet/node-1",
-                EventTypes.STATUS_UPDATE_REQUESTED,
-                "namespaces/default/pods/" + name,
-                new StatusUpdateRequest(
-                        "default",
-                        name,
-                        uid,
-                        new PodStatusBuilder()
-                                .withPhase("Running")
-                                .addNewCondition()
-                                .withType("Ready")
-                                .withStatus("True")
-                                .endCondition()
-                                .build())));
+        writeStatus(
+                name,
+                uid,
+                new PodStatusBuilder()
+                        .withPhase("Running")
+                        .addNewCondition()
+                        .withType("Ready")
+                        .withStatus("True")
+                        .endCondition()
+                        .build());
     }
 
     /** A budget minAvailable 2 over app=web, its status as the disruption controller would write it. */
@@ -377,15 +365,16 @@ class EvictionTest extends RegistryFixture {
     }
 
     private void running(String name, String uid) {
+        writeStatus(name, uid, new PodStatusBuilder().withPhase("Running").build());
+    }
+
+    /** The pod's kubelet writes its status. */
+    private void writeStatus(String name, String uid, PodStatus status) {
         handle(request(
                 "/kubelet/node-1",
                 EventTypes.STATUS_UPDATE_REQUESTED,
                 "namespaces/default/pods/" + name,
-                new StatusUpdateRequest(
-                        "default",
-                        name,
-                        uid,
-                        new PodStatusBuilder().withPhase("Running").build())));
+                new StatusUpdateRequest("default", name, uid, status)));
     }
 
     private static ObjectNode eviction(String apiVersion, String name) {
