@@ -32,6 +32,10 @@ final class EvictionRest {
      * {@code MaxDisruptedPodSize}: more evictions than this not yet confirmed by the disruption controller are refused.
      */
     static final int MAX_DISRUPTED_POD_SIZE = 2000;
+    /** {@code policy.Resource("poddisruptionbudget")}: how checkAndDecrement's 403s name the budget. */
+    private static final String POLICY = "policy";
+
+    private static final String POD_DISRUPTION_BUDGET = "poddisruptionbudget";
 
     private EvictionRest() {}
 
@@ -154,11 +158,12 @@ final class EvictionRest {
         }
         int allowed = count(status.getDisruptionsAllowed());
         if (allowed < 0) {
-            throw StatusError.forbidden(ResourceType.PODDISRUPTIONBUDGETS, name, "pdb disruptions allowed is negative");
+            throw StatusError.forbidden(POLICY, POD_DISRUPTION_BUDGET, name, "pdb disruptions allowed is negative");
         }
         if (status.getDisruptedPods() != null && status.getDisruptedPods().size() > MAX_DISRUPTED_POD_SIZE) {
             throw StatusError.forbidden(
-                    ResourceType.PODDISRUPTIONBUDGETS,
+                    POLICY,
+                    POD_DISRUPTION_BUDGET,
                     name,
                     "DisruptedPods map too big - too many evictions not confirmed by PDB controller");
         }

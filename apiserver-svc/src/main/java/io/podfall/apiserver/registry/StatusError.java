@@ -92,9 +92,17 @@ public final class StatusError extends RuntimeException {
      * the name when there is none; {@code causes} as the refusing admission plugin adds them.
      */
     public static StatusError forbidden(ResourceType type, String name, String why, StatusCause... causes) {
-        String subject =
-                name == null || name.isEmpty() ? type.qualifiedName() : type.qualifiedName() + " " + quote(name);
-        StatusDetails d = details(name == null ? "" : name, type.group(), type.plural());
+        return forbidden(type.group(), type.plural(), name, why, causes);
+    }
+
+    /**
+     * {@code NewForbidden} of a resource named otherwise than its kind's plural (the Eviction API names
+     * {@code poddisruptionbudget} in the singular).
+     */
+    public static StatusError forbidden(String group, String resource, String name, String why, StatusCause... causes) {
+        String qualified = group.isEmpty() ? resource : resource + "." + group;
+        String subject = name == null || name.isEmpty() ? qualified : qualified + " " + quote(name);
+        StatusDetails d = details(name == null ? "" : name, group, resource);
         if (causes.length > 0) {
             d.setCauses(List.of(causes));
         }

@@ -25,8 +25,10 @@ import io.podfall.model.apiserver.UpdateRequest;
 import io.podfall.model.core.Effects;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.k8s.DisruptionBudgets;
+import io.podfall.model.k8s.ResourceType;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -293,6 +295,54 @@ class EvictionTest extends RegistryFixture {
         Effects effects = evict("web-1", eviction("policy/v1", "web-1"));
 
         assertEquals(List.of(EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_MARKED_TERMINATING), types(effects));
+    }
+
+    @Test
+    void anUnreadyPodOfAnAlwaysAllowBudgetIsEvictedEvenWhenTheBudgetIsShort() {
+        String uid = uid(create(
+                "pods",
+                "default",
+                aPod("web-1").onNode("node-1").withLabel("app", "web").build()));
+        running("web-1", uid);
+        budget("web-pdb", 0, 1, 2);
+        ObjectNode policy = Json.MAPPER.createObjectNode();
+        policy.putObject("spec").put("unhealthyPodEvictionPolicy", "AlwaysAllow");
+        handle(request(
+                Registry.SOURCE,
+                EventTypes.PATCH_REQUESTED,
+                "namespaces/default/poddisruptionbudgets/web-pdb",
+                new PatchRequest("poddisruptionbudgets", "default", "web-pdb", null, PatchRequest.MERGE, policy)));
+
+        Effects effects = evict("web-1", eviction("policy/v1", "web-1"));
+
+        assertEquals(List.of(EventTypes.POD_STATUS_UPDATED, EventTypes.OBJECT_MARKED_TERMINATING), types(effects));
+    }
+
+    @Test
+    void tooManyEvictionsNotYetConfirmedAreForbidden() {
+        readyPod("web-1");
+        budget("web-pdb", 1, 3, 2);
+        PodDisruptionBudget pdb =
+                (PodDisruptionBudget) state.get(ResourceType.PODDISRUPTIONBUDGETS, "default", "web-pdb")
+                        .orElseThrow();
+        Map<String, String> disrupted = new TreeMap<>();
+        for (int i = 0; i <= EvictionRest.MAX_DISRUPTED_POD_SIZE; i++) {
+            disrupted.put("gone-" + i, "2025-03-01T10:00:00Z");
+        }
+        pdb.getStatus().setDisruptedPods(disrupted);
+        handle(request(
+                Registry.SOURCE,
+                EventTypes.UPDATE_REQUESTED,
+                "namespaces/default/poddisruptionbudgets/web-pdb",
+                new UpdateRequest("poddisruptionbudgets", "default", "web-pdb", "status", Json.tree(pdb))));
+
+        Status refused = rejection(evict("web-1", eviction("policy/v1", "web-1")));
+
+        assertEquals(403, refused.getCode());
+        assertEquals(
+                "poddisruptionbudget.policy \"web-pdb\" is forbidden: DisruptedPods map too big - too many evictions"
+                        + " not confirmed by PDB controller",
+                refused.getMessage());
     }
 
     @Test
