@@ -1,6 +1,7 @@
 package io.podfall.controller;
 
 import io.podfall.controller.deployment.DeploymentController;
+import io.podfall.controller.disruption.DisruptionController;
 import io.podfall.controller.endpoint.EndpointsController;
 import io.podfall.controller.garbagecollector.GarbageCollector;
 import io.podfall.controller.namespace.NamespaceController;
@@ -33,6 +34,7 @@ public record ControllerManagerConfiguration(Duration nodeMonitorGracePeriod) {
                 new GarbageCollector(),
                 new EndpointsController(),
                 new NamespaceController(),
-                new NodeLifecycleController(nodeMonitorGracePeriod)));
+                new NodeLifecycleController(nodeMonitorGracePeriod),
+                new DisruptionController()));
     }
 }

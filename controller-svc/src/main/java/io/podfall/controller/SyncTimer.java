@@ -12,7 +12,9 @@ public record SyncTimer(String controller, Purpose purpose, String owner) implem
         /** The oldest request in flight times out (pkg/controller/controller_utils.go ExpectationsTimeout). */
         EXPECTATIONS,
         /** A ReplicaSet's pod becomes available after minReadySeconds. */
-        AVAILABLE
+        AVAILABLE,
+        /** A PodDisruptionBudget's disrupted pod expires (pkg/controller/disruption's recheckQueue). */
+        RECHECK
     }
 
     /** {@code <controller>/<purpose>/<namespace>/<name>}. */

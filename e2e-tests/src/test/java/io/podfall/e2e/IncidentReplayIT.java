@@ -66,13 +66,7 @@ class IncidentReplayIT {
                 new Suite.Tuning(Map.of("podfall.kubelet.nodes", "node-1,node-2"), List.of()));
         suite = running;
         api = new ApiClient(running.apiserverUrl());
-        Workloads warmUp = namespace("inc-warm-up");
-        warmUp.deploy("warm-up", 2);
-        assertEquals(
-                200,
-                api.delete(warmUp.path("deployments") + "/warm-up", cascade("Background"))
-                        .code());
-        warmUp.awaitNone("warm-up");
+        namespace("inc-warm-up").warmUp();
     }
 
     @AfterAll
@@ -304,15 +298,7 @@ class IncidentReplayIT {
     }
 
     private static Workloads namespace(String ns) {
-        assertEquals(
-                201,
-                api.post(
-                                "/api/v1/namespaces",
-                                Json.read(("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
-                                                + "\"metadata\":{\"name\":\"" + ns + "\"}}")
-                                        .getBytes(StandardCharsets.UTF_8)))
-                        .code());
-        return new Workloads(api, ns);
+        return Workloads.inNewNamespace(api, ns);
     }
 
     private static void awaitRunning(Workloads w, String name) {

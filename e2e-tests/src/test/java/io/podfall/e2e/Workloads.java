@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.podfall.cli.scenario.ApiClient;
 import io.podfall.model.Json;
 import java.nio.charset.StandardCharsets;
@@ -39,6 +40,34 @@ final class Workloads {
         return Json.read("""
                 {"apiVersion":"v1","kind":"Service","metadata":{"name":"%1$s"},
                  "spec":{"selector":{"app":"%1$s"},"ports":[{"port":80,"targetPort":8080}]}}""".formatted(name).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Creates the namespace over HTTP; its workloads. */
+    static Workloads inNewNamespace(ApiClient api, String namespace) {
+        ApiClient.Response created = api.post(
+                "/api/v1/namespaces",
+                Json.read(
+                        ("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"" + namespace + "\"}}")
+                                .getBytes(StandardCharsets.UTF_8)));
+        assertEquals(201, created.code(), created.body().toString());
+        return new Workloads(api, namespace);
+    }
+
+    /**
+     * A Deployment of two run through a suite and deleted, so that no scenario of a test class meets the services'
+     * first seconds.
+     */
+    void warmUp() {
+        deploy("warm-up", 2);
+        assertEquals(
+                200,
+                api.delete(
+                                path("deployments") + "/warm-up",
+                                new DeleteOptionsBuilder()
+                                        .withPropagationPolicy("Background")
+                                        .build())
+                        .code());
+        awaitNone("warm-up");
     }
 
     String namespace() {

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.podfall.apiserver.registry.StatusError.FieldError;
 import io.podfall.model.Json;
 import io.podfall.model.k8s.ResourceType;
@@ -134,7 +135,8 @@ final class BeforeUpdate {
      * The rest of the strategies' {@code PrepareForUpdate} and update validation, after {@link #withStoredParts} split
      * spec from status: a pod's status write also keeps its owner references
      * ({@code pkg/registry/core/pod/strategy.go}); every body gets its kind's defaults; a workload's spec change is a
-     * new generation ({@link WorkloadStrategy#prepareForUpdate}).
+     * new generation ({@link WorkloadStrategy#prepareForUpdate}), as is a PodDisruptionBudget's
+     * ({@link PodDisruptionBudgetStrategy}).
      */
     private static List<FieldError> prepareForUpdate(
             ResourceType type, HasMetadata current, HasMetadata next, String subresource) {
@@ -163,6 +165,10 @@ final class BeforeUpdate {
             return EndpointsStrategy.validate(endpoints);
         } else if (next instanceof Lease lease) {
             return LeaseStrategy.validate(lease);
+        } else if (next instanceof PodDisruptionBudget pdb) {
+            return status
+                    ? PodDisruptionBudgetStrategy.validateStatus(pdb)
+                    : PodDisruptionBudgetStrategy.prepareForUpdate((PodDisruptionBudget) current, pdb);
         }
         return List.of();
     }

@@ -25,7 +25,8 @@ public final class Kinds {
 
     /**
      * The subresources of a kind that podfall serves: {@code /status} where upstream splits the status from the spec
-     * (every kind here but endpoints, events and leases), {@code /scale} for the workloads
+     * (every kind here but endpoints, events and leases; a PodDisruptionBudget's status is written by the disruption
+     * controller and the Eviction API), {@code /scale} for the workloads
      * ({@code pkg/registry/apps/deployment/storage/storage.go}, {@code .../replicaset/storage/storage.go}),
      * {@code /finalize} for namespaces ({@code pkg/registry/core/namespace/storage/storage.go} FinalizeREST),
      * {@code /eviction} for pods ({@code pkg/registry/core/pod/storage/storage.go}).

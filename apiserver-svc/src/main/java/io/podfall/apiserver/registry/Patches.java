@@ -52,7 +52,8 @@ final class Patches {
             Map.of(
                     "spec.ports", "port",
                     "status.conditions", "type"));
-    private static final Map<String, String> NAMESPACE_MERGE_KEYS =
+    /** A Namespace's and a PodDisruptionBudget's: only their status conditions merge, by type. */
+    private static final Map<String, String> CONDITIONS_MERGE_KEYS =
             with(META_MERGE_KEYS, Map.of("status.conditions", "type"));
 
     private Patches() {}
@@ -79,7 +80,7 @@ final class Patches {
             case NODES -> NODE_MERGE_KEYS;
             case DEPLOYMENTS, REPLICASETS -> WORKLOAD_MERGE_KEYS;
             case SERVICES -> SERVICE_MERGE_KEYS;
-            case NAMESPACES -> NAMESPACE_MERGE_KEYS;
+            case NAMESPACES, PODDISRUPTIONBUDGETS -> CONDITIONS_MERGE_KEYS;
             // Endpoints' subsets, everything of an Event and a Lease's spec have no patch strategy: replaced whole.
             case ENDPOINTS, EVENTS, LEASES -> META_MERGE_KEYS;
         };

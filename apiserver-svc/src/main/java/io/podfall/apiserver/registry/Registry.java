@@ -56,9 +56,10 @@ import java.util.Set;
  * <p>Per kind ({@link Kinds}): pods follow {@link PodStrategy}; Deployments and ReplicaSets {@link WorkloadStrategy}
  * (defaults, generation 1 on create and +1 on every spec change, a {@code /scale} that writes {@code spec.replicas});
  * namespaces their own defaults; services {@link ServiceStrategy} (defaults and a cluster IP); Endpoints
- * {@link EndpointsStrategy} (defaults and validation); Leases {@link LeaseStrategy} (validation); events are stored as
- * given. Every kind with a {@code /status} subresource keeps its status out of writes of the main resource and its spec
- * out of writes of {@code /status}. ownerReferences are stored as given; the garbage collector acts on them.
+ * {@link EndpointsStrategy} (defaults and validation); Leases {@link LeaseStrategy} (validation); PodDisruptionBudgets
+ * {@link PodDisruptionBudgetStrategy} (validation, generation as workloads); events are stored as given. Every kind
+ * with a {@code /status} subresource keeps its status out of writes of the main resource and its spec out of writes of
+ * {@code /status}. ownerReferences are stored as given; the garbage collector acts on them.
  *
  * <p>Invariants: an object with finalizers is never removed, it stays terminating; the deletionTimestamp of a
  * terminating object never moves later and its grace period never grows; every write takes the next value of one global

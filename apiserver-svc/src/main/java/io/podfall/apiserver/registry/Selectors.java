@@ -43,7 +43,8 @@ public record Selectors(List<Requirement> fields, List<Requirement> labels) {
                             "type"),
             ResourceType.DEPLOYMENTS, List.of("metadata.name", "metadata.namespace"),
             ResourceType.REPLICASETS, List.of("metadata.name", "metadata.namespace", "status.replicas"),
-            ResourceType.LEASES, List.of("metadata.name", "metadata.namespace"));
+            ResourceType.LEASES, List.of("metadata.name", "metadata.namespace"),
+            ResourceType.PODDISRUPTIONBUDGETS, List.of("metadata.name", "metadata.namespace"));
 
     enum Op {
         EQUALS,

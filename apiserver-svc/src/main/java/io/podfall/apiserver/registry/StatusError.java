@@ -92,9 +92,17 @@ public final class StatusError extends RuntimeException {
      * the name when there is none; {@code causes} as the refusing admission plugin adds them.
      */
     public static StatusError forbidden(ResourceType type, String name, String why, StatusCause... causes) {
-        String subject =
-                name == null || name.isEmpty() ? type.qualifiedName() : type.qualifiedName() + " " + quote(name);
-        StatusDetails d = details(name == null ? "" : name, type.group(), type.plural());
+        return forbidden(type.group(), type.plural(), name, why, causes);
+    }
+
+    /**
+     * {@code NewForbidden} of a resource named otherwise than its kind's plural (the Eviction API names
+     * {@code poddisruptionbudget} in the singular).
+     */
+    public static StatusError forbidden(String group, String resource, String name, String why, StatusCause... causes) {
+        String qualified = group.isEmpty() ? resource : resource + "." + group;
+        String subject = name == null || name.isEmpty() ? qualified : qualified + " " + quote(name);
+        StatusDetails d = details(name == null ? "" : name, group, resource);
         if (causes.length > 0) {
             d.setCauses(List.of(causes));
         }
@@ -205,6 +213,34 @@ public final class StatusError extends RuntimeException {
                 "Timeout",
                 "Timeout: request did not complete within requested timeout - context deadline exceeded",
                 new StatusDetails());
+    }
+
+    /**
+     * {@code NewTooManyRequests} with one cause (its {@code type} is the JSON {@code reason}); a
+     * {@code retryAfterSeconds} above 0 is also the {@code Retry-After} header.
+     */
+    public static StatusError tooManyRequests(
+            String message, int retryAfterSeconds, String causeType, String causeMessage) {
+        return failure(
+                429,
+                "TooManyRequests",
+                message,
+                new StatusDetailsBuilder()
+                        // omitempty upstream: a 0 is no field, and no header
+                        .withRetryAfterSeconds(retryAfterSeconds > 0 ? retryAfterSeconds : null)
+                        .withCauses(new StatusCauseBuilder()
+                                .withReason(causeType)
+                                .withMessage(causeMessage)
+                                .build())
+                        .build());
+    }
+
+    /**
+     * A Status a REST handler returns as its result rather than as an error (the create handler gives the response its
+     * code): no reason, no details.
+     */
+    public static StatusError failure(int code, String message) {
+        return failure(code, null, message, null);
     }
 
     /** {@code NewInternalError}. */

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.podfall.apiserver.registry.StatusError.FieldError;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.CollectionDeletionRequest;
@@ -94,6 +95,9 @@ final class Store {
             errors.addAll(EndpointsStrategy.validate(endpoints));
         } else if (object instanceof Lease lease) {
             errors.addAll(LeaseStrategy.validate(lease));
+        } else if (object instanceof PodDisruptionBudget pdb) {
+            PodDisruptionBudgetStrategy.prepareForCreate(pdb);
+            errors.addAll(PodDisruptionBudgetStrategy.validate(pdb));
         }
         if (!errors.isEmpty()) {
             throw StatusError.invalid(type, meta.getName() == null ? "" : meta.getName(), errors);

@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.apps.ReplicaSetStatus;
 import io.fabric8.kubernetes.api.model.apps.RollingUpdateDeployment;
 import io.podfall.apiserver.registry.StatusError.FieldError;
 import io.podfall.model.Json;
+import io.podfall.model.k8s.LabelSelectors;
 import io.podfall.model.k8s.ResourceType;
 import java.util.ArrayList;
 import java.util.List;

@@ -9,14 +9,15 @@ import java.util.List;
 
 /**
  * The discovery documents kubectl and client libraries read before anything else (see docs/kubernetes-api-clients.md
- * §2): the core group, apps and coordination.k8s.io, each resource with its subresources (an autoscaling/v1 Scale for
- * {@code /scale}). {@code singularName} is sent as "" because the Python client rejects a null one; {@code shortNames}
- * make {@code po}/{@code deploy}/{@code rs} work and {@code categories} make {@code kubectl get all} work.
+ * §2): the core group, apps, coordination.k8s.io and policy, each resource with its subresources (an autoscaling/v1
+ * Scale for {@code /scale}). {@code singularName} is sent as "" because the Python client rejects a null one;
+ * {@code shortNames} make {@code po}/{@code deploy}/{@code rs} work and {@code categories} make {@code kubectl get all}
+ * work.
  */
 final class Discovery {
     static final String GIT_VERSION = "v1.32.0";
     /** The named groups served, all in version v1. */
-    static final List<String> GROUPS = List.of("apps", "coordination.k8s.io");
+    static final List<String> GROUPS = List.of("apps", "coordination.k8s.io", "policy");
 
     private static final String VERSION = "v1";
     private static final String DELETECOLLECTION = "deletecollection";

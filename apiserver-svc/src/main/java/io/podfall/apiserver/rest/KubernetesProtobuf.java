@@ -24,7 +24,7 @@ import java.util.function.BiFunction;
  * <p>The envelope ({@code staging/src/k8s.io/apimachinery/pkg/runtime/serializer/protobuf/protobuf.go}): the magic
  * {@code "k8s\0"}, then a {@code runtime.Unknown} {typeMeta = 1 {apiVersion = 1, kind = 2}, raw = 2, contentEncoding =
  * 3, contentType = 4}; {@code raw} is the object's message. The messages and their field numbers are those of
- * {@code k8s.io/api/core/v1/generated.proto}, {@code apps/v1/generated.proto} and
+ * {@code k8s.io/api/core/v1/generated.proto}, {@code apps/v1/generated.proto}, {@code policy/v1/generated.proto} and
  * {@code apimachinery/pkg/apis/meta/v1/generated.proto}, for the kinds and fields those commands use. The Go structs
  * behind them marshal every non-pointer field, zero or not, so a zero scalar is left out of the JSON as Go's
  * {@code omitempty} would, except where the JSON field is a pointer or has no {@code omitempty} ({@code replicas},
@@ -210,11 +210,28 @@ final class KubernetesProtobuf {
             // A client's status is dropped on create: only an all-zero one (what kubectl sends) is accepted.
             message(3, "status", new Message("DeploymentStatus")));
 
+    /** {@code k8s.io/api/policy/v1/generated.proto}: what {@code kubectl create pdb} sends. */
+    private static final Message POD_DISRUPTION_BUDGET = new Message(
+            "PodDisruptionBudget",
+            message(1, "metadata", OBJECT_META),
+            message(
+                    2,
+                    "spec",
+                    new Message(
+                            "PodDisruptionBudgetSpec",
+                            pointer(new Field(1, "minAvailable", Type.INT_OR_STRING)),
+                            message(2, "selector", LABEL_SELECTOR),
+                            pointer(new Field(3, "maxUnavailable", Type.INT_OR_STRING)),
+                            pointer(string(4, "unhealthyPodEvictionPolicy")))),
+            // A client's status is dropped on create: only an all-zero one (what kubectl sends) is accepted.
+            message(3, "status", new Message("PodDisruptionBudgetStatus")));
+
     /** The kinds decoded, by apiVersion and kind: what kubectl 1.32 creates through its typed clients. */
     private static final Map<List<String>, Message> KINDS = Map.of(
             List.of("v1", "Namespace"), NAMESPACE,
             List.of("v1", "Service"), SERVICE,
-            List.of("apps/v1", "Deployment"), DEPLOYMENT);
+            List.of("apps/v1", "Deployment"), DEPLOYMENT,
+            List.of("policy/v1", "PodDisruptionBudget"), POD_DISRUPTION_BUDGET);
 
     /**
      * The object of a protobuf body as JSON, with its {@code apiVersion} and {@code kind}.

@@ -1,7 +1,7 @@
 package io.podfall.apiserver.rest;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.podfall.apiserver.registry.LabelSelectors;
+import io.podfall.model.k8s.LabelSelectors;
 import io.podfall.model.k8s.ResourceType;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,8 +16,9 @@ import java.util.TreeSet;
  * The cells of a server-side Table row, per kind, with the rules of the print functions in
  * {@code pkg/printers/internalversion/printers.go} ({@code printPod}, {@code printNode}, {@code printDeployment},
  * {@code printReplicaSet}, {@code printService}, {@code printEndpoints}, {@code printEvent}, {@code printNamespace},
- * {@code printLease}) and their helpers ({@code translateTimestampSince}, {@code duration.HumanDuration}). One cell for
- * each of {@link TableColumns}' columns. Pure: the current (simulated) time is an input, for the Age column.
+ * {@code printLease}, {@code printPodDisruptionBudget}) and their helpers ({@code translateTimestampSince},
+ * {@code duration.HumanDuration}). One cell for each of {@link TableColumns}' columns. Pure: the current (simulated)
+ * time is an input, for the Age column.
  */
 final class Printers {
     private static final String NONE = "<none>";
@@ -38,7 +39,19 @@ final class Printers {
             case REPLICASETS -> replicaSetCells(object, now);
             case LEASES ->
                 List.of(name(object), object.path("spec").path("holderIdentity").asText(""), age(object, now));
+            case PODDISRUPTIONBUDGETS -> podDisruptionBudgetCells(object, now);
         };
+    }
+
+    /** {@code printPodDisruptionBudget}: minAvailable and maxUnavailable as given, N/A when unset. */
+    static List<Object> podDisruptionBudgetCells(JsonNode pdb, Instant now) {
+        JsonNode spec = pdb.path("spec");
+        return List.of(
+                name(pdb),
+                spec.hasNonNull("minAvailable") ? spec.get("minAvailable").asText() : "N/A",
+                spec.hasNonNull("maxUnavailable") ? spec.get("maxUnavailable").asText() : "N/A",
+                pdb.path("status").path("disruptionsAllowed").asInt(0),
+                age(pdb, now));
     }
 
     /** {@code printDeployment}: Ready is ready/desired; then the template's containers and images, and the selector. */

@@ -76,7 +76,10 @@ final class RequestBodies {
         return jsonObject(contentType, body, "Scale");
     }
 
-    /** The Eviction of a POST to a pod's {@code /eviction}, as sent: the registry checks its kind, name and options. */
+    /**
+     * The Eviction of a POST to a pod's {@code /eviction}, as sent (kubectl drain sends JSON): the registry checks its
+     * kind, name and options.
+     */
     static ObjectNode eviction(String contentType, byte[] body) {
         return jsonObject(contentType, body, "Eviction");
     }

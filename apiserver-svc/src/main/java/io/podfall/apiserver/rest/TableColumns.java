@@ -181,6 +181,18 @@ final class TableColumns {
                     0),
             new Column("Age", "string", "", AGE_DOC, 0));
 
+    private static final List<Column> POD_DISRUPTION_BUDGET_COLUMNS = List.of(
+            new Column("Name", "string", "name", NAME_DOC, 0),
+            new Column("Min Available", "string", "", "The minimum number of pods that must be available.", 0),
+            new Column("Max Unavailable", "string", "", "The maximum number of pods that may be unavailable.", 0),
+            new Column(
+                    "Allowed Disruptions",
+                    "integer",
+                    "",
+                    "Calculated number of pods that may be disrupted at this time.",
+                    0),
+            new Column("Age", "string", "", AGE_DOC, 0));
+
     private static final List<Column> NAMESPACE_COLUMNS = List.of(
             new Column("Name", "string", "name", NAME_DOC, 0),
             new Column("Status", "string", "", "The status of the namespace", 0),
@@ -200,6 +212,7 @@ final class TableColumns {
             case DEPLOYMENTS -> DEPLOYMENT_COLUMNS;
             case REPLICASETS -> REPLICASET_COLUMNS;
             case LEASES -> LEASE_COLUMNS;
+            case PODDISRUPTIONBUDGETS -> POD_DISRUPTION_BUDGET_COLUMNS;
         };
     }
 }

@@ -27,6 +27,22 @@ class KindTablesTest {
     }
 
     @Test
+    void podDisruptionBudgetShowsMinAvailableMaxUnavailableAndAllowedDisruptions() {
+        assertEquals(
+                List.of("web", "2", "N/A", 1, "5m"),
+                Printers.cells(
+                        ResourceType.PODDISRUPTIONBUDGETS,
+                        json("{" + META + ",\"spec\":{\"minAvailable\":2},\"status\":{\"disruptionsAllowed\":1}}"),
+                        NOW));
+        assertEquals(
+                List.of("web", "N/A", "25%", 0, "5m"),
+                Printers.cells(
+                        ResourceType.PODDISRUPTIONBUDGETS,
+                        json("{" + META + ",\"spec\":{\"maxUnavailable\":\"25%\"}}"),
+                        NOW));
+    }
+
+    @Test
     void replicaSetShowsDesiredCurrentReady() {
         JsonNode rs = json("{" + META
                 + ",\"spec\":{\"replicas\":3,\"selector\":{\"matchExpressions\":[{\"key\":\"app\",\"operator\":\"In\","

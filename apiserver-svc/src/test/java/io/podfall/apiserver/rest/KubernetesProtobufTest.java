@@ -98,6 +98,16 @@ class KubernetesProtobufTest {
     }
 
     @Test
+    void createPodDisruptionBudget() {
+        assertDecodes("kubectl create pdb web-pdb --selector=app=web --min-available=2", """
+                {"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"web-pdb"},
+                 "spec":{"minAvailable":2,"selector":{"matchLabels":{"app":"web"}}},"status":{}}""");
+        assertDecodes("kubectl create pdb web-pdb2 --selector=app=web --max-unavailable=25% -n team-a", """
+                {"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"web-pdb2","namespace":"team-a"},
+                 "spec":{"selector":{"matchLabels":{"app":"web"}},"maxUnavailable":"25%"},"status":{}}""");
+    }
+
+    @Test
     void theRegistryStoresWhatWasDecodedLikeAJsonBody() {
         Registry registry = new Registry();
         RegistryState state = registry.newState();

@@ -475,6 +475,20 @@ class RestPiecesTest {
         }
 
         @Test
+        void policyV1ListsPodDisruptionBudgetsAsPdbWithTheirStatus() {
+            JsonNode resources = Discovery.resources("policy").path("resources");
+
+            JsonNode pdbs = named(resources, "poddisruptionbudgets");
+            assertEquals("PodDisruptionBudget", pdbs.path("kind").asText());
+            assertEquals(true, pdbs.path("namespaced").asBoolean());
+            assertEquals("[\"pdb\"]", pdbs.path("shortNames").toString());
+            assertEquals(
+                    "PodDisruptionBudget",
+                    named(resources, "poddisruptionbudgets/status").path("kind").asText());
+            assertEquals(2, resources.size());
+        }
+
+        @Test
         void coordinationV1ListsNamespacedLeasesWithEveryVerbAndNoSubresource() {
             JsonNode doc = Discovery.resources("coordination.k8s.io");
             JsonNode resources = doc.path("resources");
@@ -495,8 +509,9 @@ class RestPiecesTest {
                     "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],\"serverAddressByClientCIDRs\":[]}",
                     Discovery.apiVersions().toString());
             JsonNode groups = Discovery.apiGroupList().path("groups");
-            assertEquals(2, groups.size());
+            assertEquals(3, groups.size());
             assertEquals("coordination.k8s.io", groups.get(1).path("name").asText());
+            assertEquals("policy", groups.get(2).path("name").asText());
             assertEquals("apps", groups.get(0).path("name").asText());
             assertEquals(
                     "[{\"groupVersion\":\"apps/v1\",\"version\":\"v1\"}]",

@@ -9,13 +9,14 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import java.util.Arrays;
 import java.util.List;
 
 /**
  * The resource types the suite serves, with the names discovery and error messages use: the core/v1 objects of a pod's
- * life, the apps/v1 workloads whose deletion cascades to them through ownerReferences, and the coordination.k8s.io/v1
- * Leases of the nodes' heartbeats.
+ * life, the apps/v1 workloads whose deletion cascades to them through ownerReferences, the coordination.k8s.io/v1
+ * Leases of the nodes' heartbeats, and the policy/v1 PodDisruptionBudgets that the Eviction API honours.
  */
 public enum ResourceType {
     PODS("", "v1", "pods", "Pod", true, Pod.class, List.of("po")),
@@ -27,7 +28,16 @@ public enum ResourceType {
     DEPLOYMENTS("apps", "v1", "deployments", "Deployment", true, Deployment.class, List.of("deploy")),
     REPLICASETS("apps", "v1", "replicasets", "ReplicaSet", true, ReplicaSet.class, List.of("rs")),
     /** A kubelet's heartbeat: one Lease per node in {@code kube-node-lease}, renewed every few seconds. */
-    LEASES("coordination.k8s.io", "v1", "leases", "Lease", true, Lease.class, List.of());
+    LEASES("coordination.k8s.io", "v1", "leases", "Lease", true, Lease.class, List.of()),
+    /** How many of a set of pods a voluntary disruption (an eviction) must leave healthy. */
+    PODDISRUPTIONBUDGETS(
+            "policy",
+            "v1",
+            "poddisruptionbudgets",
+            "PodDisruptionBudget",
+            true,
+            PodDisruptionBudget.class,
+            List.of("pdb"));
 
     private final String group;
     private final String version;

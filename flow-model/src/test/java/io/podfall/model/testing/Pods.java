@@ -118,6 +118,11 @@ public final class Pods {
         return this;
     }
 
+    public Pods withLabel(String key, String value) {
+        b.editMetadata().addToLabels(key, value).endMetadata();
+        return this;
+    }
+
     public Pods withAnnotation(String key, String value) {
         b.editMetadata().addToAnnotations(key, value).endMetadata();
         return this;

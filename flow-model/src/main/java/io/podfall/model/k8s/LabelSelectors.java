@@ -1,4 +1,4 @@
-package io.podfall.apiserver.registry;
+package io.podfall.model.k8s;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
@@ -11,7 +11,8 @@ import java.util.TreeSet;
 /**
  * A {@code metav1.LabelSelector} as a selector string, as {@code LabelSelectorAsSelector(...).String()} prints it
  * ({@code staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/helpers.go}, {@code labels/selector.go}): the requirements
- * sorted by key, set values sorted, joined by commas; an empty or missing selector is "".
+ * sorted by key, set values sorted, joined by commas; an empty or missing selector is "". Its matching is shared by the
+ * API server (a workload's validation, the Eviction API's budgets) and the disruption controller.
  */
 public final class LabelSelectors {
     private LabelSelectors() {}
