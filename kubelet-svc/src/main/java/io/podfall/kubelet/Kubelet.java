@@ -29,7 +29,7 @@ public final class Kubelet extends CompositeCore {
     public Kubelet(PodWorkers podWorkers, int nodeLeaseDurationSeconds) {
         super(List.of(
                 podWorkers,
-                new NodeStatusSync(podWorkers.nodeNames()),
+                new NodeStatusSync(podWorkers.nodeNames(), podWorkers.capacity()),
                 new NodeLeaseController(podWorkers.nodeNames(), nodeLeaseDurationSeconds)));
         this.podWorkers = podWorkers;
     }
