@@ -61,17 +61,23 @@ final class Filters {
      * the pods on it (bound, assumed, terminating alike) is "Insufficient cpu" / "Insufficient memory".
      */
     private static Optional<Rejection> nodeResourcesFit(CachedNode node, Usage usage, Resources requests) {
-        List<String> reasons = new ArrayList<>(1);
-        if (usage.pods() + 1L > node.allocatablePods()) {
+        Resources free = node.allocatable().minus(usage.requested());
+        boolean tooMany = usage.pods() + 1L > node.allocatablePods();
+        boolean cpu = requests.milliCpu() > 0 && requests.milliCpu() > free.milliCpu();
+        boolean memory = requests.memory() > 0 && requests.memory() > free.memory();
+        if (!tooMany && !cpu && !memory) {
+            return Optional.empty(); // the common case, once per pod placed: no list to build
+        }
+        List<String> reasons = new ArrayList<>(3);
+        if (tooMany) {
             reasons.add("Too many pods");
         }
-        Resources free = node.allocatable().minus(usage.requested());
-        if (requests.milliCpu() > 0 && requests.milliCpu() > free.milliCpu()) {
+        if (cpu) {
             reasons.add("Insufficient cpu");
         }
-        if (requests.memory() > 0 && requests.memory() > free.memory()) {
+        if (memory) {
             reasons.add("Insufficient memory");
         }
-        return reasons.isEmpty() ? Optional.empty() : Optional.of(new Rejection(List.copyOf(reasons), true));
+        return Optional.of(new Rejection(List.copyOf(reasons), true));
     }
 }
