@@ -121,10 +121,10 @@ class SchedulingIT {
      */
     @Test
     void aRolloutOnFullNodesLeavesTheNewPodPendingUntilTheOldOneIsGone() throws InterruptedException {
+        Instant mark = Instant.now(); // the replay needs the Deployment's creation as much as its rollout
         Command.Result created = kubectl.runWithInput(deployment(), "apply", "-f", "-");
         assertEquals(0, created.exitCode(), created.toString());
         workloads.awaitReady("roll", 2);
-        Instant mark = Instant.now();
 
         Command.Result rolled = kubectl.run("set", "image", "deployment/roll", "app=nginx:1.28");
         assertEquals(0, rolled.exitCode(), rolled.toString());

@@ -77,11 +77,17 @@ record Resources(long milliCpu, long memory) {
         return quantity == null || quantity.isNull() ? 0 : scaled(quantity.asText(), BigDecimal.ONE);
     }
 
-    /** The quantity in units of 1/{@code factor}, rounded up as Quantity.MilliValue and Value do. */
+    /**
+     * The quantity in units of 1/{@code factor}, rounded up as Quantity.MilliValue and Value do; one beyond a long is
+     * {@link Long#MAX_VALUE}, as large as the scheduler can count.
+     */
     static long scaled(String quantity, BigDecimal factor) {
         return Quantity.getAmountInBytes(Quantity.parse(quantity))
                 .multiply(factor)
                 .setScale(0, RoundingMode.CEILING)
-                .longValueExact();
+                .min(LONG_MAX)
+                .longValue();
     }
+
+    private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE);
 }

@@ -525,6 +525,32 @@ class SchedulerTest {
     }
 
     @Test
+    void podsThatAskTheSameAreEachToldWhyAfterThePassPlacedTheOneThatFits() {
+        handle(api.created(requesting(aPod("a").build(), "600m", "64Mi")));
+        handle(api.created(requesting(aPod("b").build(), "600m", "64Mi")));
+        handle(api.created(requesting(aPod("c").build(), "600m", "64Mi")));
+
+        Effects pass =
+                handle(api.created(aNode("node-1").allocatable("1", "1Gi").build()));
+
+        assertEquals(List.of("a->node-1"), bindings(pass));
+        List<String> told = pass.events().stream()
+                .filter(e -> e.is(EventTypes.PATCH_REQUESTED))
+                .map(e -> e.data(PatchRequest.class).name() + ": "
+                        + e.data(PatchRequest.class)
+                                .patch()
+                                .path("status")
+                                .path("conditions")
+                                .get(0)
+                                .path("message")
+                                .asText())
+                .toList();
+        String insufficient = "0/1 nodes are available: 1 Insufficient cpu. preemption: "
+                + "0/1 nodes are available: 1 No preemption victims found for incoming pod.";
+        assertEquals(List.of("b: " + insufficient, "c: " + insufficient), told);
+    }
+
+    @Test
     void aTerminatingPodKeepsItsRequestsOnItsNodeUntilItIsGone() {
         handle(api.created(aNode("node-1").allocatable("1", "1Gi").build()));
         Pod old = requesting(aPod("web-old").onNode("node-1").build(), "800m", "100Mi");
