@@ -150,7 +150,8 @@ class NodeLeaseIT {
                             name + " Unschedulable")
                     .body();
             assertEquals(
-                    "0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/memory-pressure: }.",
+                    "0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/memory-pressure: }. "
+                            + "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
                     condition(pending, "PodScheduled").path("message").asText());
             assertTrue(pending.path("spec").path("nodeName").isMissingNode(), "not placed on the pressured node");
 

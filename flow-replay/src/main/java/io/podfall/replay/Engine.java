@@ -8,6 +8,7 @@ import io.podfall.apiserver.registry.SystemNamespaces;
 import io.podfall.controller.ControllerManagerConfiguration;
 import io.podfall.kubelet.KubeletConfiguration;
 import io.podfall.kubelet.StoppedNodes;
+import io.podfall.kubelet.nodestatus.NodeCapacity;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.KubeletTiming;
 import io.podfall.kubelet.podworkers.PodWorkers;
@@ -78,10 +79,15 @@ import java.util.function.Predicate;
 public final class Engine {
     /**
      * A kubelet process: the nodes it simulates and its settings (kubelet-svc KubeletProducer): its compatibility
-     * switches, {@code podfall.kubelet.eviction-max-pod-grace-period} (empty: the kubelet's default) and its waits.
+     * switches, {@code podfall.kubelet.eviction-max-pod-grace-period} (empty: the kubelet's default), its waits and
+     * what its nodes register with ({@code podfall.kubelet.node-capacity}).
      */
     public record KubeletSettings(
-            List<String> nodes, Compat compat, OptionalLong evictionMaxPodGracePeriod, KubeletTiming timing) {
+            List<String> nodes,
+            Compat compat,
+            OptionalLong evictionMaxPodGracePeriod,
+            KubeletTiming timing,
+            NodeCapacity capacity) {
         public KubeletSettings {
             nodes = List.copyOf(nodes);
         }
@@ -94,6 +100,12 @@ public final class Engine {
             this(nodes, compat, OptionalLong.empty(), KubeletTiming.FAST);
         }
 
+        /** A kubelet whose nodes have the default capacity. */
+        public KubeletSettings(
+                List<String> nodes, Compat compat, OptionalLong evictionMaxPodGracePeriod, KubeletTiming timing) {
+            this(nodes, compat, evictionMaxPodGracePeriod, timing, NodeCapacity.DEFAULT);
+        }
+
         /** The kubelet-svc configuration these settings are: the rest as the service's defaults. */
         public KubeletConfiguration configuration() {
             KubeletConfiguration defaults = KubeletConfiguration.defaults(nodes);
@@ -102,7 +114,8 @@ public final class Engine {
                     compat,
                     evictionMaxPodGracePeriod.orElse(defaults.evictionMaxPodGracePeriodSeconds()),
                     defaults.nodeLeaseDurationSeconds(),
-                    timing);
+                    timing,
+                    capacity);
         }
     }
 

@@ -1,7 +1,9 @@
 package io.podfall.replay;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.podfall.apiserver.registry.Registry;
+import io.podfall.kubelet.nodestatus.NodeCapacity;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.KubeletTiming;
 import io.podfall.model.event.Event;
@@ -19,6 +21,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -75,6 +78,7 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
         Set<String> sourceNodes = new LinkedHashSet<>();
         Map<String, Set<String>> compatByNode = new LinkedHashMap<>();
         Map<String, KubeletTiming> timingByNode = new LinkedHashMap<>();
+        Map<String, Map<String, Quantity>> capacityByNode = new LinkedHashMap<>();
         List<Input> inputs = new ArrayList<>();
         Instant groupTime = null;
         for (int i = 0; i < log.size(); i++) {
@@ -92,6 +96,7 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
                     }
                     compatByNode.computeIfAbsent(node, n -> new TreeSet<>()).addAll(Snapshot.kubeletCompat(e));
                     timing(e.data().path("object")).ifPresent(t -> timingByNode.put(node, t));
+                    capacity(e.data().path("object")).ifPresent(c -> capacityByNode.put(node, c));
                 }
                 continue; // never an input: the state the slice starts from
             }
@@ -112,6 +117,7 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
             }
             if (node != null && isRegistration(e, node)) {
                 timing(e.data().path("object")).ifPresent(t -> timingByNode.put(node, t));
+                capacity(e.data().path("object")).ifPresent(c -> capacityByNode.put(node, c));
                 Integer kubelet = kubeletOfNode.get(node);
                 if (kubelet == null) {
                     if (!e.time().equals(groupTime)) {
@@ -161,13 +167,20 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
                     .filter(Objects::nonNull)
                     .findFirst()
                     .orElse(KubeletTiming.FAST);
+            NodeCapacity capacity = NodeCapacity.DEFAULT;
+            for (String n : nodes) {
+                if (capacityByNode.containsKey(n)) {
+                    capacity = capacity.with(n, capacityByNode.get(n));
+                }
+            }
             kubelets.add(new Engine.KubeletSettings(
                     List.copyOf(nodes),
                     new Compat(
                             switches.contains(Compat.SHORTENED_GRACE_KILLS_AGAIN),
                             switches.contains(Compat.FORCE_DELETE_USES_SPEC_GRACE)),
                     OptionalLong.empty(),
-                    timing));
+                    timing,
+                    capacity));
         }
         return new Recording(List.copyOf(kubelets), List.copyOf(inputs), List.copyOf(notes));
     }
@@ -223,6 +236,22 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
         return e.is(EventTypes.GRACE_PERIOD_SHORTENED)
                 && !e.data().hasNonNull("killDeadline")
                 && !e.data().hasNonNull("compat");
+    }
+
+    /**
+     * What a Node was registered with, its {@code status.capacity} (the kubelet registers it as it is configured, and a
+     * replay must register it alike, or its status sync would post another); none for a Node without one.
+     */
+    private static Optional<Map<String, Quantity>> capacity(JsonNode node) {
+        JsonNode capacity = node.path("status").path("capacity");
+        if (!capacity.isObject() || capacity.isEmpty()) {
+            return Optional.empty();
+        }
+        Map<String, Quantity> resources = new TreeMap<>();
+        capacity.fields()
+                .forEachRemaining(r ->
+                        resources.put(r.getKey(), Quantity.parse(r.getValue().asText())));
+        return Optional.of(Map.copyOf(resources));
     }
 
     /**

@@ -1,12 +1,16 @@
 package io.podfall.replay;
 
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.podfall.kubelet.nodestatus.NodeCapacity;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.KubeletTiming;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 
 /**
  * The settings a what-if replay changes, for every kubelet, whatever the recording implies: the services' own
@@ -19,8 +23,9 @@ public record Settings(
         Boolean forceDeleteUsesSpecGrace,
         Long evictionMaxPodGracePeriod,
         Duration plegRelistPeriod,
-        Duration containerGcPeriod) {
-    public static final Settings NONE = new Settings(null, null, null, null, null);
+        Duration containerGcPeriod,
+        Map<String, Quantity> nodeCapacity) {
+    public static final Settings NONE = new Settings(null, null, null, null, null, null);
     public static final String SHORTENED_GRACE_KILLS_AGAIN =
             "podfall.kubelet.compat." + Compat.SHORTENED_GRACE_KILLS_AGAIN;
     /** The switch's old name, the other way round: {@code true} is the release's default, {@code false} the fix. */
@@ -32,13 +37,17 @@ public record Settings(
     public static final String TIMING = "podfall.kubelet.timing";
     public static final String PLEG_RELIST_PERIOD = "podfall.kubelet.pleg-relist-period";
     public static final String CONTAINER_GC_PERIOD = "podfall.kubelet.container-gc-period";
+    /** Laid over what every node registered with: {@code cpu=1,memory=2Gi} changes those two, keeps the pods. */
+    public static final String NODE_CAPACITY = "podfall.kubelet.node-capacity";
+
     private static final List<String> KEYS = List.of(
             SHORTENED_GRACE_KILLS_AGAIN,
             FORCE_DELETE_USES_SPEC_GRACE,
             EVICTION_MAX_POD_GRACE_PERIOD,
             TIMING,
             PLEG_RELIST_PERIOD,
-            CONTAINER_GC_PERIOD);
+            CONTAINER_GC_PERIOD,
+            NODE_CAPACITY);
     /** What a key may go without: the issue writes {@code kubelet.compat.<switch>}. */
     private static final String PREFIX = "podfall.";
 
@@ -70,13 +79,22 @@ public record Settings(
                             s.forceDeleteUsesSpecGrace,
                             seconds(key, value),
                             s.plegRelistPeriod,
-                            s.containerGcPeriod);
+                            s.containerGcPeriod,
+                            s.nodeCapacity);
                 case TIMING -> {
                     KubeletTiming t = timing(key, value);
                     yield s.withPeriods(t.plegRelistPeriod(), t.containerGcPeriod());
                 }
                 case PLEG_RELIST_PERIOD -> s.withPeriods(duration(key, value), s.containerGcPeriod);
                 case CONTAINER_GC_PERIOD -> s.withPeriods(s.plegRelistPeriod, duration(key, value));
+                case NODE_CAPACITY ->
+                    new Settings(
+                            s.shortenedGraceKillsAgain,
+                            s.forceDeleteUsesSpecGrace,
+                            s.evictionMaxPodGracePeriod,
+                            s.plegRelistPeriod,
+                            s.containerGcPeriod,
+                            capacity(key, value));
                 default ->
                     throw new IllegalArgumentException(
                             "unknown setting " + given + "; a replay can set " + String.join(", ", KEYS));
@@ -87,13 +105,23 @@ public record Settings(
 
     private Settings withCompat(Boolean killsAgain, Boolean forceDeleteSpecGrace) {
         return new Settings(
-                killsAgain, forceDeleteSpecGrace, evictionMaxPodGracePeriod, plegRelistPeriod, containerGcPeriod);
+                killsAgain,
+                forceDeleteSpecGrace,
+                evictionMaxPodGracePeriod,
+                plegRelistPeriod,
+                containerGcPeriod,
+                nodeCapacity);
     }
 
     /** These settings with the kubelet's periods; a null one stays as the recording implies. */
     private Settings withPeriods(Duration plegRelist, Duration containerGc) {
         return new Settings(
-                shortenedGraceKillsAgain, forceDeleteUsesSpecGrace, evictionMaxPodGracePeriod, plegRelist, containerGc);
+                shortenedGraceKillsAgain,
+                forceDeleteUsesSpecGrace,
+                evictionMaxPodGracePeriod,
+                plegRelist,
+                containerGc,
+                nodeCapacity);
     }
 
     /** A kubelet's settings with these set. */
@@ -110,7 +138,23 @@ public record Settings(
                         : kubelet.evictionMaxPodGracePeriod(),
                 new KubeletTiming(
                         plegRelistPeriod != null ? plegRelistPeriod : t.plegRelistPeriod(),
-                        containerGcPeriod != null ? containerGcPeriod : t.containerGcPeriod()));
+                        containerGcPeriod != null ? containerGcPeriod : t.containerGcPeriod()),
+                capacity(kubelet));
+    }
+
+    /** Every node of the kubelet with {@link #nodeCapacity} laid over what it has. */
+    private NodeCapacity capacity(Engine.KubeletSettings kubelet) {
+        NodeCapacity capacity = kubelet.capacity();
+        if (nodeCapacity == null) {
+            return capacity;
+        }
+        NodeCapacity changed = capacity;
+        for (String node : kubelet.nodes()) {
+            Map<String, Quantity> resources = new TreeMap<>(capacity.of(node));
+            resources.putAll(nodeCapacity);
+            changed = changed.with(node, resources);
+        }
+        return changed;
     }
 
     public boolean isEmpty() {
@@ -127,7 +171,8 @@ public record Settings(
                 evictionMaxPodGracePeriod,
                 null,
                 plegRelistPeriod == null ? null : KubeletTiming.format(plegRelistPeriod),
-                containerGcPeriod == null ? null : KubeletTiming.format(containerGcPeriod));
+                containerGcPeriod == null ? null : KubeletTiming.format(containerGcPeriod),
+                nodeCapacity == null ? null : NodeCapacity.format(nodeCapacity));
         for (int i = 0; i < KEYS.size(); i++) {
             if (values.get(i) != null) {
                 set.add(KEYS.get(i) + "=" + values.get(i));
@@ -169,6 +214,14 @@ public record Settings(
             return KubeletTiming.parse(v);
         } catch (IllegalArgumentException e) {
             throw bad(key, v, "a duration: 500ms, 1s, 1m0s");
+        }
+    }
+
+    private static Map<String, Quantity> capacity(String key, String v) {
+        try {
+            return NodeCapacity.parse(v);
+        } catch (IllegalArgumentException e) {
+            throw bad(key, v, "resources and quantities: cpu=1,memory=2Gi,pods=110");
         }
     }
 

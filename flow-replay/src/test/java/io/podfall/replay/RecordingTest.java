@@ -3,10 +3,13 @@ package io.podfall.replay;
 import static io.podfall.replay.Scenarios.T0;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.podfall.kubelet.nodestatus.NodeCapacity;
 import io.podfall.kubelet.podworkers.Compat;
+import io.podfall.kubelet.podworkers.KubeletTiming;
 import io.podfall.model.event.Event;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 class RecordingTest {
@@ -46,6 +49,24 @@ class RecordingTest {
                         .map(Engine.KubeletSettings::compat)
                         .toList());
         assertEquals(inputs, recording.inputs());
+    }
+
+    @Test
+    void eachNodeReplaysWithTheCapacityItRegisteredWith() {
+        List<Engine.KubeletSettings> kubelets = List.of(new Engine.KubeletSettings(
+                List.of("node-1", "node-2"),
+                Compat.NONE,
+                OptionalLong.empty(),
+                KubeletTiming.FAST,
+                NodeCapacity.DEFAULT.overriding("node-2", NodeCapacity.parse("cpu=500m,memory=1Gi"))));
+        List<Event> log = Scenarios.run(kubelets, Scenarios.twoPodsDeleted()).log();
+
+        Recording recording = Recording.of(log);
+
+        assertEquals(kubelets, recording.kubelets());
+        assertEquals(
+                NodeCapacity.parse("cpu=500m,memory=1Gi,pods=110"),
+                recording.kubelets().get(0).capacity().of("node-2"));
     }
 
     @Test

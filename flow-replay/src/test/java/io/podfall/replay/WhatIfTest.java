@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.podfall.kubelet.nodestatus.NodeCapacity;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.KubeletTiming;
 import io.podfall.model.event.Event;
@@ -167,7 +168,7 @@ class WhatIfTest {
                 "podfall.kubelet.eviction-max-pod-grace-period=10",
                 "podfall.kubelet.eviction-max-pod-grace-period=12"));
 
-        assertEquals(new Settings(null, true, 12L, null, null), s);
+        assertEquals(new Settings(null, true, 12L, null, null, null), s);
         assertEquals(
                 "podfall.kubelet.compat.force-delete-uses-spec-grace=true, podfall.kubelet.eviction-max-pod-grace-period=12",
                 s.toString());
@@ -188,11 +189,30 @@ class WhatIfTest {
     }
 
     @Test
+    void aWhatIfCapacityIsLaidOverWhatEachNodeRegisteredWith() {
+        Engine.KubeletSettings recorded = new Engine.KubeletSettings(
+                List.of("node-1", "node-2"),
+                Compat.NONE,
+                OptionalLong.empty(),
+                KubeletTiming.FAST,
+                NodeCapacity.DEFAULT.overriding("node-2", NodeCapacity.parse("memory=4Gi")));
+        Settings s = Settings.parse(List.of("kubelet.node-capacity=cpu=1"));
+
+        NodeCapacity applied = s.applied(recorded).capacity();
+
+        assertEquals("podfall.kubelet.node-capacity=cpu=1", s.toString());
+        assertEquals(NodeCapacity.parse("cpu=1,memory=8Gi,pods=110"), applied.of("node-1"));
+        assertEquals(NodeCapacity.parse("cpu=1,memory=4Gi,pods=110"), applied.of("node-2"));
+        assertThrows(IllegalArgumentException.class, () -> Settings.parse(List.of("kubelet.node-capacity=4")));
+    }
+
+    @Test
     void anUnknownKeyOrABadValueIsRefusedSayingWhatWouldDo() {
         assertEquals(
                 "unknown setting podfall.time-scale; a replay can set podfall.kubelet.compat.shortened-grace-kills-again, "
                         + "podfall.kubelet.compat.force-delete-uses-spec-grace, podfall.kubelet.eviction-max-pod-grace-period, "
-                        + "podfall.kubelet.timing, podfall.kubelet.pleg-relist-period, podfall.kubelet.container-gc-period",
+                        + "podfall.kubelet.timing, podfall.kubelet.pleg-relist-period, podfall.kubelet.container-gc-period, "
+                        + "podfall.kubelet.node-capacity",
                 assertThrows(IllegalArgumentException.class, () -> Settings.parse(List.of("podfall.time-scale=10")))
                         .getMessage());
         assertEquals(

@@ -48,7 +48,7 @@ public final class Kubelet extends CompositeCore {
         super(List.of(
                 nodeStops,
                 podWorkers,
-                new NodeStatusSync(podWorkers.nodeNames()),
+                new NodeStatusSync(podWorkers.nodeNames(), podWorkers.capacity()),
                 new NodeLeaseController(podWorkers.nodeNames(), nodeLeaseDurationSeconds)));
         this.podWorkers = podWorkers;
         this.nodeStops = nodeStops;

@@ -1,6 +1,7 @@
 package io.podfall.kubelet;
 
 import io.podfall.kubelet.nodelease.NodeLeaseController;
+import io.podfall.kubelet.nodestatus.NodeCapacity;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.EvictionManager;
 import io.podfall.kubelet.podworkers.KubeletTiming;
@@ -19,13 +20,16 @@ import java.util.List;
  *     {@code nodeLeaseDurationSeconds}
  * @param timing the kubelet's own waits: {@code podfall.kubelet.timing}, {@code podfall.kubelet.pleg-relist-period},
  *     {@code podfall.kubelet.container-gc-period}
+ * @param capacity what each node registers with: {@code podfall.kubelet.node-capacity} and
+ *     {@code podfall.kubelet.node-capacity.<node>}
  */
 public record KubeletConfiguration(
         List<String> nodes,
         Compat compat,
         long evictionMaxPodGracePeriodSeconds,
         int nodeLeaseDurationSeconds,
-        KubeletTiming timing) {
+        KubeletTiming timing,
+        NodeCapacity capacity) {
     public KubeletConfiguration {
         nodes = List.copyOf(nodes);
     }
@@ -40,12 +44,14 @@ public record KubeletConfiguration(
                 Compat.NONE,
                 EvictionManager.DEFAULT_MAX_POD_GRACE_PERIOD_SECONDS,
                 NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS,
-                KubeletTiming.UPSTREAM);
+                KubeletTiming.UPSTREAM,
+                NodeCapacity.DEFAULT);
     }
 
     /** The core as the service runs it; the service's KubeletProducer and the replay engine both call this. */
     public Kubelet newKubelet() {
         return new Kubelet(
-                new PodWorkers(nodes, compat, evictionMaxPodGracePeriodSeconds, timing), nodeLeaseDurationSeconds);
+                new PodWorkers(nodes, compat, evictionMaxPodGracePeriodSeconds, timing, capacity),
+                nodeLeaseDurationSeconds);
     }
 }

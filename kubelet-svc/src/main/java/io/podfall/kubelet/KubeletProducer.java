@@ -1,6 +1,7 @@
 package io.podfall.kubelet;
 
 import io.podfall.kubelet.nodelease.NodeLeaseController;
+import io.podfall.kubelet.nodestatus.NodeCapacity;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.EvictionManager;
 import io.podfall.kubelet.podworkers.KubeletTiming;
@@ -10,7 +11,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -38,8 +41,19 @@ public class KubeletProducer {
                     int nodeLeaseDurationSeconds,
             @ConfigProperty(name = "podfall.kubelet.timing", defaultValue = "upstream") String timing,
             @ConfigProperty(name = "podfall.kubelet.pleg-relist-period") Optional<String> plegRelistPeriod,
-            @ConfigProperty(name = "podfall.kubelet.container-gc-period") Optional<String> containerGcPeriod) {
+            @ConfigProperty(name = "podfall.kubelet.container-gc-period") Optional<String> containerGcPeriod,
+            @ConfigProperty(name = "podfall.kubelet.node-capacity", defaultValue = NodeCapacity.DEFAULT_SPEC)
+                    String nodeCapacity,
+            Config config) {
         KubeletTiming profile = KubeletTiming.profile(timing);
+        NodeCapacity capacity = new NodeCapacity(NodeCapacity.parse(nodeCapacity), Map.of());
+        for (String node : nodes) {
+            Optional<String> own =
+                    config.getOptionalValue("podfall.kubelet.node-capacity." + node.trim(), String.class);
+            if (own.isPresent()) {
+                capacity = capacity.overriding(node.trim(), NodeCapacity.parse(own.get()));
+            }
+        }
         return new KubeletConfiguration(
                         nodes,
                         new Compat(shortenedGraceKillsAgain, forceDeleteUsesSpecGrace),
@@ -47,7 +61,8 @@ public class KubeletProducer {
                         nodeLeaseDurationSeconds,
                         new KubeletTiming(
                                 plegRelistPeriod.map(KubeletTiming::parse).orElse(profile.plegRelistPeriod()),
-                                containerGcPeriod.map(KubeletTiming::parse).orElse(profile.containerGcPeriod())))
+                                containerGcPeriod.map(KubeletTiming::parse).orElse(profile.containerGcPeriod())),
+                        capacity)
                 .newKubelet();
     }
 

@@ -2,9 +2,9 @@ package io.podfall.controller.scheduler;
 
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.Toleration;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -25,8 +25,11 @@ public final class SchedulerState {
     private final Map<String, CachedPod> pods = new HashMap<>();
     /** Bindings in flight ("assumed" pods), by pod uid: set when we ask, gone when the API server answers. */
     private final Map<String, Assumption> assumed = new HashMap<>();
-    /** How many pods are bound or assumed to each node. */
-    private final Map<String, Integer> podsOnNode = new HashMap<>();
+    /**
+     * What the pods bound or assumed to each node take of it (upstream NodeInfo's Pods and Requested): a terminating
+     * pod counts until it is removed or finished, as upstream's cache keeps it.
+     */
+    private final Map<String, Usage> usage = new HashMap<>();
     /**
      * The nodes of {@code nodes} by how many pods are bound or assumed to each, then by name: the least loaded node a
      * pod fits on is the first of them it fits on, where a scan of every node for every pod placed was 4 to 9 % of the
@@ -36,34 +39,24 @@ public final class SchedulerState {
             new TreeSet<>(Comparator.comparingInt(NodeLoad::pods).thenComparing(NodeLoad::name));
     /** Pods waiting for a node, by arrival number: the oldest pod is placed first. */
     private final TreeMap<Long, String> queue = new TreeMap<>();
-    /** The pods whose status says Unschedulable, so the scheduler says it once per pod. */
-    private final Set<String> unschedulable = new HashSet<>();
+    /** What each pod's PodScheduled condition says it is Unschedulable for, as last written, by uid. */
+    private final Map<String, Unschedulable> unschedulable = new HashMap<>();
     /** Pods cached so far: the arrival number of the next new pod. */
     private long arrivals;
 
     /**
-     * A node as the scheduler sees it; {@code allocatablePods} is its {@code status.allocatable.pods}, or
-     * {@link Integer#MAX_VALUE} for a node that reports none (one created by hand).
+     * A node as the scheduler sees it. {@code allocatable} and {@code allocatablePods} are its
+     * {@code status.allocatable}; a resource it does not report does not limit it (a node created by hand), where
+     * upstream would count it as 0.
      */
     record CachedNode(
             String name,
             String resourceVersion,
-            boolean ready,
             boolean unschedulable,
-            boolean deleting,
+            Map<String, String> labels,
             List<Taint> taints,
-            int allocatablePods) {
-        /** Ready, not cordoned and not being deleted. */
-        boolean schedulable() {
-            return ready && !unschedulable && !deleting;
-        }
-
-        /** Schedulable, and every taint that keeps pods away tolerated by the pod. */
-        boolean fits(CachedPod pod) {
-            return schedulable()
-                    && TaintToleration.untolerated(taints, pod.tolerations()).isEmpty();
-        }
-    }
+            Resources allocatable,
+            long allocatablePods) {}
 
     /** A pod as the scheduler sees it; {@code arrival} orders the queue and never changes for a uid. */
     record CachedPod(
@@ -74,12 +67,30 @@ public final class SchedulerState {
             String nodeName,
             boolean deleting,
             String schedulerName,
-            List<Toleration> tolerations,
+            Requirements requirements,
             long arrival) {
         boolean assigned() {
             return nodeName != null && !nodeName.isEmpty();
         }
     }
+
+    /**
+     * What the filters ask of a node for a pod: its requests, node selector and affinity, tolerations. Pods of one
+     * template share one instance ({@link io.podfall.model.SharedValues}), and a pass decides once for them all.
+     */
+    record Requirements(Resources requests, NodeAffinity affinity, List<Toleration> tolerations) {}
+
+    /** What the pods on a node take of it: how many, and the sum of their requests. */
+    record Usage(int pods, Resources requested) {
+        static final Usage NONE = new Usage(0, Resources.NONE);
+
+        Usage plus(Resources requests, int sign) {
+            return new Usage(pods + sign, sign > 0 ? requested.plus(requests) : requested.minus(requests));
+        }
+    }
+
+    /** The pod's PodScheduled condition as the scheduler wrote it: its message, and since when it is False. */
+    record Unschedulable(String message, Instant since) {}
 
     private record NodeLoad(int pods, String name) {}
 
@@ -99,7 +110,12 @@ public final class SchedulerState {
 
     /** Pods bound or assumed to the node. */
     public int podsOn(String nodeName) {
-        return podsOnNode.getOrDefault(nodeName, 0);
+        return usage(nodeName).pods();
+    }
+
+    /** What the pods bound or assumed to the node take of it. */
+    Usage usage(String nodeName) {
+        return usage.getOrDefault(nodeName, Usage.NONE);
     }
 
     public boolean knowsPod(String podUid) {
@@ -114,19 +130,16 @@ public final class SchedulerState {
         return Optional.ofNullable(nodes.get(name));
     }
 
-    /** Whether the node holds as many pods as it allows: NodeResourcesFit's "Too many pods". */
-    boolean full(CachedNode node) {
-        return podsOn(node.name()) >= node.allocatablePods();
-    }
-
     /**
-     * The node the pod fits on, with room for one more pod, with the fewest pods bound or assumed, the first by name
-     * among equals.
+     * The node that passes every filter for the pod, with the fewest pods bound or assumed, the first by name among
+     * equals: the first of {@code byLoad} that fits, so a pod that fits the least loaded node costs one check.
      */
     Optional<String> leastLoadedNodeFor(CachedPod pod) {
+        Optional<Set<String>> only = pod.requirements().affinity().preFilterNodeNames();
         for (NodeLoad load : byLoad) {
             CachedNode node = nodes.get(load.name());
-            if (node.fits(pod) && !full(node)) {
+            if (only.map(names -> names.contains(node.name())).orElse(true)
+                    && Filters.run(node, usage(node.name()), pod).isEmpty()) {
                 return Optional.of(node.name());
             }
         }
@@ -162,14 +175,15 @@ public final class SchedulerState {
     /** Caches the pod as stored; a pod that shows a node is bound, which confirms (ends) its assumption. */
     void putPod(CachedPod pod) {
         String placed = placement(pod.uid());
-        if (!pods.containsKey(pod.uid())) {
+        CachedPod before = pods.put(pod.uid(), pod);
+        if (before == null) {
             arrivals++;
         }
-        pods.put(pod.uid(), pod);
         if (pod.assigned()) {
             assumed.remove(pod.uid());
+            unschedulable.remove(pod.uid());
         }
-        reindex(pod.uid(), placed);
+        reindex(pod.uid(), placed, before);
     }
 
     void removePod(String uid) {
@@ -178,12 +192,16 @@ public final class SchedulerState {
         assumed.remove(uid);
         unschedulable.remove(uid);
         queue.remove(gone.arrival());
-        reindex(uid, placed);
+        reindex(uid, placed, gone);
     }
 
-    /** Records that the pod was reported Unschedulable; false if it had been already. */
-    boolean reportUnschedulable(String uid) {
-        return unschedulable.add(uid);
+    /** What the pod's PodScheduled condition says, as the scheduler last wrote it. */
+    Optional<Unschedulable> unschedulable(String uid) {
+        return Optional.ofNullable(unschedulable.get(uid));
+    }
+
+    void reportUnschedulable(String uid, Unschedulable condition) {
+        unschedulable.put(uid, condition);
     }
 
     /** Every node, in name order. */
@@ -193,15 +211,14 @@ public final class SchedulerState {
 
     void assume(String uid, String nodeName, String bindingId) {
         String placed = placement(uid);
-        unschedulable.remove(uid);
         assumed.put(uid, new Assumption(nodeName, bindingId));
-        reindex(uid, placed);
+        reindex(uid, placed, pods.get(uid));
     }
 
     void forget(String uid) {
         String placed = placement(uid);
         assumed.remove(uid);
-        reindex(uid, placed);
+        reindex(uid, placed, pods.get(uid));
     }
 
     /**
@@ -215,15 +232,17 @@ public final class SchedulerState {
     }
 
     /**
-     * Brings podsOnNode and queue in line with the pod's entry in {@code pods} and {@code assumed}, which a change has
-     * just made; the pod was counted on {@code placed} before it.
+     * Brings usage and queue in line with the pod's entry in {@code pods} and {@code assumed}, which a change has just
+     * made; the pod was counted on {@code placed} with the requests of {@code before} (null: it was not cached).
      */
-    private void reindex(String uid, String placed) {
+    private void reindex(String uid, String placed, CachedPod before) {
         CachedPod pod = pods.get(uid);
         String node = placement(uid);
-        if (!Objects.equals(placed, node)) {
-            count(placed, -1);
-            count(node, 1);
+        Resources was = before == null ? Resources.NONE : before.requirements().requests();
+        Resources is = pod == null ? Resources.NONE : pod.requirements().requests();
+        if (!Objects.equals(placed, node) || !was.equals(is)) {
+            count(placed, was, -1);
+            count(node, is, 1);
         }
         if (pod != null) {
             if (node == null && Scheduler.waitsForNode(pod)) {
@@ -234,7 +253,7 @@ public final class SchedulerState {
         }
     }
 
-    private void count(String nodeName, int delta) {
+    private void count(String nodeName, Resources requests, int sign) {
         if (nodeName == null) {
             return;
         }
@@ -242,7 +261,12 @@ public final class SchedulerState {
         if (known) {
             byLoad.remove(load(nodeName));
         }
-        podsOnNode.merge(nodeName, delta, (a, b) -> a + b == 0 ? null : a + b);
+        Usage updated = usage(nodeName).plus(requests, sign);
+        if (updated.pods() == 0) {
+            usage.remove(nodeName);
+        } else {
+            usage.put(nodeName, updated);
+        }
         if (known) {
             byLoad.add(load(nodeName));
         }

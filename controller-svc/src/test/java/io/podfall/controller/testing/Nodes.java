@@ -10,6 +10,8 @@ public final class Nodes {
     private final NodeBuilder b;
     private String ready = "True";
     private Integer allocatablePods;
+    private String allocatableCpu;
+    private String allocatableMemory;
 
     private Nodes(String name) {
         b = new NodeBuilder()
@@ -50,6 +52,18 @@ public final class Nodes {
         return this;
     }
 
+    public Nodes labelled(String key, String value) {
+        b.editMetadata().addToLabels(key, value).endMetadata();
+        return this;
+    }
+
+    /** status.allocatable cpu and memory, as a kubelet reports them; a node without them takes any requests. */
+    public Nodes allocatable(String cpu, String memory) {
+        allocatableCpu = cpu;
+        allocatableMemory = memory;
+        return this;
+    }
+
     public Node build() {
         b.withNewStatus()
                 .addNewCondition()
@@ -60,6 +74,12 @@ public final class Nodes {
         if (allocatablePods != null) {
             b.editStatus()
                     .addToAllocatable("pods", new Quantity(allocatablePods.toString()))
+                    .endStatus();
+        }
+        if (allocatableCpu != null) {
+            b.editStatus()
+                    .addToAllocatable("cpu", new Quantity(allocatableCpu))
+                    .addToAllocatable("memory", new Quantity(allocatableMemory))
                     .endStatus();
         }
         return b.build();

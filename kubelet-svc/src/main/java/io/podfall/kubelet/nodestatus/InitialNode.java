@@ -7,13 +7,14 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * The Node object a kubelet registers for itself at start (pkg/kubelet/kubelet_node_status.go initialNode, with the
  * conditions ({@link NodeConditions}: no pressure, Ready), the addresses and the node info that
- * pkg/kubelet/nodestatus/setters.go would fill in, and the pod capacity).
+ * pkg/kubelet/nodestatus/setters.go would fill in, and the capacity: cpu, memory and pods, {@link NodeCapacity}).
  */
 public final class InitialNode {
     /** The Kubernetes version podfall's kubelet mirrors, as the API server's /version reports it, marked as ours. */
@@ -33,11 +34,12 @@ public final class InitialNode {
     private InitialNode() {}
 
     public static Node of(String nodeName, Instant now) {
-        return of(nodeName, now, Map.of());
+        return of(nodeName, now, Map.of(), NodeCapacity.DEFAULT.defaults());
     }
 
-    /** The Node with these annotations: what the kubelet records of itself on it. */
-    public static Node of(String nodeName, Instant now, Map<String, String> annotations) {
+    /** The Node with these annotations (what the kubelet records of itself on it) and this capacity. */
+    public static Node of(
+            String nodeName, Instant now, Map<String, String> annotations, Map<String, Quantity> capacity) {
         Node node = new NodeBuilder()
                 .withApiVersion("v1")
                 .withKind("Node")
@@ -47,8 +49,8 @@ public final class InitialNode {
                 .addToLabels("kubernetes.io/os", "linux")
                 .endMetadata()
                 .withNewStatus()
-                .withCapacity(resources())
-                .withAllocatable(resources())
+                .withCapacity(new TreeMap<>(capacity))
+                .withAllocatable(new TreeMap<>(capacity))
                 .withConditions(NodeConditions.at(NodeConditions.of(Optional.empty()), List.of(), now))
                 .addNewAddress()
                 .withType("InternalIP")
@@ -75,30 +77,25 @@ public final class InitialNode {
                 .endStatus()
                 .build();
         if (!annotations.isEmpty()) {
-            node.getMetadata().setAnnotations(new java.util.TreeMap<>(annotations));
+            node.getMetadata().setAnnotations(new TreeMap<>(annotations));
         }
         return node;
     }
 
-    /** What the node has and allows, as setters.go MachineInfo reports both: {@code pods}, {@link #MAX_PODS}. */
-    public static Map<String, Quantity> resources() {
-        return Map.of("pods", new Quantity(Integer.toString(MAX_PODS)));
-    }
-
     /**
-     * Whether the node's status reports {@link #resources()} as its capacity and allocatable (a node registered by an
-     * older kubelet, or edited, does not: the kubelet's next status post sets them, as MachineInfo would).
+     * Whether the node's status reports {@code capacity} as its capacity and allocatable (a node registered by an older
+     * kubelet, or edited, does not: the kubelet's next status post sets them, as MachineInfo would).
      */
-    public static boolean reportsResources(Node node) {
+    public static boolean reportsResources(Node node, Map<String, Quantity> capacity) {
         return node.getStatus() != null
-                && holds(node.getStatus().getCapacity())
-                && holds(node.getStatus().getAllocatable());
+                && holds(node.getStatus().getCapacity(), capacity)
+                && holds(node.getStatus().getAllocatable(), capacity);
     }
 
-    /** Whether {@code reported} has each of {@link #resources()}: other resources someone added stay theirs. */
-    private static boolean holds(Map<String, Quantity> reported) {
+    /** Whether {@code reported} has each of {@code capacity}: other resources someone added stay theirs. */
+    private static boolean holds(Map<String, Quantity> reported, Map<String, Quantity> capacity) {
         return reported != null
-                && resources().entrySet().stream().allMatch(r -> r.getValue().equals(reported.get(r.getKey())));
+                && capacity.entrySet().stream().allMatch(r -> r.getValue().equals(reported.get(r.getKey())));
     }
 
     /**

@@ -2,6 +2,7 @@ package io.podfall.kubelet.nodestatus;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.podfall.kubelet.podworkers.EvictionManager;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.ObjectChange;
@@ -17,13 +18,14 @@ import io.podfall.model.k8s.ResourceType;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The kubelet's node status updates (pkg/kubelet/kubelet_node_status.go syncNodeStatus, tryUpdateNodeStatus) for the
- * nodes it simulates: it keeps each Node's conditions ({@link NodeConditions}) and its capacity
- * ({@link InitialNode#resources}) as the API server should hold them, and posts them with a PATCH of
- * {@code nodes/<name>/status} (a strategic merge of the conditions by type, as PatchNodeStatus sends it, with no
- * resourceVersion: the kubelet's view of its own conditions wins).
+ * nodes it simulates: it keeps each Node's conditions ({@link NodeConditions}) and its capacity ({@link NodeCapacity})
+ * as the API server should hold them, and posts them with a PATCH of {@code nodes/<name>/status} (a strategic merge of
+ * the conditions by type, as PatchNodeStatus sends it, with no resourceVersion: the kubelet's view of its own
+ * conditions wins).
  *
  * <p><b>When.</b> Upstream checks every nodeStatusUpdateFrequency (10 s) and posts only if something changed or
  * nodeStatusReportFrequency ({@value #REPORT_FREQUENCY_MINUTES} min) passed since the last report: the Lease is the
@@ -50,9 +52,15 @@ public final class NodeStatusSync implements Part<NodeStatusState> {
     static final Duration UPDATE_FREQUENCY = Duration.ofSeconds(10);
 
     private final List<String> nodeNames;
+    private final NodeCapacity capacity;
 
     public NodeStatusSync(List<String> nodeNames) {
+        this(nodeNames, NodeCapacity.DEFAULT);
+    }
+
+    public NodeStatusSync(List<String> nodeNames, NodeCapacity capacity) {
         this.nodeNames = List.copyOf(nodeNames);
+        this.capacity = capacity;
     }
 
     @Override
@@ -98,7 +106,7 @@ public final class NodeStatusSync implements Part<NodeStatusState> {
                                 node.getStatus() == null
                                         ? null
                                         : node.getStatus().getConditions())
-                        || !InitialNode.reportsResources(node))
+                        || !InitialNode.reportsResources(node, capacity.of(name)))
                 && !state.posts.asking(name, reported)
                 && !event.is(EventTypes.OBJECT_LISTED)) {
             out.emit(source(name), EventTypes.PATCH_REQUESTED, subject(name), patch(node, reported, out.causeTime()));
@@ -134,11 +142,12 @@ public final class NodeStatusSync implements Part<NodeStatusState> {
      * The strategic merge patch of {@code nodes/<name>/status} that posts the conditions at {@code at}, with the
      * capacity and allocatable resources that MachineInfo sets on every update.
      */
-    private static PatchRequest patch(Node node, List<NodeConditions.Reported> reported, Instant at) {
+    private PatchRequest patch(Node node, List<NodeConditions.Reported> reported, Instant at) {
         ObjectNode patch = Json.MAPPER.createObjectNode();
         ObjectNode status = patch.putObject("status");
-        status.set("capacity", Json.tree(InitialNode.resources()));
-        status.set("allocatable", Json.tree(InitialNode.resources()));
+        Map<String, Quantity> resources = capacity.of(node.getMetadata().getName());
+        status.set("capacity", Json.tree(resources));
+        status.set("allocatable", Json.tree(resources));
         status.set(
                 "conditions",
                 Json.tree(NodeConditions.at(

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.podfall.kubelet.nodestatus.InitialNode;
+import io.podfall.kubelet.nodestatus.NodeCapacity;
 import io.podfall.kubelet.volumemanager.VolumeManager;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.CreationRequest;
@@ -138,6 +139,7 @@ public final class PodWorkers implements Part<PodWorkersState> {
     private final List<String> nodeNames;
     private final Compat compat;
     private final KubeletTiming timing;
+    private final NodeCapacity capacity;
     private final Termination termination;
     private final EvictionManager evictionManager;
     private final ContainerRestarts restarts;
@@ -161,6 +163,17 @@ public final class PodWorkers implements Part<PodWorkersState> {
      */
     public PodWorkers(
             Collection<String> nodeNames, Compat compat, long evictionMaxPodGracePeriodSeconds, KubeletTiming timing) {
+        this(nodeNames, compat, evictionMaxPodGracePeriodSeconds, timing, NodeCapacity.DEFAULT);
+    }
+
+    /** @param capacity what each node registers with and reports */
+    public PodWorkers(
+            Collection<String> nodeNames,
+            Compat compat,
+            long evictionMaxPodGracePeriodSeconds,
+            KubeletTiming timing,
+            NodeCapacity capacity) {
+        this.capacity = capacity;
         this.nodeNames = nodeNames.stream()
                 .map(String::trim)
                 .filter(n -> !n.isEmpty())
@@ -189,6 +202,10 @@ public final class PodWorkers implements Part<PodWorkersState> {
 
     public List<String> nodeNames() {
         return nodeNames;
+    }
+
+    public NodeCapacity capacity() {
+        return capacity;
     }
 
     @Override
@@ -268,7 +285,7 @@ public final class PodWorkers implements Part<PodWorkersState> {
                         new CreationRequest(
                                 ResourceType.NODES.plural(),
                                 "",
-                                Json.tree(InitialNode.of(node, now, timingAnnotation())))))
+                                Json.tree(InitialNode.of(node, now, timingAnnotation(), capacity.of(node))))))
                 .toList();
     }
 

@@ -55,6 +55,27 @@ class InitialNodeTest {
     }
 
     @Test
+    void reportsAKindNodesCpuAndMemoryOrWhatItIsGiven() {
+        var status = InitialNode.of("node-1", T0).getStatus();
+        assertEquals("4", status.getAllocatable().get("cpu").toString());
+        assertEquals("8Gi", status.getCapacity().get("memory").toString());
+
+        NodeCapacity capacity = NodeCapacity.DEFAULT.overriding("node-2", NodeCapacity.parse("cpu=500m"));
+        var small = InitialNode.of("node-2", T0, java.util.Map.of(), capacity.of("node-2"))
+                .getStatus();
+        assertEquals("500m", small.getAllocatable().get("cpu").toString());
+        assertEquals("8Gi", small.getAllocatable().get("memory").toString(), "the rest as the default");
+        assertEquals(NodeCapacity.DEFAULT.defaults(), capacity.of("node-1"));
+        assertEquals("cpu=500m,memory=8Gi,pods=110", NodeCapacity.format(capacity.of("node-2")));
+    }
+
+    @Test
+    void aCapacityThatIsNotNameEqualsQuantityIsRefused() {
+        org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> NodeCapacity.parse("cpu:4"));
+    }
+
+    @Test
     void survivesTheRoundTripThroughJson() {
         Node node = InitialNode.of("node-1", T0);
         assertEquals(node, Json.convert(Json.tree(node), Node.class));

@@ -211,11 +211,25 @@ class NodeStatusSyncTest {
     }
 
     @Test
+    void aNodeRegisteredWithAnotherCapacityGetsItsOwnWithTheNextPost() {
+        NodeStatusSync small = new NodeStatusSync(
+                List.of(NODE), NodeCapacity.DEFAULT.overriding(NODE, NodeCapacity.parse("cpu=1,memory=1Gi")));
+
+        Event post = post(
+                small.handle(small.newState(), api.fact(EventTypes.OBJECT_CREATED, ResourceType.NODES, stored), T0));
+
+        JsonNode status = post.data(PatchRequest.class).patch().path("status");
+        assertEquals("1", status.path("capacity").path("cpu").asText());
+        assertEquals("1Gi", status.path("allocatable").path("memory").asText());
+        assertEquals("110", status.path("allocatable").path("pods").asText());
+    }
+
+    @Test
     void aNodeThatAlsoReportsOtherResourcesIsNotPostedAgain() {
         Node more = new NodeBuilder(stored)
                 .editStatus()
-                .addToCapacity("cpu", new Quantity("4"))
-                .addToAllocatable("cpu", new Quantity("3900m"))
+                .addToCapacity("ephemeral-storage", new Quantity("100Gi"))
+                .addToAllocatable("ephemeral-storage", new Quantity("90Gi"))
                 .endStatus()
                 .build();
 
