@@ -88,12 +88,12 @@ public final class PodGCController implements Part<PodGCState> {
 
     @Override
     public void handle(PodGCState state, Event event, Effects.Builder effects) {
-        if (!state.running) {
-            state.running = true;
-            effects.timer(new PodGCTimer(), nextPass(effects.causeTime()));
-        }
         if (!EventTypes.OBJECT_CHANGES.contains(event.type())) {
             return;
+        }
+        if (!state.running) { // the first fact its informers deliver starts its passes
+            state.running = true;
+            effects.timer(new PodGCTimer(), nextPass(effects.causeTime()));
         }
         ObjectChange change = ObjectChange.of(event);
         if (ResourceType.PODS.plural().equals(change.resource())) {
