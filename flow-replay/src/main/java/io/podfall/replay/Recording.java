@@ -2,12 +2,14 @@ package io.podfall.replay;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.apiserver.registry.Registry;
+import io.podfall.kubelet.nodelease.NodeLeaseController;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.KubeletTiming;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -70,6 +72,7 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
         Map<String, Set<String>> compatByNode = new LinkedHashMap<>();
         Map<String, KubeletTiming> timingByNode = new LinkedHashMap<>();
         List<Input> inputs = new ArrayList<>();
+        List<Activity> activity = new ArrayList<>();
         Instant groupTime = null;
         for (int i = 0; i < log.size(); i++) {
             Event e = log.get(i);
@@ -93,6 +96,7 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
             String node = e.source().startsWith(KUBELET_SOURCE) ? e.source().substring(KUBELET_SOURCE.length()) : null;
             if (node != null) {
                 sourceNodes.add(node);
+                activity.add(new Activity(node, i, e.time()));
                 String compat = e.data().path("compat").asText("");
                 if (compat.isEmpty() && killedAgainBeforeTheDefault(e)) {
                     compat = Compat.SHORTENED_GRACE_KILLS_AGAIN;
@@ -163,7 +167,60 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
                     OptionalLong.empty(),
                     timing));
         }
+        stops(activity, kubeletOfNode, log, from, kubelets, inputs, notes);
         return new Recording(List.copyOf(kubelets), List.copyOf(inputs), List.copyOf(notes));
+    }
+
+    /** An event a kubelet's node is the source of: at that position, at that time. */
+    private record Activity(String node, int position, Instant at) {}
+
+    /**
+     * The kubelets that stopped: a kubelet renews its nodes' Leases every quarter of their duration, so one silent for
+     * a whole lease duration ({@value NodeLeaseController#DEFAULT_LEASE_DURATION_SECONDS} s) while the log goes on (to
+     * a later event of its own, its restart say, or to the log's end) stopped right after the last thing it did. A stop
+     * in the replayed part is an input, in time order among the others.
+     */
+    private static void stops(
+            List<Activity> activity,
+            Map<String, Integer> kubeletOfNode,
+            List<Event> log,
+            int from,
+            List<Engine.KubeletSettings> kubelets,
+            List<Input> inputs,
+            List<String> notes) {
+        Duration silence = Duration.ofSeconds(NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS);
+        Map<Integer, Activity> last = new LinkedHashMap<>();
+        List<Input.KubeletStop> stops = new ArrayList<>();
+        for (Activity a : activity) {
+            Activity before = last.put(kubeletOfNode.get(a.node()), a);
+            if (before != null && Duration.between(before.at(), a.at()).compareTo(silence) > 0) {
+                stops.add(stop(kubeletOfNode.get(a.node()), before));
+            }
+        }
+        if (!log.isEmpty()) {
+            Instant end = log.get(log.size() - 1).time();
+            last.forEach((kubelet, a) -> {
+                if (Duration.between(a.at(), end).compareTo(silence) > 0) {
+                    stops.add(stop(kubelet, a));
+                }
+            });
+        }
+        for (Input.KubeletStop stop : stops) {
+            if (!stop.at().isBefore(log.get(Math.min(from, log.size() - 1)).time())) {
+                int at = 0;
+                while (at < inputs.size() && !inputs.get(at).at().isAfter(stop.at())) {
+                    at++;
+                }
+                inputs.add(at, stop);
+                notes.add("kubelet " + kubelets.get(stop.kubelet()).nodes() + " silent from " + stop.at()
+                        + " on: it stopped");
+            }
+        }
+    }
+
+    /** The kubelet stopped a millisecond after its last event: after deciding it, before anything else. */
+    private static Input.KubeletStop stop(int kubelet, Activity lastEvent) {
+        return new Input.KubeletStop(kubelet, lastEvent.at().plusMillis(1));
     }
 
     /**
