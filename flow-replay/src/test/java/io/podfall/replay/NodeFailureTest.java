@@ -19,7 +19,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -234,6 +236,18 @@ class NodeFailureTest {
                 "the out-of-service taint evicts plain at once; the next pass force-deletes all three");
         assertTrue(forced.stream().allMatch(e -> e.time().isAfter(OUT_OF_SERVICE)));
         assertEquals(0L, forced.get(0).data(DeletionRequest.class).options().getGracePeriodSeconds());
+        Set<String> controllers = Set.of("/controller/nodelifecycle", "/controller/tainteviction", "/controller/podgc");
+        Set<String> theirs = log.stream()
+                .filter(e -> controllers.contains(e.source()))
+                .map(Event::id)
+                .collect(Collectors.toSet());
+        assertEquals(
+                List.of(),
+                log.stream()
+                        .filter(e -> e.is(EventTypes.REQUEST_REJECTED) && theirs.contains(e.causationId()))
+                        .map(e -> e.subject() + " " + e.data())
+                        .toList(),
+                "the API server refused none of their requests");
         for (Event f : forced) {
             first(
                     log,
