@@ -267,5 +267,7 @@ class NodeFailureTest {
                 replay.recording().notes().toString());
         assertEquals(List.of(), replay.divergences());
         assertTrue(replay.reproduces());
+        String report = ReplayReport.text(replay);
+        assertTrue(report.contains("kubelet node-1 stopped at "), report);
     }
 }

@@ -135,7 +135,7 @@ public final class TaintEvictionController implements Part<TaintEvictionState> {
     private void processPodOnNode(
             TaintEvictionState state, PodKey key, EvictablePod pod, List<Taint> taints, Effects.Builder effects) {
         Instant now = effects.causeTime();
-        List<Toleration> used = matchingTolerations(taints, pod.tolerations());
+        List<Toleration> used = matchingTolerations(taints, pod.tolerationList());
         if (used == null) {
             cancel(state, key, effects);
             addWork(state, key, now, now, effects);

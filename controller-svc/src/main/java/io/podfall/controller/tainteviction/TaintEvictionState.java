@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.Toleration;
 import io.podfall.controller.PodsByNode;
 import io.podfall.controller.PodsByNode.PodKey;
 import io.podfall.model.Json;
-import io.podfall.model.SharedValues;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -26,20 +25,24 @@ public final class TaintEvictionState {
     /**
      * What the controller keeps of a pod: what it matches the taints with and writes the pod by.
      *
+     * @param tolerations the pod's spec.tolerations as JSON, read as tolerations only when a taint needs them (every
+     *     pod carries two since the DefaultTolerationSeconds admission; most never meet a NoExecute taint)
      * @param conditions the pod's status.conditions (to tell whether DisruptionTarget is written already)
      */
-    record EvictablePod(String nodeName, String uid, List<Toleration> tolerations, JsonNode conditions)
+    record EvictablePod(String nodeName, String uid, JsonNode tolerations, JsonNode conditions)
             implements PodsByNode.Bound {
         static EvictablePod of(JsonNode pod) {
-            JsonNode tolerations = pod.path("spec").path("tolerations");
             return new EvictablePod(
                     pod.path("spec").path("nodeName").asText(""),
                     pod.path("metadata").path("uid").asText(),
-                    // the pods of a ReplicaSet carry the same tolerations: one list for them all
-                    tolerations.isArray()
-                            ? SharedValues.shared(List.of(Json.MAPPER.convertValue(tolerations, Toleration[].class)))
-                            : List.of(),
+                    pod.path("spec").path("tolerations"),
                     pod.path("status").path("conditions"));
+        }
+
+        List<Toleration> tolerationList() {
+            return tolerations.isArray()
+                    ? List.of(Json.MAPPER.convertValue(tolerations, Toleration[].class))
+                    : List.of();
         }
     }
 
