@@ -151,18 +151,20 @@ public final class Engine {
         this(kubeletSettings, Latencies.ZERO);
     }
 
+    /** An engine whose controller manager runs with upstream's defaults. */
     public Engine(List<KubeletSettings> kubeletSettings, Latencies latencies) {
+        this(kubeletSettings, ControllerManagerConfiguration.DEFAULTS, latencies);
+    }
+
+    /** @param settings the controller manager's settings (controller-svc ControllerManagerProducer) */
+    public Engine(List<KubeletSettings> kubeletSettings, ControllerManagerConfiguration settings, Latencies latencies) {
         this.latencies = latencies;
         this.inputs = latencies.keepsRecordedOrder()
                 ? new PriorityQueue<>(
                         Comparator.comparing((Scheduled s) -> s.input().at()).thenComparingLong(Scheduled::seq))
                 : new ArrayDeque<>();
         apiServer = add("apiserver", "apiserver", new ApiServerConfiguration().newRegistry(), source -> true);
-        controllerManager = add(
-                "controller manager",
-                "controller",
-                ControllerManagerConfiguration.DEFAULTS.newControllerManager(),
-                source -> true);
+        controllerManager = add("controller manager", "controller", settings.newControllerManager(), source -> true);
         for (KubeletSettings k : kubeletSettings) {
             kubelets.add(add(
                     "kubelet " + String.join(",", k.nodes()),

@@ -2,6 +2,8 @@ package io.podfall.replay;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.apiserver.registry.Registry;
+import io.podfall.controller.ControllerManagerConfiguration;
+import io.podfall.controller.nodelifecycle.NodeLifecycleController;
 import io.podfall.kubelet.nodelease.NodeLeaseController;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.KubeletTiming;
@@ -12,6 +14,7 @@ import io.podfall.model.k8s.ResourceType;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -40,6 +43,11 @@ import java.util.TreeSet;
  *       later), make one more kubelet. A slice of a log lists its Nodes instead ({@code apiserver.ObjectListed},
  *       {@link Snapshot}): each names the nodes of its kubelet, which runs from the start, as one that registered
  *       before the slice did.
+ *   <li><b>The kubelets' stops</b>: a kubelet renews its nodes' Leases every quarter of their duration, so one silent
+ *       for a whole lease duration while the log goes on stopped right after the last thing it did
+ *       ({@link Input.KubeletStop}, noted).
+ *   <li><b>The controller manager's settings</b>: its node-monitor grace period, from the time between a node's last
+ *       Lease renewal and its Ready Unknown; the others at their defaults.
  *   <li><b>Settings</b>: a kubelet runs with a compatibility switch on when an event of one of its nodes names it in
  *       its {@code compat} field (a switch is named whenever it changed a decision, and a switch that changed nothing
  *       changes nothing in a replay either), or a listed Node names it for its kubelet. Settings the log does not show
@@ -51,9 +59,14 @@ import java.util.TreeSet;
  *
  * @param notes what the reading could not use, for the report
  */
-public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> inputs, List<String> notes) {
+public record Recording(
+        List<Engine.KubeletSettings> kubelets,
+        ControllerManagerConfiguration controllerManager,
+        List<Input> inputs,
+        List<String> notes) {
     private static final String KUBELET_SOURCE = "/kubelet/";
     private static final String NODES = ResourceType.NODES.plural() + "/";
+    private static final String LEASES = "namespaces/" + NodeLifecycleController.LEASE_NAMESPACE + "/leases/";
     /** A version 3 UUID's version digit: {@code Ids.derived}. */
     private static final int DERIVED_ID_VERSION = 3;
 
@@ -168,7 +181,40 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
                     timing));
         }
         stops(activity, kubeletOfNode, log, from, kubelets, inputs, notes);
-        return new Recording(List.copyOf(kubelets), List.copyOf(inputs), List.copyOf(notes));
+        ControllerManagerConfiguration controllerManager = controllerManager(log);
+        if (!controllerManager.equals(ControllerManagerConfiguration.DEFAULTS)) {
+            notes.add("controller manager: node-monitor grace period "
+                    + controllerManager.nodeMonitorGracePeriod().toSeconds() + " s, as its Ready Unknown shows");
+        }
+        return new Recording(List.copyOf(kubelets), controllerManager, List.copyOf(inputs), List.copyOf(notes));
+    }
+
+    /**
+     * The controller manager's settings the log shows: the node-monitor grace period is the time from a node's last
+     * heartbeat to the node lifecycle controller's write of its Ready Unknown, which that heartbeat's timer made (its
+     * cause) when the heartbeat is a Lease renewal (the probe time is that fact's time), in whole seconds. The rest
+     * take their defaults.
+     */
+    private static ControllerManagerConfiguration controllerManager(List<Event> log) {
+        ControllerManagerConfiguration defaults = ControllerManagerConfiguration.DEFAULTS;
+        Map<String, Event> leaseFacts = new HashMap<>();
+        for (Event e : log) {
+            if (e.subject() != null
+                    && e.subject().startsWith(LEASES)
+                    && (e.is(EventTypes.OBJECT_CREATED) || e.is(EventTypes.OBJECT_UPDATED))) {
+                leaseFacts.put(e.id(), e);
+            } else if (e.source().equals(NodeLifecycleController.SOURCE)
+                    && e.is(EventTypes.PATCH_REQUESTED)
+                    && e.data().path("subresource").asText("").equals("status")
+                    && e.data().toString().contains("\"NodeStatusUnknown\"")
+                    && leaseFacts.containsKey(e.causationId())) {
+                Duration grace = Duration.ofSeconds(
+                        Duration.between(leaseFacts.get(e.causationId()).time(), e.time())
+                                .toSeconds());
+                return new ControllerManagerConfiguration(grace, defaults.terminatedPodGcThreshold());
+            }
+        }
+        return defaults;
     }
 
     /** An event a kubelet's node is the source of: at that position, at that time. */
@@ -233,7 +279,8 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
         }
         List<String> more = new ArrayList<>(notes);
         more.add("what-if: " + settings + " for every kubelet");
-        return new Recording(kubelets.stream().map(settings::applied).toList(), inputs, List.copyOf(more));
+        return new Recording(
+                kubelets.stream().map(settings::applied).toList(), controllerManager, inputs, List.copyOf(more));
     }
 
     /** This recording with more notes: what the replay of it could not use ({@link Engine#skipped}). */
@@ -243,7 +290,7 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
         }
         List<String> all = new ArrayList<>(notes);
         all.addAll(more);
-        return new Recording(kubelets, inputs, List.copyOf(all));
+        return new Recording(kubelets, controllerManager, inputs, List.copyOf(all));
     }
 
     /** The switches that are on, as a suffix for a kubelet's name in a report: {@code " (compat <names>)"} or "". */

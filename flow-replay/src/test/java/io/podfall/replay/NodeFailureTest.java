@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.podfall.controller.ControllerManagerConfiguration;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.DeletionRequest;
@@ -116,7 +117,11 @@ class NodeFailureTest {
     }
 
     private static List<Event> log() {
-        Engine engine = new Engine(Scenarios.node1());
+        return log(ControllerManagerConfiguration.DEFAULTS);
+    }
+
+    private static List<Event> log(ControllerManagerConfiguration controllerManager) {
+        Engine engine = new Engine(Scenarios.node1(), controllerManager, Latencies.ZERO);
         engine.schedule(nodeLost());
         engine.runUntil(T0.plusSeconds(140));
         return engine.log();
@@ -269,5 +274,20 @@ class NodeFailureTest {
         assertTrue(replay.reproduces());
         String report = ReplayReport.text(replay);
         assertTrue(report.contains("kubelet node-1 stopped at "), report);
+    }
+
+    @Test
+    void aReplayTakesTheNodeMonitorGracePeriodFromTheLog() {
+        List<Event> log = log(new ControllerManagerConfiguration(Duration.ofSeconds(10), 12500));
+
+        Replay replay = Replay.of(log, Duration.ofMillis(100));
+
+        assertEquals(
+                Duration.ofSeconds(10), replay.recording().controllerManager().nodeMonitorGracePeriod());
+        assertEquals(List.of(), replay.divergences());
+        assertEquals(
+                ControllerManagerConfiguration.DEFAULTS,
+                Replay.of(log(), Duration.ofMillis(100)).recording().controllerManager(),
+                "50 s, the default, from a log made with it");
     }
 }

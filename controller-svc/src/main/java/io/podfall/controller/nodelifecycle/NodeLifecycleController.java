@@ -88,7 +88,7 @@ public final class NodeLifecycleController implements Part<NodeLifecycleState> {
     static final String UNSCHEDULABLE = "node.kubernetes.io/unschedulable";
     static final String NO_SCHEDULE = "NoSchedule";
     static final String NO_EXECUTE = "NoExecute";
-    static final String LEASE_NAMESPACE = "kube-node-lease";
+    public static final String LEASE_NAMESPACE = "kube-node-lease";
     private static final String READY = "Ready";
     /** nodeConditionToTaintKeyStatusMap: which condition in which status taints the node with which key. */
     private static final Map<String, Map<String, String>> CONDITION_TAINTS = Map.of(
