@@ -15,6 +15,7 @@ import io.podfall.cli.log.EventLog;
 import io.podfall.cli.scenario.ApiClient;
 import io.podfall.e2e.clients.Command;
 import io.podfall.e2e.clients.Kubectl;
+import io.podfall.model.Json;
 import io.podfall.model.apiserver.DeletionRequest;
 import io.podfall.model.apiserver.PatchRequest;
 import io.podfall.model.event.Event;
@@ -124,6 +125,7 @@ class NodeFailureIT {
                 plain.path("spec").path("tolerations").toString(),
                 "DefaultTolerationSeconds");
 
+        Instant stopped = Instant.now();
         suite.stop("kubelet-svc");
 
         // The node lifecycle controller: Ready Unknown for both nodes, then the web pods' Ready False.
@@ -226,6 +228,17 @@ class NodeFailureIT {
                                                 .asText()
                                                 .equals("Failed")),
                 "made Failed first");
+
+        // A replay tells a stopped kubelet by its silence for a node lease duration (40 s) while the log goes on.
+        long untilSilent =
+                Duration.between(Instant.now(), stopped.plusSeconds(45)).toMillis();
+        if (untilSilent > 0) {
+            Thread.sleep(untilSilent);
+        }
+        ObjectNode namespace =
+                Json.MAPPER.createObjectNode().put("apiVersion", "v1").put("kind", "Namespace");
+        namespace.putObject("metadata").put("name", "after-the-failure");
+        assertEquals(201, api.post("/api/v1/namespaces", namespace).code());
 
         List<Event> topic = ScenarioReplay.topic(suite, TOPIC, dir);
         Instant since = ScenarioReplay.since(topic, mark);
