@@ -14,6 +14,7 @@ import io.podfall.model.k8s.ResourceType;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -109,7 +110,7 @@ public record Recording(
             String node = e.source().startsWith(KUBELET_SOURCE) ? e.source().substring(KUBELET_SOURCE.length()) : null;
             if (node != null) {
                 sourceNodes.add(node);
-                activity.add(new Activity(node, i, e.time()));
+                activity.add(new Activity(node, e.time(), isRenewal(e, node)));
                 String compat = e.data().path("compat").asText("");
                 if (compat.isEmpty() && killedAgainBeforeTheDefault(e)) {
                     compat = Compat.SHORTENED_GRACE_KILLS_AGAIN;
@@ -217,14 +218,16 @@ public record Recording(
         return defaults;
     }
 
-    /** An event a kubelet's node is the source of: at that position, at that time. */
-    private record Activity(String node, int position, Instant at) {}
+    /** An event a kubelet's node is the source of, at that time; whether it renews the node's Lease. */
+    private record Activity(String node, Instant at, boolean renewal) {}
 
     /**
-     * The kubelets that stopped: a kubelet renews its nodes' Leases every quarter of their duration, so one silent for
-     * a whole lease duration ({@value NodeLeaseController#DEFAULT_LEASE_DURATION_SECONDS} s) while the log goes on (to
-     * a later event of its own, its restart say, or to the log's end) stopped right after the last thing it did. A stop
-     * in the replayed part is an input, in time order among the others.
+     * The kubelets that stopped: a kubelet renews its nodes' Leases every quarter of their duration, so one whose
+     * renewals are on the log and cease for a whole lease duration
+     * ({@value NodeLeaseController#DEFAULT_LEASE_DURATION_SECONDS} s) while the log goes on (to a renewal of its own
+     * again, its restart say, or to the log's end) stopped right after the last thing it did. A log without its
+     * renewals (a slice of one namespace) says nothing of that. A stop in the replayed part is an input, in time order
+     * among the others.
      */
     private static void stops(
             List<Activity> activity,
@@ -235,22 +238,28 @@ public record Recording(
             List<Input> inputs,
             List<String> notes) {
         Duration silence = Duration.ofSeconds(NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS);
+        Map<Integer, Instant> lastRenewal = new LinkedHashMap<>();
         Map<Integer, Activity> last = new LinkedHashMap<>();
         List<Input.KubeletStop> stops = new ArrayList<>();
         for (Activity a : activity) {
-            Activity before = last.put(kubeletOfNode.get(a.node()), a);
-            if (before != null && Duration.between(before.at(), a.at()).compareTo(silence) > 0) {
-                stops.add(stop(kubeletOfNode.get(a.node()), before));
+            int kubelet = kubeletOfNode.get(a.node());
+            if (a.renewal()) {
+                Instant before = lastRenewal.put(kubelet, a.at());
+                if (before != null && Duration.between(before, a.at()).compareTo(silence) > 0) {
+                    stops.add(stop(kubelet, last.get(kubelet)));
+                }
             }
+            last.put(kubelet, a);
         }
         if (!log.isEmpty()) {
             Instant end = log.get(log.size() - 1).time();
-            last.forEach((kubelet, a) -> {
-                if (Duration.between(a.at(), end).compareTo(silence) > 0) {
-                    stops.add(stop(kubelet, a));
+            lastRenewal.forEach((kubelet, renewed) -> {
+                if (Duration.between(renewed, end).compareTo(silence) > 0) {
+                    stops.add(stop(kubelet, last.get(kubelet)));
                 }
             });
         }
+        stops.sort(Comparator.comparing(Input.KubeletStop::at));
         for (Input.KubeletStop stop : stops) {
             if (!stop.at().isBefore(log.get(Math.min(from, log.size() - 1)).time())) {
                 int at = 0;
@@ -262,6 +271,12 @@ public record Recording(
                         + " on: it stopped");
             }
         }
+    }
+
+    /** A kubelet's renewal of its node's Lease (NodeLeaseController: an update of {@code kube-node-lease/<node>}). */
+    private static boolean isRenewal(Event e, String node) {
+        return (e.is(EventTypes.UPDATE_REQUESTED) || e.is(EventTypes.CREATION_REQUESTED))
+                && (LEASES + node).equals(e.subject());
     }
 
     /** The kubelet stopped a millisecond after its last event: after deciding it, before anything else. */
