@@ -6,8 +6,10 @@ import io.podfall.controller.endpoint.EndpointsController;
 import io.podfall.controller.garbagecollector.GarbageCollector;
 import io.podfall.controller.namespace.NamespaceController;
 import io.podfall.controller.nodelifecycle.NodeLifecycleController;
+import io.podfall.controller.podgc.PodGCController;
 import io.podfall.controller.replicaset.ReplicaSetController;
 import io.podfall.controller.scheduler.Scheduler;
+import io.podfall.controller.tainteviction.TaintEvictionController;
 import java.time.Duration;
 import java.util.List;
 
@@ -17,11 +19,14 @@ import java.util.List;
  *
  * @param nodeMonitorGracePeriod {@code podfall.controller.node-monitor-grace-period-seconds}, upstream's
  *     {@code --node-monitor-grace-period}
+ * @param terminatedPodGcThreshold {@code podfall.controller.terminated-pod-gc-threshold}, upstream's
+ *     {@code --terminated-pod-gc-threshold} (0: no limit)
  */
-public record ControllerManagerConfiguration(Duration nodeMonitorGracePeriod) {
+public record ControllerManagerConfiguration(Duration nodeMonitorGracePeriod, int terminatedPodGcThreshold) {
     /** Upstream's defaults. */
     public static final ControllerManagerConfiguration DEFAULTS = new ControllerManagerConfiguration(
-            Duration.ofSeconds(NodeLifecycleController.DEFAULT_GRACE_PERIOD_SECONDS));
+            Duration.ofSeconds(NodeLifecycleController.DEFAULT_GRACE_PERIOD_SECONDS),
+            PodGCController.DEFAULT_THRESHOLD);
 
     /**
      * The core as the service runs it; the service's ControllerManagerProducer and the replay engine both call this.
@@ -35,6 +40,8 @@ public record ControllerManagerConfiguration(Duration nodeMonitorGracePeriod) {
                 new EndpointsController(),
                 new NamespaceController(),
                 new NodeLifecycleController(nodeMonitorGracePeriod),
+                new TaintEvictionController(),
+                new PodGCController(terminatedPodGcThreshold),
                 new DisruptionController()));
     }
 }

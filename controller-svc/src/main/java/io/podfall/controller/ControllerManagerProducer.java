@@ -1,6 +1,7 @@
 package io.podfall.controller;
 
 import io.podfall.controller.nodelifecycle.NodeLifecycleController;
+import io.podfall.controller.podgc.PodGCController;
 import io.podfall.model.core.Core;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
@@ -19,8 +20,13 @@ public class ControllerManagerProducer {
             @ConfigProperty(
                             name = "podfall.controller.node-monitor-grace-period-seconds",
                             defaultValue = "" + NodeLifecycleController.DEFAULT_GRACE_PERIOD_SECONDS)
-                    long nodeMonitorGracePeriodSeconds) {
-        return new ControllerManagerConfiguration(Duration.ofSeconds(nodeMonitorGracePeriodSeconds))
+                    long nodeMonitorGracePeriodSeconds,
+            @ConfigProperty(
+                            name = "podfall.controller.terminated-pod-gc-threshold",
+                            defaultValue = "" + PodGCController.DEFAULT_THRESHOLD)
+                    int terminatedPodGcThreshold) {
+        return new ControllerManagerConfiguration(
+                        Duration.ofSeconds(nodeMonitorGracePeriodSeconds), terminatedPodGcThreshold)
                 .newControllerManager();
     }
 }

@@ -59,6 +59,9 @@ import java.util.function.Predicate;
  * controller manager and the runtime ask for nothing of their own when they start, so a log does not say when they did:
  * they run from the beginning.
  *
+ * <p><b>Stops.</b> A kubelet that stops ({@link Input.KubeletStop}) is down from then on: it reads nothing and its
+ * timers do not ring; what it decided before still reaches the log.
+ *
  * <p><b>Inputs</b> arrive each at its time. At recorded latencies they reach the log in the recording's order as the
  * rest does, so they are taken in the order of their times (a kubelet that registered its nodes before the API server
  * asked for its namespaces, and whose requests reached the log after them, registers them at its own time). Otherwise
@@ -162,18 +165,20 @@ public final class Engine {
         this(kubeletSettings, Latencies.ZERO);
     }
 
+    /** An engine whose controller manager runs with upstream's defaults. */
     public Engine(List<KubeletSettings> kubeletSettings, Latencies latencies) {
+        this(kubeletSettings, ControllerManagerConfiguration.DEFAULTS, latencies);
+    }
+
+    /** @param settings the controller manager's settings (controller-svc ControllerManagerProducer) */
+    public Engine(List<KubeletSettings> kubeletSettings, ControllerManagerConfiguration settings, Latencies latencies) {
         this.latencies = latencies;
         this.inputs = latencies.keepsRecordedOrder()
                 ? new PriorityQueue<>(
                         Comparator.comparing((Scheduled s) -> s.input().at()).thenComparingLong(Scheduled::seq))
                 : new ArrayDeque<>();
         apiServer = add("apiserver", "apiserver", new ApiServerConfiguration().newRegistry(), source -> true);
-        controllerManager = add(
-                "controller manager",
-                "controller",
-                ControllerManagerConfiguration.DEFAULTS.newControllerManager(),
-                source -> true);
+        controllerManager = add("controller manager", "controller", settings.newControllerManager(), source -> true);
         for (KubeletSettings k : kubeletSettings) {
             kubelets.add(add(
                     "kubelet " + String.join(",", k.nodes()),
@@ -285,6 +290,10 @@ public final class Engine {
     private List<Event> appended(Input input) {
         if (input instanceof Input.Request r) {
             return List.of(r.event());
+        }
+        if (input instanceof Input.KubeletStop k) {
+            kubelets.get(k.kubelet()).down = true;
+            return List.of();
         }
         catchUp(starting(input));
         if (input instanceof Input.KubeletStart k) {
@@ -445,7 +454,7 @@ public final class Engine {
         Instant nextRead;
         /** Whether it was handed an event yet: only a service that was not can be down until its start. */
         boolean handledAny;
-        /** Not started yet: it reads nothing until its start input ({@link #catchUp}). */
+        /** Not started yet, or stopped: it reads nothing until its start input ({@link #catchUp}). */
         boolean down;
 
         Service(String name, CoreHost<S> host, Latencies.Reader reader) {

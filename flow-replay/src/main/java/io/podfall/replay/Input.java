@@ -33,4 +33,11 @@ public sealed interface Input {
      * NodeRegistration). {@code kubelet} is its position in the engine's kubelets.
      */
     record KubeletStart(int kubelet, Instant at) implements Input {}
+
+    /**
+     * A kubelet's process ended (a node gone down): from then on it reads nothing and its timers do not ring, so its
+     * nodes stop renewing their Leases and posting their status. {@code kubelet} is its position in the engine's
+     * kubelets.
+     */
+    record KubeletStop(int kubelet, Instant at) implements Input {}
 }

@@ -1,5 +1,6 @@
 package io.podfall.replay;
 
+import io.podfall.controller.ControllerManagerConfiguration;
 import io.podfall.model.event.Event;
 import java.time.Duration;
 import java.time.Instant;
@@ -113,7 +114,10 @@ public final class LiveReplay {
             }
         }
         Recording asInputs = new Recording(
-                List.of(), inputs.stream().<Input>map(Input.Request::new).toList(), List.copyOf(notes));
+                List.of(),
+                ControllerManagerConfiguration.DEFAULTS,
+                inputs.stream().<Input>map(Input.Request::new).toList(),
+                List.copyOf(notes));
         Instant since = Replay.start(inputs);
         Instant until = Collections.max(List.of(Replay.end(recorded), Replay.end(replayed)));
         return new Replay(

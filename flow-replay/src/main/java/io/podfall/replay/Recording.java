@@ -3,6 +3,9 @@ package io.podfall.replay;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.podfall.apiserver.registry.Registry;
+import io.podfall.controller.ControllerManagerConfiguration;
+import io.podfall.controller.nodelifecycle.NodeLifecycleController;
+import io.podfall.kubelet.nodelease.NodeLeaseController;
 import io.podfall.kubelet.nodestatus.NodeCapacity;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.KubeletTiming;
@@ -11,8 +14,11 @@ import io.podfall.model.event.EventCatalogue;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.k8s.ResourceType;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -45,6 +51,11 @@ import java.util.TreeSet;
  *       later), make one more kubelet. A slice of a log lists its Nodes instead ({@code apiserver.ObjectListed},
  *       {@link Snapshot}): each names the nodes of its kubelet, which runs from the start, as one that registered
  *       before the slice did.
+ *   <li><b>The kubelets' stops</b>: a kubelet renews its nodes' Leases every quarter of their duration, so one silent
+ *       for a whole lease duration while the log goes on stopped right after the last thing it did
+ *       ({@link Input.KubeletStop}, noted).
+ *   <li><b>The controller manager's settings</b>: its node-monitor grace period, from the time between a node's last
+ *       Lease renewal and its Ready Unknown; the others at their defaults.
  *   <li><b>Settings</b>: a kubelet runs with a compatibility switch on when an event of one of its nodes names it in
  *       its {@code compat} field (a switch is named whenever it changed a decision, and a switch that changed nothing
  *       changes nothing in a replay either), or a listed Node names it for its kubelet. Settings the log does not show
@@ -56,11 +67,16 @@ import java.util.TreeSet;
  *
  * @param notes what the reading could not use, for the report
  */
-public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> inputs, List<String> notes) {
+public record Recording(
+        List<Engine.KubeletSettings> kubelets,
+        ControllerManagerConfiguration controllerManager,
+        List<Input> inputs,
+        List<String> notes) {
     private static final String KUBELET_SOURCE = "/kubelet/";
     private static final String HOST = "host";
     private static final String HOST_SOURCE = "/" + HOST + "/";
     private static final String NODES = ResourceType.NODES.plural() + "/";
+    private static final String LEASES = "namespaces/" + NodeLifecycleController.LEASE_NAMESPACE + "/leases/";
     /** A version 3 UUID's version digit: {@code Ids.derived}. */
     private static final int DERIVED_ID_VERSION = 3;
 
@@ -80,6 +96,7 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
         Map<String, KubeletTiming> timingByNode = new LinkedHashMap<>();
         Map<String, Map<String, Quantity>> capacityByNode = new LinkedHashMap<>();
         List<Input> inputs = new ArrayList<>();
+        List<Activity> activity = new ArrayList<>();
         Instant groupTime = null;
         for (int i = 0; i < log.size(); i++) {
             Event e = log.get(i);
@@ -104,6 +121,7 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
             String node = e.source().startsWith(KUBELET_SOURCE) ? e.source().substring(KUBELET_SOURCE.length()) : null;
             if (node != null) {
                 sourceNodes.add(node);
+                activity.add(new Activity(node, e.time(), isRenewal(e, node), false));
                 String compat = e.data().path("compat").asText("");
                 if (compat.isEmpty() && killedAgainBeforeTheDefault(e)) {
                     compat = Compat.SHORTENED_GRACE_KILLS_AGAIN;
@@ -111,6 +129,9 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
                 if (!compat.isEmpty()) {
                     compatByNode.computeIfAbsent(node, n -> new TreeSet<>()).add(compat);
                 }
+            }
+            if (isHostFact(e) && e.is(EventTypes.NODE_STOPPED)) {
+                activity.add(new Activity(e.source().substring(HOST_SOURCE.length()), e.time(), false, true));
             }
             if (e.causationId() != null) {
                 continue;
@@ -182,7 +203,127 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
                     timing,
                     capacity));
         }
-        return new Recording(List.copyOf(kubelets), List.copyOf(inputs), List.copyOf(notes));
+        stops(activity, kubeletOfNode, log, from, kubelets, inputs, notes);
+        ControllerManagerConfiguration controllerManager = controllerManager(log);
+        if (!controllerManager.equals(ControllerManagerConfiguration.DEFAULTS)) {
+            notes.add("controller manager: node-monitor grace period "
+                    + controllerManager.nodeMonitorGracePeriod().toSeconds() + " s, as its Ready Unknown shows");
+        }
+        return new Recording(List.copyOf(kubelets), controllerManager, List.copyOf(inputs), List.copyOf(notes));
+    }
+
+    /**
+     * The controller manager's settings the log shows: the node-monitor grace period is the time from a node's last
+     * heartbeat to the node lifecycle controller's write of its Ready Unknown, which that heartbeat's timer made (its
+     * cause) when the heartbeat is a Lease renewal (the probe time is that fact's time), in whole seconds. The rest
+     * take their defaults.
+     */
+    private static ControllerManagerConfiguration controllerManager(List<Event> log) {
+        ControllerManagerConfiguration defaults = ControllerManagerConfiguration.DEFAULTS;
+        Map<String, Event> leaseFacts = new HashMap<>();
+        for (Event e : log) {
+            if (e.subject() != null
+                    && e.subject().startsWith(LEASES)
+                    && (e.is(EventTypes.OBJECT_CREATED) || e.is(EventTypes.OBJECT_UPDATED))) {
+                leaseFacts.put(e.id(), e);
+            } else if (e.source().equals(NodeLifecycleController.SOURCE)
+                    && e.is(EventTypes.PATCH_REQUESTED)
+                    && e.data().path("subresource").asText("").equals("status")
+                    && e.data().toString().contains("\"NodeStatusUnknown\"")
+                    && leaseFacts.containsKey(e.causationId())) {
+                Duration grace = Duration.ofSeconds(
+                        Duration.between(leaseFacts.get(e.causationId()).time(), e.time())
+                                .toSeconds());
+                return new ControllerManagerConfiguration(grace, defaults.terminatedPodGcThreshold());
+            }
+        }
+        return defaults;
+    }
+
+    /**
+     * An event a kubelet's node is the source of, at that time, and whether it renews the node's Lease; or the stop of
+     * the node's machine ({@code host.NodeStopped}), which silences the kubelet for that node without stopping it.
+     */
+    private record Activity(String node, Instant at, boolean renewal, boolean hostStop) {}
+
+    /**
+     * The kubelets that stopped: a kubelet renews its nodes' Leases every quarter of their duration, so one whose
+     * renewals are on the log and cease for a whole lease duration
+     * ({@value NodeLeaseController#DEFAULT_LEASE_DURATION_SECONDS} s) while the log goes on (to a renewal of its own
+     * again, its restart say, or to the log's end) stopped right after the last thing it did. A log without its
+     * renewals (a slice of one namespace) says nothing of that, and a silence that began with a stop of one of its
+     * nodes' machines ({@code podfall node stop}, an input of its own) is that stop. A stop in the replayed part is an
+     * input, in time order among the others.
+     */
+    private static void stops(
+            List<Activity> activity,
+            Map<String, Integer> kubeletOfNode,
+            List<Event> log,
+            int from,
+            List<Engine.KubeletSettings> kubelets,
+            List<Input> inputs,
+            List<String> notes) {
+        Duration silence = Duration.ofSeconds(NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS);
+        Map<Integer, Instant> lastRenewal = new LinkedHashMap<>();
+        Map<Integer, Activity> last = new LinkedHashMap<>();
+        Map<Integer, Instant> hostStopped = new HashMap<>();
+        List<Input.KubeletStop> stops = new ArrayList<>();
+        for (Activity a : activity) {
+            Integer kubelet = kubeletOfNode.get(a.node());
+            if (kubelet == null) {
+                continue; // a machine no kubelet of the log runs
+            }
+            if (a.hostStop()) {
+                hostStopped.put(kubelet, a.at());
+                continue;
+            }
+            if (a.renewal()) {
+                Instant before = lastRenewal.put(kubelet, a.at());
+                if (before != null
+                        && Duration.between(before, a.at()).compareTo(silence) > 0
+                        && !stoppedSince(hostStopped.get(kubelet), before)) {
+                    stops.add(stop(kubelet, last.get(kubelet)));
+                }
+            }
+            last.put(kubelet, a);
+        }
+        if (!log.isEmpty()) {
+            Instant end = log.get(log.size() - 1).time();
+            lastRenewal.forEach((kubelet, renewed) -> {
+                if (Duration.between(renewed, end).compareTo(silence) > 0
+                        && !stoppedSince(hostStopped.get(kubelet), renewed)) {
+                    stops.add(stop(kubelet, last.get(kubelet)));
+                }
+            });
+        }
+        stops.sort(Comparator.comparing(Input.KubeletStop::at));
+        for (Input.KubeletStop stop : stops) {
+            if (!stop.at().isBefore(log.get(Math.min(from, log.size() - 1)).time())) {
+                int at = 0;
+                while (at < inputs.size() && !inputs.get(at).at().isAfter(stop.at())) {
+                    at++;
+                }
+                inputs.add(at, stop);
+                notes.add("kubelet " + kubelets.get(stop.kubelet()).nodes() + " silent from " + stop.at()
+                        + " on: it stopped");
+            }
+        }
+    }
+
+    /** Whether a machine of the kubelet stopped at {@code hostStop}, at or after {@code renewed}. */
+    private static boolean stoppedSince(Instant hostStop, Instant renewed) {
+        return hostStop != null && !hostStop.isBefore(renewed);
+    }
+
+    /** A kubelet's renewal of its node's Lease (NodeLeaseController: an update of {@code kube-node-lease/<node>}). */
+    private static boolean isRenewal(Event e, String node) {
+        return (e.is(EventTypes.UPDATE_REQUESTED) || e.is(EventTypes.CREATION_REQUESTED))
+                && (LEASES + node).equals(e.subject());
+    }
+
+    /** The kubelet stopped a millisecond after its last event: after deciding it, before anything else. */
+    private static Input.KubeletStop stop(int kubelet, Activity lastEvent) {
+        return new Input.KubeletStop(kubelet, lastEvent.at().plusMillis(1));
     }
 
     /**
@@ -195,7 +336,8 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
         }
         List<String> more = new ArrayList<>(notes);
         more.add("what-if: " + settings + " for every kubelet");
-        return new Recording(kubelets.stream().map(settings::applied).toList(), inputs, List.copyOf(more));
+        return new Recording(
+                kubelets.stream().map(settings::applied).toList(), controllerManager, inputs, List.copyOf(more));
     }
 
     /** This recording with more notes: what the replay of it could not use ({@link Engine#skipped}). */
@@ -205,7 +347,7 @@ public record Recording(List<Engine.KubeletSettings> kubelets, List<Input> input
         }
         List<String> all = new ArrayList<>(notes);
         all.addAll(more);
-        return new Recording(kubelets, inputs, List.copyOf(all));
+        return new Recording(kubelets, controllerManager, inputs, List.copyOf(all));
     }
 
     /** The switches that are on, as a suffix for a kubelet's name in a report: {@code " (compat <names>)"} or "". */

@@ -84,7 +84,7 @@ public record Replay(
             from++;
         }
         Recording recording = Recording.of(log, from).with(settings);
-        Engine engine = new Engine(recording.kubelets(), Latencies.of(log, latency));
+        Engine engine = new Engine(recording.kubelets(), recording.controllerManager(), Latencies.of(log, latency));
         log.subList(0, from).forEach(engine::fold);
         engine.foldUntil(since.minusNanos(1));
         engine.goLive();

@@ -46,7 +46,7 @@ public final class ReplayReport {
         out.append("inputs: ").append(requests).append(" client request").append(requests == 1 ? "" : "s");
         r.inputs().stream()
                 .filter(i -> !(i instanceof Input.Request))
-                .forEach(i -> out.append(", ").append(start(r, i)));
+                .forEach(i -> out.append(", ").append(serviceInput(r, i)));
         out.append('\n');
         r.notes().forEach(n -> out.append("note: ").append(n).append('\n'));
         return out.toString();
@@ -98,7 +98,11 @@ public final class ReplayReport {
                 .collect(Collectors.groupingBy(Divergences.Divergence::flow, LinkedHashMap::new, Collectors.toList()));
     }
 
-    private static String start(Recording r, Input i) {
+    /** A service's start or stop, as the report names it. */
+    private static String serviceInput(Recording r, Input i) {
+        if (i instanceof Input.KubeletStop k) {
+            return "kubelet " + String.join(",", r.kubelets().get(k.kubelet()).nodes()) + " stopped at " + k.at();
+        }
         return i instanceof Input.KubeletStart k
                 ? "kubelet " + String.join(",", r.kubelets().get(k.kubelet()).nodes())
                         + Recording.describe(r.kubelets().get(k.kubelet()).compat()) + " started at " + k.at()

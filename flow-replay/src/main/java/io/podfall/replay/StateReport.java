@@ -56,7 +56,8 @@ public final class StateReport {
      * interleaves them as they were polled, so an event can come after a later one.
      */
     public static void walk(List<Event> log, List<Instant> moments, BiConsumer<Instant, Engine> visit) {
-        Engine engine = new Engine(Recording.of(log).kubelets());
+        Recording recording = Recording.of(log);
+        Engine engine = new Engine(recording.kubelets(), recording.controllerManager(), Latencies.ZERO);
         List<Applied> applied = asApplied(log).stream()
                 .sorted(Comparator.comparing(Applied::at))
                 .toList();

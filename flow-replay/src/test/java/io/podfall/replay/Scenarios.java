@@ -234,7 +234,7 @@ final class Scenarios {
                                                                 .put("podfall.io/pressure", resource)))));
     }
 
-    private static Input request(int n, Instant at, String type, String subject, Object data) {
+    static Input request(int n, Instant at, String type, String subject, Object data) {
         String id = String.format("00000000-0000-4000-8000-%012d", n);
         return new Input.Request(Event.request(id, Registry.SOURCE, type, subject, at, null, data));
     }

@@ -146,6 +146,9 @@ final class BeforeUpdate {
                 pod.getMetadata().setOwnerReferences(current.getMetadata().getOwnerReferences());
             }
             PodStrategy.applyDefaults(pod);
+            if (!status) {
+                DefaultTolerationSeconds.admit(pod);
+            }
         } else if (WorkloadStrategy.isWorkload(type)) {
             if (status) {
                 WorkloadStrategy.prepareForStatusUpdate(current, next);

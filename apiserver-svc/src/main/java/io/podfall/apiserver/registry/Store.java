@@ -80,6 +80,7 @@ final class Store {
         }
         if (object instanceof Pod pod) {
             PodStrategy.prepareForCreate(pod);
+            DefaultTolerationSeconds.admit(pod);
             errors.addAll(PodStrategy.validateSpec(pod));
         } else if (WorkloadStrategy.isWorkload(type)) {
             WorkloadStrategy.prepareForCreate(object);

@@ -83,6 +83,11 @@ final class NodeHealth {
         return true;
     }
 
+    /** Whether a fact caused by {@code causationId} answers this node's status write in flight. */
+    boolean answersStatusWrite(String causationId) {
+        return status != null && status.requestId().equals(causationId);
+    }
+
     boolean statusInFlight() {
         return status != null || refusedHere();
     }

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.podfall.controller.nodelifecycle.MarkPodsNotReady.PodWrite;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.apiserver.PatchRequest;
@@ -25,6 +26,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -58,10 +60,17 @@ import java.util.Set;
  * the log being ordered, already holds the newer node; it asks nothing while its cache still shows the resourceVersion
  * that was refused.
  *
- * <p>Not mirrored: the eviction of pods from NoExecute-tainted nodes (the taint eviction controller; pods tolerate
- * {@value #UNREACHABLE} for 300 s upstream by default), its rate limiting per zone and the zone disruption modes (which
- * upstream lift the NoExecute taints when every node of the cluster is down), and marking the pods of a node that is
- * not Ready NotReady (MarkPodsNotReady).
+ * <p><b>Pods</b> ({@link MarkPodsNotReady}). When the controller's own write turns a node's Ready from True to Unknown
+ * (the fact that answers it), every pod bound to the node gets its Ready condition False, so that its services stop
+ * sending it traffic; so does a pod bound later to a node whose Ready is not True (processPod). A refused write of a
+ * pod is made again from the newer pod in the cache while its node is still not Ready.
+ *
+ * <p>The eviction of the pods of a NoExecute-tainted node is the taint eviction controller's
+ * ({@link io.podfall.controller.tainteviction.TaintEvictionController}). Not mirrored: the rate limiting of the
+ * NoExecute tainting per zone (--node-eviction-rate, 0.1 node/s: upstream's zoneNoExecuteTainter adds the taint to one
+ * node every 10 s per zone, the first at once; here every node at once) and the zone disruption modes (which upstream
+ * lift the NoExecute taints when every node of the cluster is down, and slow the tainting in a zone that is mostly
+ * down).
  */
 public final class NodeLifecycleController implements Part<NodeLifecycleState> {
     public static final String SOURCE = "/controller/nodelifecycle";
@@ -79,7 +88,7 @@ public final class NodeLifecycleController implements Part<NodeLifecycleState> {
     static final String UNSCHEDULABLE = "node.kubernetes.io/unschedulable";
     static final String NO_SCHEDULE = "NoSchedule";
     static final String NO_EXECUTE = "NoExecute";
-    static final String LEASE_NAMESPACE = "kube-node-lease";
+    public static final String LEASE_NAMESPACE = "kube-node-lease";
     private static final String READY = "Ready";
     /** nodeConditionToTaintKeyStatusMap: which condition in which status taints the node with which key. */
     private static final Map<String, Map<String, String>> CONDITION_TAINTS = Map.of(
@@ -119,6 +128,11 @@ public final class NodeLifecycleController implements Part<NodeLifecycleState> {
     @Override
     public void handle(NodeLifecycleState state, Event event, Effects.Builder effects) {
         if (event.is(EventTypes.REQUEST_REJECTED)) {
+            Optional<PodWrite> podWrite = state.podWriteAnswered(event.causationId());
+            if (podWrite.isPresent()) {
+                podWriteRefused(state, podWrite.get(), effects);
+                return;
+            }
             state.refused(event.causationId()).ifPresent(health -> {
                 monitor(health, effects.causeTime(), effects);
                 taint(health, effects);
@@ -133,6 +147,8 @@ public final class NodeLifecycleController implements Part<NodeLifecycleState> {
             nodeChanged(state, event, change.object(Node.class), effects);
         } else if (ResourceType.LEASES.plural().equals(change.resource()) && !event.is(EventTypes.OBJECT_REMOVED)) {
             leaseChanged(state, event, change.object(Lease.class), effects);
+        } else if (ResourceType.PODS.plural().equals(change.resource())) {
+            podChanged(state, event, change, effects);
         }
     }
 
@@ -152,13 +168,60 @@ public final class NodeLifecycleController implements Part<NodeLifecycleState> {
             return;
         }
         NodeHealth health = state.healthOf(name);
+        boolean wasReady = isReady(health.node());
+        boolean ownStatusWrite = health.answersStatusWrite(event.causationId());
         if (!health.observe(node, event.causationId(), effects.causeTime())) {
             return;
+        }
+        if (ownStatusWrite && wasReady && !isReady(node)) {
+            // monitorNodeHealth: Ready left True by the controller's own write (the kubelet marks its pods itself).
+            state.pods.onNode(name).forEach(p -> MarkPodsNotReady.mark(state, p.getKey(), p.getValue(), effects));
         }
         if (!event.is(EventTypes.OBJECT_LISTED)) { // listed at a slice's start: its taints were decided before it
             taint(health, effects);
         }
         watch(health, effects);
+    }
+
+    /**
+     * A pod fact; a pod newly bound to a node whose Ready is not True is marked NotReady at once (processPod, which
+     * upstream queues on a change of spec.nodeName only).
+     */
+    private void podChanged(NodeLifecycleState state, Event event, ObjectChange change, Effects.Builder effects) {
+        state.podWriteAnswered(event.causationId());
+        state.pods.observe(event, change).ifPresent(c -> {
+            if (c.listed() || c.removed() || c.now().nodeName().isEmpty()) {
+                return;
+            }
+            String nodeName = c.now().nodeName();
+            if (c.old() != null && nodeName.equals(c.old().nodeName())) {
+                return;
+            }
+            state.health(nodeName)
+                    .map(NodeHealth::node)
+                    .map(n -> condition(n, READY))
+                    .filter(ready -> !"True".equals(ready.getStatus()))
+                    .ifPresent(ready -> MarkPodsNotReady.mark(state, c.key(), c.now(), effects));
+        });
+    }
+
+    /**
+     * A pod's NotReady write was refused (a conflict: the pod changed meanwhile): marked again from the cache, which
+     * holds the newer pod, if its node is still not Ready (upstream retries on the next pass, nodesToRetry).
+     */
+    private void podWriteRefused(NodeLifecycleState state, PodWrite refused, Effects.Builder effects) {
+        state.pods.get(refused.pod()).ifPresent(pod -> {
+            boolean nodeNotReady =
+                    state.health(pod.nodeName()).map(h -> !isReady(h.node())).orElse(false);
+            if (nodeNotReady && !Objects.equals(pod.resourceVersion(), refused.resourceVersion())) {
+                MarkPodsNotReady.mark(state, refused.pod(), pod, effects);
+            }
+        });
+    }
+
+    private static boolean isReady(Node node) {
+        NodeCondition ready = node == null ? null : condition(node, READY);
+        return ready != null && "True".equals(ready.getStatus());
     }
 
     private void leaseChanged(NodeLifecycleState state, Event event, Lease lease, Effects.Builder effects) {

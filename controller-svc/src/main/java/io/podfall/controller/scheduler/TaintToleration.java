@@ -12,7 +12,7 @@ import java.util.Optional;
  * effect matches every effect, an empty key with operator Exists every key; Exists ignores the value, Equal (the
  * default) needs the same value.
  */
-final class TaintToleration {
+public final class TaintToleration {
 
     private TaintToleration() {}
 
@@ -24,7 +24,8 @@ final class TaintToleration {
                 .findFirst();
     }
 
-    static boolean tolerates(Toleration toleration, Taint taint) {
+    /** v1 Toleration.ToleratesTaint; the taint eviction controller matches by it too. */
+    public static boolean tolerates(Toleration toleration, Taint taint) {
         if (!isEmpty(toleration.getEffect()) && !toleration.getEffect().equals(taint.getEffect())) {
             return false;
         }

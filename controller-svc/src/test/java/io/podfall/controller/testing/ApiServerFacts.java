@@ -1,6 +1,8 @@
 package io.podfall.controller.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -127,6 +129,39 @@ public final class ApiServerFacts {
         ResourceType resource = ResourceType.byPlural(request.resource());
         JsonNode patched = mergePatch(Json.tree(current), request.patch());
         return answer(patchRequested, EventTypes.OBJECT_UPDATED, resource, Json.convert(patched, resource.javaType()));
+    }
+
+    /**
+     * A {@code PatchRequested} of {@code pods/status} (a strategic merge patch) applied to {@code current} as the API
+     * server applies it, stored, as the fact that answers it: the status fields it gives replace the stored ones, and a
+     * condition it gives is merged into the stored condition of its type (or added). Its {@code metadata} is a
+     * precondition, not checked here.
+     */
+    public Event podStatusPatchedFrom(Event patchRequested, Pod current) {
+        JsonNode status = patchRequested.data(PatchRequest.class).patch().path("status");
+        ObjectNode pod = (ObjectNode) Json.tree(current);
+        ObjectNode stored = pod.has("status") ? (ObjectNode) pod.get("status") : pod.putObject("status");
+        status.fields().forEachRemaining(f -> {
+            if (!f.getKey().equals("conditions")) {
+                stored.set(f.getKey(), f.getValue());
+            }
+        });
+        ArrayNode conditions =
+                stored.has("conditions") ? (ArrayNode) stored.get("conditions") : stored.putArray("conditions");
+        for (JsonNode given : status.path("conditions")) {
+            ObjectNode same = null;
+            for (JsonNode c : conditions) {
+                if (c.path("type").equals(given.path("type"))) {
+                    same = (ObjectNode) c;
+                }
+            }
+            if (same == null) {
+                conditions.add(given);
+            } else {
+                same.setAll((ObjectNode) given);
+            }
+        }
+        return answer(patchRequested, EventTypes.OBJECT_UPDATED, ResourceType.PODS, Json.convert(pod, Pod.class));
     }
 
     /** RFC 7386, by JSON-P's implementation (Parsson, on the classpath through Quarkus). */

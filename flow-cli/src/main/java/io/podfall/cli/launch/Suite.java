@@ -128,6 +128,14 @@ public final class Suite implements AutoCloseable {
         return fresh;
     }
 
+    /**
+     * Stops a service as a machine going down would (SIGTERM) and leaves it down: a kubelet's nodes then stop
+     * heartbeating. {@link #restart} starts it again.
+     */
+    public void stop(String name) {
+        services.get(name).stop();
+    }
+
     private ServiceProcess launch(String name, int port) {
         return launch(name, port, Map.of());
     }
