@@ -1,12 +1,14 @@
 package io.podfall.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.broker.Broker;
 import io.podfall.broker.KafkaBrokerExtension;
+import io.podfall.cli.analysis.Check;
 import io.podfall.cli.launch.Suite;
 import io.podfall.cli.log.EventLog;
 import io.podfall.cli.scenario.ApiClient;
@@ -119,6 +121,19 @@ class DisruptionBudgetIT {
         ok(kubectl.run("uncordon", "node-1"));
 
         List<Event> recorded = ScenarioReplay.topic(suite, TOPIC, dir);
+        // podfall check names the refusals, each pod refused at least once evicted in the end
+        List<Check.Finding> findings = Check.of(recorded);
+        assertFalse(Check.hasErrors(findings), findings.toString());
+        List<Check.Finding> refused = findings.stream()
+                .filter(f -> f.rule().equals("eviction-refused"))
+                .toList();
+        assertFalse(refused.isEmpty(), findings.toString());
+        assertTrue(
+                refused.stream()
+                        .allMatch(f -> f.subject().startsWith("namespaces/" + NS + "/pods/")
+                                && f.message().contains("The disruption budget web-pdb needs 2 healthy pods")
+                                && f.message().contains("after the first refusal")),
+                refused.toString());
         Instant since = ScenarioReplay.since(recorded, mark);
         ScenarioReplay.assertReproduces(
                 "disruption-budget-drain",

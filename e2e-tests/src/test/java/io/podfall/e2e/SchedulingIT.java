@@ -4,12 +4,14 @@ import static io.podfall.model.event.EventTypes.BINDING_REQUESTED;
 import static io.podfall.model.event.EventTypes.OBJECT_REMOVED;
 import static io.podfall.model.event.EventTypes.PATCH_REQUESTED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.podfall.broker.Broker;
 import io.podfall.broker.KafkaBrokerExtension;
+import io.podfall.cli.analysis.Check;
 import io.podfall.cli.launch.Suite;
 import io.podfall.cli.scenario.ApiClient;
 import io.podfall.e2e.clients.Command;
@@ -140,7 +142,17 @@ class SchedulingIT {
                 "0/2 nodes are available: 2 Insufficient cpu. preemption: "
                         + "0/2 nodes are available: 2 No preemption victims found for incoming pod.",
                 unschedulable(waiting).orElseThrow().path("message").asText());
-        workloads.awaitReady("roll", 2);
+        // the rollout done: both replicas of the new template ready, and only they left (readyReplicas alone is 2 while
+        // the first new pod and the second old one run)
+        api.await(
+                "/apis/apps/v1/namespaces/default/deployments/roll",
+                r -> r.body().path("status").path("updatedReplicas").asInt() == 2
+                        && r.body().path("status").path("readyReplicas").asInt() == 2
+                        && r.body().path("status").path("replicas").asInt() == 2
+                        && r.body().path("status").path("observedGeneration").asLong()
+                                >= r.body().path("metadata").path("generation").asLong(),
+                WAIT,
+                "roll rolled out");
         api.await(
                 PODS + "?labelSelector=app%3Droll",
                 r -> r.body().path("items").size() == 2,
@@ -148,9 +160,19 @@ class SchedulingIT {
                 "the old pods of roll gone");
 
         List<Event> topic = ScenarioReplay.topic(suite, TOPIC, dir);
+        List<Check.Finding> findings = Check.of(topic);
+        assertFalse(Check.hasErrors(findings), findings.toString());
         for (JsonNode pod : workloads.pods("roll")) {
-            assertBoundOnlyAfterAnOldPodLeftItsNode(
-                    topic, pod.path("metadata").path("name").asText());
+            String name = pod.path("metadata").path("name").asText();
+            assertBoundOnlyAfterAnOldPodLeftItsNode(topic, name);
+            // podfall check names the wait: Pending for room while an old pod was Terminating, then bound
+            assertTrue(
+                    findings.stream()
+                            .anyMatch(f -> f.rule().equals("pending-while-terminating")
+                                    && f.subject().equals(Subjects.of("default", "pods", name))
+                                    && f.message().contains("Insufficient cpu")
+                                    && f.message().contains("then bound to node-")),
+                    findings.toString());
         }
         Instant since = ScenarioReplay.since(topic, mark);
         ScenarioReplay.assertReproduces("scheduling-rollout", ScenarioReplay.scenario(topic, since), since);
