@@ -47,17 +47,19 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A node dies and comes back ({@code podfall node stop|start}), on a suite of its own whose one kubelet runs node-1 and
- * node-2, with a node-monitor grace period of 10 s to keep it short. A Deployment of two behind a Service runs on
- * node-2, its pods tolerating the unreachable taint for 5 s. node-2 stops: its kubelet does nothing for it, so its
- * Lease is not renewed and the node lifecycle controller marks it Unknown, taints it unreachable and marks its pods
- * Ready False, which takes them out of the Endpoints' ready addresses; 5 s later the taint eviction controller deletes
- * them, and the ReplicaSet's replacements run on node-1 and fill the Endpoints. The old pods stay Terminating (no
- * kubelet finishes them) until node-2 is tainted out-of-service, when the pod GC force-deletes them. A pod of node-2
- * that tolerates that taint, deleted with kubectl once the taint is gone again, waits for the node. Started again,
- * node-2 is Ready, its kubelet kills the containers of the pods removed while it was away as orphans and finishes the
- * deleted pod's termination. {@code podfall check} warns of each pod stuck Terminating on the unreachable node and what
- * ended it; the scenario replays in process with no divergence (the replay infers the grace period from the node
- * lifecycle controller's Ready Unknown).
+ * node-2, with a node-monitor grace period of 20 s to keep it short: twice the Lease renewal interval (10 s), as
+ * upstream wants it "N times more than kubelet's nodeStatusUpdateFrequency" (cmd/kube-controller-manager/app/options/
+ * nodelifecyclecontroller.go); at 10 s, node-1 went Unknown whenever one renewal came a moment late. A Deployment of
+ * two behind a Service runs on node-2, its pods tolerating the unreachable taint for 5 s. node-2 stops: its kubelet
+ * does nothing for it, so its Lease is not renewed and the node lifecycle controller marks it Unknown, taints it
+ * unreachable and marks its pods Ready False, which takes them out of the Endpoints' ready addresses; 5 s later the
+ * taint eviction controller deletes them, and the ReplicaSet's replacements run on node-1 and fill the Endpoints. The
+ * old pods stay Terminating (no kubelet finishes them) until node-2 is tainted out-of-service, when the pod GC
+ * force-deletes them. A pod of node-2 that tolerates that taint, deleted with kubectl once the taint is gone again,
+ * waits for the node. Started again, node-2 is Ready, its kubelet kills the containers of the pods removed while it was
+ * away as orphans and finishes the deleted pod's termination. {@code podfall check} warns of each pod stuck Terminating
+ * on the unreachable node and what ended it; the scenario replays in process with no divergence (the replay infers the
+ * grace period from the node lifecycle controller's Ready Unknown).
  */
 @ExtendWith(KafkaBrokerExtension.class)
 class NodeStopIT {
@@ -86,7 +88,7 @@ class NodeStopIT {
                                 "podfall.kubelet.nodes",
                                 "node-1,node-2",
                                 "podfall.controller.node-monitor-grace-period-seconds",
-                                "10"),
+                                "20"),
                         List.of()));
         log = new SuiteClient(suite, TOPIC);
         api = log.api;
@@ -321,7 +323,7 @@ class NodeStopIT {
         // 7. The replay.
         Replay replay = ScenarioReplay.assertReproduces("node-stop", scenario, since);
         assertEquals(
-                Duration.ofSeconds(10), replay.recording().controllerManager().nodeMonitorGracePeriod());
+                Duration.ofSeconds(20), replay.recording().controllerManager().nodeMonitorGracePeriod());
     }
 
     /** Prints how long each step took from the stop, for the record. */
