@@ -1,5 +1,6 @@
 package io.podfall.e2e;
 
+import static io.podfall.e2e.SuiteClient.from;
 import static io.podfall.model.event.EventTypes.DELETION_REQUESTED;
 import static io.podfall.model.event.EventTypes.OBJECT_REMOVED;
 import static io.podfall.model.event.EventTypes.PATCH_REQUESTED;
@@ -11,7 +12,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podfall.broker.Broker;
 import io.podfall.broker.KafkaBrokerExtension;
 import io.podfall.cli.launch.Suite;
-import io.podfall.cli.log.EventLog;
 import io.podfall.cli.scenario.ApiClient;
 import io.podfall.e2e.clients.Command;
 import io.podfall.e2e.clients.Kubectl;
@@ -49,6 +49,7 @@ class NodeFailureIT {
 
     private static Suite suite;
     private static ApiClient api;
+    private static SuiteClient log;
     private static Workloads workloads;
 
     @TempDir
@@ -66,7 +67,8 @@ class NodeFailureIT {
                                 "podfall.controller.node-monitor-grace-period-seconds",
                                 "10"),
                         List.of()));
-        api = new ApiClient(suite.apiserverUrl());
+        log = new SuiteClient(suite, TOPIC);
+        api = log.api;
         workloads = new Workloads(api, "default");
     }
 
@@ -75,48 +77,22 @@ class NodeFailureIT {
         suite.close();
     }
 
-    private static List<Event> until(Predicate<List<Event>> done, String what) {
-        try (EventLog log = new EventLog(suite.bootstrapServers(), TOPIC)) {
-            List<Event> events = log.readUntil(done, WAIT);
-            assertTrue(done.test(events), what);
-            return events;
-        }
-    }
-
-    private static Predicate<Event> from(String source, String type) {
-        return e -> e.source().equals(source) && e.is(type);
-    }
-
     private static long count(List<Event> events, Predicate<Event> what) {
         return events.stream().filter(what).count();
-    }
-
-    private static String subject(JsonNode pod) {
-        return "namespaces/default/pods/" + pod.path("metadata").path("name").asText();
     }
 
     @Test
     void aNodeWhoseKubeletStopsLosesItsPodsToTheControlPlaneAndTheScenarioReplays() throws InterruptedException {
         Instant mark = Instant.now();
-        ObjectNode deployment = (ObjectNode) Workloads.deployment("web", 2);
-        ObjectNode toleration = ((ObjectNode)
-                        deployment.path("spec").path("template").path("spec"))
-                .putArray("tolerations")
-                .addObject();
-        toleration
-                .put("key", "node.kubernetes.io/unreachable")
-                .put("operator", "Exists")
-                .put("effect", "NoExecute");
-        toleration.put("tolerationSeconds", 5);
+        JsonNode deployment = Workloads.toleratingUnreachable(Workloads.deployment("web", 2), 5);
         assertEquals(
                 201,
                 api.post(workloads.path("services"), Workloads.service("web")).code());
         assertEquals(201, api.post(workloads.path("deployments"), deployment).code());
         workloads.awaitReady("web", 2);
-        SuiteClient plainPods = new SuiteClient(suite, TOPIC);
-        plainPods.createRunning(SuiteClient.pod("plain", Map.of()));
+        log.createRunning(SuiteClient.pod("plain", Map.of()));
         List<JsonNode> web = workloads.pods("web");
-        Set<String> webSubjects = web.stream().map(NodeFailureIT::subject).collect(Collectors.toSet());
+        Set<String> webSubjects = web.stream().map(Workloads::subject).collect(Collectors.toSet());
         JsonNode plain = api.get("/api/v1/namespaces/default/pods/plain").body();
         assertEquals(
                 "[{\"effect\":\"NoExecute\",\"key\":\"node.kubernetes.io/not-ready\",\"operator\":\"Exists\","
@@ -129,7 +105,7 @@ class NodeFailureIT {
         suite.stop("kubelet-svc");
 
         // The node lifecycle controller: Ready Unknown for both nodes, then the web pods' Ready False.
-        List<Event> marked = until(
+        List<Event> marked = log.awaitLog(
                 events -> count(
                                         events,
                                         e -> from("/controller/nodelifecycle", PATCH_REQUESTED)
@@ -153,7 +129,7 @@ class NodeFailureIT {
                 "both web pods in notReadyAddresses");
 
         // The taint eviction controller: 5 s after it saw the unreachable NoExecute taint.
-        List<Event> evicted = until(
+        List<Event> evicted = log.awaitLog(
                 events -> count(
                                 events,
                                 e -> from("/controller/tainteviction", DELETION_REQUESTED)
@@ -183,7 +159,7 @@ class NodeFailureIT {
                 "two replacements beside the two terminating pods");
         Thread.sleep(3000);
         for (JsonNode pod : workloads.pods("web")) {
-            boolean old = webSubjects.contains(subject(pod));
+            boolean old = webSubjects.contains(Workloads.subject(pod));
             assertEquals(old, pod.path("metadata").has("deletionTimestamp"), pod.toString());
             if (!old) {
                 assertEquals("Pending", pod.path("status").path("phase").asText(), "no node is Ready");
@@ -197,7 +173,7 @@ class NodeFailureIT {
                     kubectl.run("taint", "node", node, "node.kubernetes.io/out-of-service=nodeshutdown:NoExecute");
             assertEquals(0, tainted.exitCode(), tainted.toString());
         }
-        List<Event> forced = until(
+        List<Event> forced = log.awaitLog(
                 events -> webSubjects.stream()
                                 .allMatch(s ->
                                         events.stream().anyMatch(e -> e.is(OBJECT_REMOVED) && s.equals(e.subject())))

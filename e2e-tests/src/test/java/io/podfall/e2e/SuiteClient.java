@@ -1,6 +1,7 @@
 package io.podfall.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
@@ -14,6 +15,7 @@ import io.podfall.model.event.Subjects;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /** What the end-to-end tests do to pods in the default namespace, over HTTP, and read back from the topic. */
 final class SuiteClient {
@@ -86,6 +88,20 @@ final class SuiteClient {
                     .filter(e -> subject.equals(e.subject()))
                     .toList();
         }
+    }
+
+    /** The topic's events, read until {@code done} holds of them, which is asserted (two minutes at most). */
+    List<Event> awaitLog(Predicate<List<Event>> done, String what) {
+        try (EventLog log = new EventLog(suite.bootstrapServers(), topic)) {
+            List<Event> events = log.readUntil(done, Duration.ofSeconds(120));
+            assertTrue(done.test(events), what);
+            return events;
+        }
+    }
+
+    /** Events of a type from a source. */
+    static Predicate<Event> from(String source, String type) {
+        return e -> e.source().equals(source) && e.is(type);
     }
 
     /** The first event of a type among the events (of a signal, for ContainerSignalled, unless null). */

@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.podfall.cli.scenario.ApiClient;
 import io.podfall.model.Json;
+import io.podfall.model.event.Subjects;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,6 +35,29 @@ final class Workloads {
                  "spec":{"replicas":%2$d,"selector":{"matchLabels":{"app":"%1$s"}},
                   "template":{"metadata":{"labels":{"app":"%1$s"},"annotations":{"podfall.io/exit-delay-seconds":"1"}},
                    "spec":{"terminationGracePeriodSeconds":10,"containers":[{"name":"app","image":"nginx:1.27"}]}}}}""".formatted(name, replicas).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The Deployment with a pod template tolerating the node.kubernetes.io/unreachable NoExecute taint for
+     * {@code seconds}, so a test of a lost node need not wait out the default 300 s.
+     */
+    static JsonNode toleratingUnreachable(JsonNode deployment, long seconds) {
+        ((ObjectNode) deployment.path("spec").path("template").path("spec"))
+                .putArray("tolerations")
+                .addObject()
+                .put("key", "node.kubernetes.io/unreachable")
+                .put("operator", "Exists")
+                .put("effect", "NoExecute")
+                .put("tolerationSeconds", seconds);
+        return deployment;
+    }
+
+    /** A pod's subject on the log. */
+    static String subject(JsonNode pod) {
+        return Subjects.of(
+                pod.path("metadata").path("namespace").asText(),
+                "pods",
+                pod.path("metadata").path("name").asText());
     }
 
     /** A Service selecting the pods of the Deployment of that name; as JSON. */
