@@ -34,7 +34,10 @@ class FootprintBenchTest {
                         "controller-svc: GarbageCollectorState",
                         "controller-svc: EndpointsControllerState",
                         "controller-svc: NamespaceControllerState",
-                        "controller-svc: NodeLifecycleState"),
+                        "controller-svc: NodeLifecycleState",
+                        "controller-svc: TaintEvictionState",
+                        "controller-svc: PodGCState",
+                        "controller-svc: DisruptionState"),
                 controllers);
         long whole = bytes.path("controller-svc: the whole").asLong();
         assertTrue(whole < sum, "the pods' names and uids the controllers share count once: " + whole + " < " + sum);
