@@ -100,6 +100,24 @@ final class PodCleanups {
     }
 
     /**
+     * At a stopped node's start, a pod (bound to one of its nodes; null: none) that left the API server while the node
+     * was away: if its worker had not begun to terminate it, the restarted kubelet finds its containers in the runtime
+     * and the pod in no config, an orphan that HandlePodCleanups kills (pkg/kubelet/kubelet_pods.go: "kill any running
+     * pods that are not known to the pod worker", with a grace period of 1 s), rather than the pod's own grace period a
+     * watched removal gets. Whether it was such a pod, and so handled.
+     */
+    boolean removedWhileAway(PodWorkersState state, Pod pod, Instant at, Effects.Builder out) {
+        PodWorker w = pod == null ? null : state.workers.get(pod.getMetadata().getUid());
+        if (w == null || w.status.isTerminationRequested()) {
+            return false;
+        }
+        state.pods.remove(w.uid);
+        w.pod(pod);
+        killOrphanedPod(state, w, at, out);
+        return true;
+    }
+
+    /**
      * A pod the runtime runs that is in no config any more, killed as HandlePodCleanups kills a runtime pod the pod
      * workers do not know: recorded as orphaned, killed with a grace period of 1 s from {@code at}, then torn down.
      */

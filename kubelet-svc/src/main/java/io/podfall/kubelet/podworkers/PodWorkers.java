@@ -468,25 +468,12 @@ public final class PodWorkers implements Part<PodWorkersState> {
     }
 
     /**
-     * At a stopped node's start, the fact that a pod left the API server while the node was away: if its worker had not
-     * begun to terminate it, the restarted kubelet finds its containers in the runtime and the pod in no config, an
-     * orphan that HandlePodCleanups kills (pkg/kubelet/kubelet_pods.go: "kill any running pods that are not known to
-     * the pod worker", with a grace period of 1 s), rather than the pod's own grace period a watched removal gets.
-     * Whether it was such a pod, and so handled; any other fact is for {@link #handle}.
+     * At a stopped node's start, a pod that left the API server while it was away:
+     * {@link PodCleanups#removedWhileAway}.
      */
     public boolean removedWhileAway(PodWorkersState state, Event event, Effects.Builder out) {
-        if (!event.is(EventTypes.OBJECT_REMOVED)) {
-            return false;
-        }
-        Pod pod = boundPod(ObjectChange.of(event));
-        PodWorker w = pod == null ? null : state.workers.get(pod.getMetadata().getUid());
-        if (w == null || w.status.isTerminationRequested()) {
-            return false;
-        }
-        state.pods.remove(w.uid);
-        w.pod(pod);
-        cleanups.killOrphanedPod(state, w, event.time(), out);
-        return true;
+        return event.is(EventTypes.OBJECT_REMOVED)
+                && cleanups.removedWhileAway(state, boundPod(ObjectChange.of(event)), event.time(), out);
     }
 
     /**
