@@ -195,4 +195,19 @@ public final class EventTypes {
     public static final String VOLUME_UNPUBLISHED = "csi.VolumeUnpublished";
     /** A volume is unmounted from the node, and kept. Data: {@link io.podfall.model.csi.StagedVolume}. */
     public static final String VOLUME_UNSTAGED = "csi.VolumeUnstaged";
+
+    // --- proxy: what a node's kube-proxy programmed ---
+    /**
+     * A node's kube-proxy ended a sync that changed a Service's rules: from now on its node sends the Service's traffic
+     * to these endpoints. One event per Service whose rules changed. Source {@code /proxy/<node>}. Data:
+     * {@link io.podfall.model.proxy.ServiceRules}.
+     */
+    public static final String PROXY_RULES_SYNCED = "proxy.RulesSynced";
+
+    // --- traffic: the clients of a Service under declared load ---
+    /**
+     * The requests a node's clients sent to a Service that ended within a window, succeeded and failed by reason.
+     * Source {@code /traffic/<node>}. Data: {@link io.podfall.model.traffic.RequestCounts}.
+     */
+    public static final String REQUESTS_COUNTED = "traffic.RequestsCounted";
 }
