@@ -14,7 +14,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
-import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
 import io.podfall.model.Json;
 import io.podfall.model.apiserver.CreationRequest;
 import io.podfall.model.apiserver.PatchRequest;
@@ -99,33 +98,25 @@ class PodRewriteTest {
                 .withTemplate(template())
                 .endSpec()
                 .build());
-        JsonNode replicaSet = Json.tree(new ReplicaSetBuilder()
-                .withNewMetadata()
-                .withName("web")
-                .endMetadata()
-                .withNewSpec()
-                .withReplicas(2)
-                .withTemplate(template())
-                .endSpec()
-                .build());
-        assertRewritten(BOTH.rewrite(request(
+        // a ReplicaSet holds its pods as a Deployment does, in spec.template
+        ObjectNode replicaSet = ((ObjectNode) deployment.deepCopy())
+                .put("apiVersion", "apps/v1")
+                .put("kind", "ReplicaSet");
+        for (Event e : List.of(
+                request(
                         EventTypes.CREATION_REQUESTED,
                         "deployments",
-                        new CreationRequest("deployments", "default", deployment)))
-                .data()
-                .at("/object/spec/template"));
-        assertRewritten(BOTH.rewrite(request(
+                        new CreationRequest("deployments", "default", deployment)),
+                request(
                         EventTypes.CREATION_REQUESTED,
                         "replicasets",
-                        new CreationRequest("replicasets", "default", replicaSet)))
-                .data()
-                .at("/object/spec/template"));
-        assertRewritten(BOTH.rewrite(request(
+                        new CreationRequest("replicasets", "default", replicaSet)),
+                request(
                         EventTypes.UPDATE_REQUESTED,
                         "deployments",
-                        new UpdateRequest("deployments", "default", "web", null, deployment)))
-                .data()
-                .at("/object/spec/template"));
+                        new UpdateRequest("deployments", "default", "web", null, deployment)))) {
+            assertRewritten(BOTH.rewrite(e).data().at("/object/spec/template"));
+        }
     }
 
     @Test

@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
  * Service's, and each pod's failures window by window, so a deletion's share (the failures of its pod after it was
  * asked for) and a rule's (those after the pod's SIGTERM) can be told afterwards. A log without traffic holds none.
  */
-final class Requests implements Consumer<Event> {
+public final class Requests implements Consumer<Event> {
     /** Counted windows that end after {@code since} and begin before {@code until} (either null: unbounded). */
     private final Instant since;
 
@@ -114,7 +114,7 @@ final class Requests implements Consumer<Event> {
     }
 
     /** Requests succeeded and failed by reason; mutable while a log is read. */
-    static final class Tally {
+    public static final class Tally {
         private long succeeded;
         private final Map<String, Long> failed = new TreeMap<>();
 
@@ -123,31 +123,31 @@ final class Requests implements Consumer<Event> {
             failed.forEach((reason, n) -> this.failed.merge(reason, n, Long::sum));
         }
 
-        long succeeded() {
+        public long succeeded() {
             return succeeded;
         }
 
-        long failed() {
+        public long failed() {
             return failed.values().stream().mapToLong(Long::longValue).sum();
         }
 
         /** Failures by reason, sorted, no zero. */
-        Map<String, Long> failedBy() {
+        public Map<String, Long> failedBy() {
             return failed;
         }
 
         /** {@code 1200 sent, 1163 succeeded, 37 failed (30 refused, 7 reset)}. */
-        String render() {
+        public String render() {
             return (succeeded + failed()) + " sent, " + succeeded + " succeeded, " + renderFailed();
         }
 
         /** {@code 37 failed (30 refused, 7 reset)}, or {@code 0 failed}. */
-        String renderFailed() {
+        public String renderFailed() {
             return failed() + " failed" + (failed.isEmpty() ? "" : " (" + reasons() + ")");
         }
 
         /** {@code 30 refused, 7 reset}. */
-        String reasons() {
+        public String reasons() {
             return failed.entrySet().stream()
                     .map(r -> r.getValue() + " " + r.getKey())
                     .collect(Collectors.joining(", "));
@@ -164,7 +164,7 @@ final class Requests implements Consumer<Event> {
     }
 
     /** A pod's deletion and the requests to the pod that failed after it was asked for. */
-    record Broken(String pod, String correlationId, Tally failed) {}
+    public record Broken(String pod, String correlationId, Tally failed) {}
 
     /**
      * The deletions that broke requests, in log order: each pod's failures go to its first deletion (a second delete of

@@ -78,7 +78,8 @@ final class TrafficSteps {
             List<String> dropped = before.stream()
                     .filter(uid -> pods.containsKey(uid) && !now.contains(uid))
                     .toList();
-            if (!dropped.isEmpty()) {
+            // the syncs before the flow tell what the rules held; a drop before it (the pod unready) is not its own
+            if (!dropped.isEmpty() && !e.time().isBefore(start)) {
                 steps.removals.put(e.id(), removal(rules, dropped, pods, stopSignals, e.time()));
                 if (!inFlow.contains(e.id())) {
                     steps.removalsOutside.add(e);

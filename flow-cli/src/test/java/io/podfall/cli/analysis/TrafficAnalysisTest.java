@@ -160,25 +160,7 @@ class TrafficAnalysisTest {
     /** The Endpoints update stored after SIGTERM (the classic race), with the controller's patch that caused it. */
     private List<Event> inEndpointsAfterSigterm(boolean failures) {
         List<Event> log = log(failures);
-        Event patch = Event.causedBy(
-                marked.asCause(),
-                "del-web-1",
-                90,
-                "/controller/endpoint",
-                EventTypes.PATCH_REQUESTED,
-                "namespaces/default/endpoints/web",
-                PodLog.at(1_020),
-                Map.of());
-        log.add(patch);
-        log.add(Event.causedBy(
-                patch.asCause(),
-                "del-web-1",
-                91,
-                "/apiserver",
-                EventTypes.OBJECT_UPDATED,
-                "namespaces/default/endpoints/web",
-                PodLog.at(1_090),
-                Map.of()));
+        log.addAll(PodLog.endpointsPatched(marked, 1_020, 1_090));
         log.sort(Comparator.comparing(Event::time));
         return log;
     }
