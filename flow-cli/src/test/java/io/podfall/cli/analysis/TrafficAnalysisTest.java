@@ -149,6 +149,46 @@ class TrafficAnalysisTest {
     }
 
     @Test
+    void aDropOfThePodBeforeItsDeletionIsNotTheDeletions() {
+        List<Event> log = log(true);
+        // node-1 dropped web-1 once before the delete (unready) and took it back
+        log.add(traffic.rulesSynced(null, 700, "node-1", web2));
+        log.add(traffic.rulesSynced(null, 800, "node-1", web1, web2));
+        log.sort(Comparator.comparing(Event::time));
+        List<Long> drops = Timeline.of(log, "del-web-1").steps().stream()
+                .filter(s -> s.type().equals(EventTypes.PROXY_RULES_SYNCED))
+                .map(Timeline.Step::offsetMillis)
+                .toList();
+        assertEquals(List.of(300L, 1_500L), drops);
+    }
+
+    @Test
+    void aPodDeletedTwiceHasItsFailuresCountedOnceForItsFirstDeletion() {
+        List<Event> log = log(true);
+        PodLog again = new PodLog("default", "web-1", "node-1", "10.244.1.2");
+        again.request("del2-web-1", 1_500, EventTypes.DELETION_REQUESTED, PodLog.data("resource", "pods"));
+        again.markedTerminating(1_510, 0);
+        log.addAll(again.events);
+        log.sort(Comparator.comparing(Event::time));
+        List<Requests.Broken> broken = Stats.of(log).requests().broken();
+        assertEquals(1, broken.size());
+        assertEquals("del-web-1", broken.get(0).correlationId());
+        assertEquals(8, broken.get(0).failed().failed());
+    }
+
+    @Test
+    void statsSinceAndUntilCountTheWindowsThatOverlapThem() {
+        Stats.Collector c = new Stats.Collector(PodLog.at(2_000), null);
+        log(true).forEach(c);
+        // [+2000, +3000): 10 succeeded, 1 reset, 2 no-endpoints
+        assertEquals(
+                13,
+                c.result().requests().all().succeeded()
+                        + c.result().requests().all().failed());
+        assertEquals(List.of(), c.result().requests().broken(), "the deletion was asked for before --since");
+    }
+
+    @Test
     void aTimelineWithoutTrafficIsTheFlowAlone() {
         List<Event> log = web1.created(0).deleted(1_000, 5, 1_000, false).events;
         Timeline t = Timeline.of(log, "del-web-1");
