@@ -21,7 +21,9 @@ import picocli.CommandLine.Spec;
             "  killed-though-exiting  SIGKILL although the process (its pod's annotations) would have exited within "
                     + "the grace period it was owed; says what was requested and what the kubelet honoured (a warning "
                     + "when a shorter grace period explains it: a force deletion, a second delete, an eviction)",
-            "  in-endpoints-after-sigterm  a Service's Endpoints still listed the pod when it got SIGTERM (a warning)",
+            "  in-endpoints-after-sigterm  a Service's Endpoints still listed the pod when it got SIGTERM (a warning); "
+                    + "with the clients' requests on the log, how many to the pod failed after it and why (a note "
+                    + "when none did)",
             "  deletion-incomplete    a deletion with no ObjectRemoved: its last step and what it waits for "
                     + "(a warning while the log ends less than 30 s after it)",
             "  finalizer-blocking     an object kept by finalizers longer than --finalizer-threshold after its "
@@ -33,7 +35,7 @@ import picocli.CommandLine.Spec;
         },
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {
-            "0:no error (warnings may be printed)",
+            "0:no error (warnings and notes may be printed)",
             "1:at least one error",
             "2:bad options",
             "3:the log could not be read"

@@ -78,7 +78,10 @@ final class ReplayCommand implements Callable<Integer> {
             paramLabel = "KEY=VALUE",
             description = "a what-if: run every kubelet with this setting, whatever the recording implies; repeatable. "
                     + "Keys: podfall.kubelet.compat.shortened-grace-kills-again, podfall.kubelet.compat.force-delete-uses-spec-grace "
-                    + "(true|false), podfall.kubelet.eviction-max-pod-grace-period (seconds); podfall. may be left out")
+                    + "(true|false), podfall.kubelet.eviction-max-pod-grace-period (seconds); or rewrite the pods the "
+                    + "recorded clients create or change (directly or in a Deployment's or ReplicaSet's template): "
+                    + "pods.prestop-sleep-seconds (a preStop sleep on every container), pods.drain-seconds (the "
+                    + "podfall.io/drain-seconds annotation); podfall. may be left out")
     List<String> set = List.of();
 
     @Option(

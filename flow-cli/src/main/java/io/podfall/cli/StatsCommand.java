@@ -18,6 +18,9 @@ import picocli.CommandLine.Spec;
                     + "with a SIGKILL; the grace period requested against the one the containers got (SIGTERM -> exit "
                     + "or kill).",
             "Rejected delete requests are counted, not measured.",
+            "When the log counts the clients' requests (traffic.RequestsCounted), how many were sent, succeeded and "
+                    + "failed by reason, overall and per Service, and the deletions that broke requests: the requests to "
+                    + "the deleted pod that failed after the delete.",
             "The log is read as a stream: each event is folded into a few timestamps of its deletion and "
                     + "dropped, so memory grows with the deletions, not with their events.",
             "--since and --until choose the deletions by the time they were requested (RFC 3339, or an age "

@@ -25,6 +25,9 @@ import picocli.CommandLine.Spec;
                     + "is, if one (request, terminating, endpoints removed, preStop, preStop done, SIGTERM, SIGKILL, exit, "
                     + "IP released, sandbox stopped, volume unpublished, final delete, gone), so each phase's duration is on "
                     + "the line that ends it; component, type, subject; what decided it (grace period, signal, exit code).",
+            "With the clients' requests on the log, a deletion's timeline also shows each node's kube-proxy sync that "
+                    + "dropped the pod (proxy.RulesSynced, with its lag after SIGTERM) and a line a window in which "
+                    + "requests to the pod failed, by reason and node.",
             "With --follow, print it as it stands and then every new step as it reaches the topic, of it and of "
                     + "every flow that starts later (a client's delete; of --pod if given; or the --correlation), "
                     + "each under a 'flow ID' line, until Ctrl-C."

@@ -327,17 +327,27 @@ public record Recording(
     }
 
     /**
-     * This recording with {@code settings} set for every kubelet, whatever the log implies (a what-if), and a note that
-     * says so.
+     * This recording with {@code settings} set for every kubelet, whatever the log implies, and the recorded clients'
+     * requests rewritten as its {@link PodRewrite} says (a what-if), with a note for each that says so.
      */
     public Recording with(Settings settings) {
         if (settings.isEmpty()) {
             return this;
         }
         List<String> more = new ArrayList<>(notes);
-        more.add("what-if: " + settings + " for every kubelet");
+        Settings kubelet = settings.withPods(PodRewrite.NONE);
+        if (!kubelet.isEmpty()) {
+            more.add("what-if: " + kubelet + " for every kubelet");
+        }
+        List<Input> replayed = inputs;
+        if (!settings.pods().isEmpty()) {
+            PodRewrite.Rewritten rewritten = settings.pods().rewrite(inputs);
+            replayed = rewritten.inputs();
+            more.add("what-if: inputs rewritten: " + settings.pods() + " in " + rewritten.changed() + " of the "
+                    + rewritten.requests() + " client requests (the pods they create or change)");
+        }
         return new Recording(
-                kubelets.stream().map(settings::applied).toList(), controllerManager, inputs, List.copyOf(more));
+                kubelets.stream().map(settings::applied).toList(), controllerManager, replayed, List.copyOf(more));
     }
 
     /** This recording with more notes: what the replay of it could not use ({@link Engine#skipped}). */

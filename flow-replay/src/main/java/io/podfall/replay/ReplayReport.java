@@ -1,12 +1,15 @@
 package io.podfall.replay;
 
 import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
+import io.podfall.model.traffic.RequestCounts;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -54,7 +57,8 @@ public final class ReplayReport {
 
     /**
      * {@code reproduced: …} or {@code diverged: …}, with the window and what made it so, then the replayed log's
-     * digest, as the last lines. The flows counted are the recording's and those only the replay has (an EXTRA
+     * digest, as the last lines; before them, when the recording counted the clients' requests, the requests that
+     * failed ({@link #requests}). The flows counted are the recording's and those only the replay has (an EXTRA
      * event's): a replayed flow that matches a recorded one under another id (a heartbeat due at another instant) is
      * that one.
      */
@@ -74,8 +78,38 @@ public final class ReplayReport {
                 ? "reproduced: no divergence in " + flows + " flows" + window + late
                 : "diverged: " + counted(replay) + " in " + byFlow(replay).size() + " of " + flows + " flows" + window
                         + late;
-        return head + "\ndigest: " + replay.digest() + " of the "
+        return requests(replay) + head + "\ndigest: " + replay.digest() + " of the "
                 + replay.replayed().size() + " replayed events\n";
+    }
+
+    /**
+     * {@code requests failed: recorded 42 (30 refused, 12 reset), replayed 0}: the clients' failed requests, summed
+     * over the Services' counts ({@code traffic.RequestsCounted}) of the recorded window and of the replay, so a
+     * what-if reads as the requests it saves or breaks; "" when the recording counted no request.
+     */
+    static String requests(Replay replay) {
+        if (replay.recorded().stream().noneMatch(e -> e.is(EventTypes.REQUESTS_COUNTED))) {
+            return "";
+        }
+        return "requests failed: recorded " + failed(replay.recorded()) + ", replayed " + failed(replay.replayed())
+                + "\n";
+    }
+
+    /** {@code 42 (30 refused, 12 reset)}, or {@code 0}. */
+    private static String failed(List<Event> log) {
+        Map<String, Long> byReason = new TreeMap<>();
+        log.stream()
+                .filter(e -> e.is(EventTypes.REQUESTS_COUNTED))
+                .map(e -> e.data(RequestCounts.class))
+                .forEach(c -> c.failed().forEach((reason, n) -> byReason.merge(reason, n, Long::sum)));
+        long total = byReason.values().stream().mapToLong(Long::longValue).sum();
+        return total == 0
+                ? "0"
+                : total + " ("
+                        + byReason.entrySet().stream()
+                                .map(r -> r.getValue() + " " + r.getKey())
+                                .collect(Collectors.joining(", "))
+                        + ")";
     }
 
     /** {@code 3 MISSING, 1 TIMING that changed an order}: what made a replay diverge, by kind. */

@@ -16,7 +16,7 @@ import java.util.TreeMap;
  * The settings a what-if replay changes, for every kubelet, whatever the recording implies: the services' own
  * configuration keys (docs/configuration.md, read by kubelet-svc's KubeletProducer). Only settings of the cores the
  * engine runs can change; the others (the broker, the topic, the time scale) mean nothing in process. A null is a
- * setting left as the recording implies.
+ * setting left as the recording implies. {@code pods}: the recorded clients' inputs rewritten ({@link PodRewrite}).
  */
 public record Settings(
         Boolean shortenedGraceKillsAgain,
@@ -24,8 +24,9 @@ public record Settings(
         Long evictionMaxPodGracePeriod,
         Duration plegRelistPeriod,
         Duration containerGcPeriod,
-        Map<String, Quantity> nodeCapacity) {
-    public static final Settings NONE = new Settings(null, null, null, null, null, null);
+        Map<String, Quantity> nodeCapacity,
+        PodRewrite pods) {
+    public static final Settings NONE = new Settings(null, null, null, null, null, null, PodRewrite.NONE);
     public static final String SHORTENED_GRACE_KILLS_AGAIN =
             "podfall.kubelet.compat." + Compat.SHORTENED_GRACE_KILLS_AGAIN;
     /** The switch's old name, the other way round: {@code true} is the release's default, {@code false} the fix. */
@@ -47,7 +48,9 @@ public record Settings(
             TIMING,
             PLEG_RELIST_PERIOD,
             CONTAINER_GC_PERIOD,
-            NODE_CAPACITY);
+            NODE_CAPACITY,
+            PodRewrite.PRESTOP_SLEEP_SECONDS,
+            PodRewrite.DRAIN_SECONDS);
     /** What a key may go without: the issue writes {@code kubelet.compat.<switch>}. */
     private static final String PREFIX = "podfall.";
 
@@ -80,7 +83,8 @@ public record Settings(
                             seconds(key, value),
                             s.plegRelistPeriod,
                             s.containerGcPeriod,
-                            s.nodeCapacity);
+                            s.nodeCapacity,
+                            s.pods);
                 case TIMING -> {
                     KubeletTiming t = timing(key, value);
                     yield s.withPeriods(t.plegRelistPeriod(), t.containerGcPeriod());
@@ -94,7 +98,10 @@ public record Settings(
                             s.evictionMaxPodGracePeriod,
                             s.plegRelistPeriod,
                             s.containerGcPeriod,
-                            capacity(key, value));
+                            capacity(key, value),
+                            s.pods);
+                case PodRewrite.PRESTOP_SLEEP_SECONDS -> s.withPods(s.pods.withPreStopSleep(seconds(key, value)));
+                case PodRewrite.DRAIN_SECONDS -> s.withPods(s.pods.withDrain(seconds(key, value)));
                 default ->
                     throw new IllegalArgumentException(
                             "unknown setting " + given + "; a replay can set " + String.join(", ", KEYS));
@@ -110,7 +117,20 @@ public record Settings(
                 evictionMaxPodGracePeriod,
                 plegRelistPeriod,
                 containerGcPeriod,
-                nodeCapacity);
+                nodeCapacity,
+                pods);
+    }
+
+    /** These settings with the recorded clients' pods rewritten as {@code rewrite} says. */
+    Settings withPods(PodRewrite rewrite) {
+        return new Settings(
+                shortenedGraceKillsAgain,
+                forceDeleteUsesSpecGrace,
+                evictionMaxPodGracePeriod,
+                plegRelistPeriod,
+                containerGcPeriod,
+                nodeCapacity,
+                rewrite);
     }
 
     /** These settings with the kubelet's periods; a null one stays as the recording implies. */
@@ -121,7 +141,8 @@ public record Settings(
                 evictionMaxPodGracePeriod,
                 plegRelist,
                 containerGc,
-                nodeCapacity);
+                nodeCapacity,
+                pods);
     }
 
     /** A kubelet's settings with these set. */
@@ -172,7 +193,9 @@ public record Settings(
                 null,
                 plegRelistPeriod == null ? null : KubeletTiming.format(plegRelistPeriod),
                 containerGcPeriod == null ? null : KubeletTiming.format(containerGcPeriod),
-                nodeCapacity == null ? null : NodeCapacity.format(nodeCapacity));
+                nodeCapacity == null ? null : NodeCapacity.format(nodeCapacity),
+                pods.preStopSleepSeconds(),
+                pods.drainSeconds());
         for (int i = 0; i < KEYS.size(); i++) {
             if (values.get(i) != null) {
                 set.add(KEYS.get(i) + "=" + values.get(i));

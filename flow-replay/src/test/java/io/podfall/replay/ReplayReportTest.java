@@ -5,14 +5,19 @@ import static io.podfall.model.event.EventTypes.OBJECT_MARKED_TERMINATING;
 import static io.podfall.model.event.EventTypes.UPDATE_REQUESTED;
 import static io.podfall.replay.Scenarios.T0;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.podfall.model.Json;
 import io.podfall.model.event.Event;
+import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.TraceContext;
+import io.podfall.model.traffic.RequestCounts;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ReplayReportTest {
@@ -39,6 +44,36 @@ class ReplayReportTest {
                 "reproduced: no divergence in 1 flows from " + T0 + " to " + END + "\ndigest: " + same.digest()
                         + " of the 2 replayed events\n",
                 ReplayReport.verdict(same));
+    }
+
+    private static Event counted(String id, long succeeded, Map<String, Long> failed) {
+        return Event.request(
+                id,
+                "/traffic/node-1",
+                EventTypes.REQUESTS_COUNTED,
+                "namespaces/default/services/web",
+                T0.plusSeconds(2),
+                null,
+                new RequestCounts("node-1", "default", "web", T0, T0.plusSeconds(1), succeeded, failed, List.of()));
+    }
+
+    @Test
+    void theVerdictStatesTheRequestsThatFailedRecordedAgainstReplayedByReason() {
+        List<Event> recorded = List.of(
+                counted("c1", 10, Map.of(RequestCounts.REFUSED, 30L, RequestCounts.RESET, 10L)),
+                counted("c2", 10, Map.of(RequestCounts.RESET, 2L)));
+        List<Event> replayed = List.of(counted("c3", 52, Map.of()));
+        String verdict = ReplayReport.verdict(new Replay(null, T0, END, recorded, replayed, List.of()));
+        assertTrue(verdict.startsWith("requests failed: recorded 42 (30 refused, 12 reset), replayed 0\n"), verdict);
+        String worse = ReplayReport.verdict(new Replay(null, T0, END, recorded, recorded, List.of()));
+        assertTrue(worse.startsWith(
+                "requests failed: recorded 42 (30 refused, 12 reset), replayed 42 (30 refused, " + "12 reset)\n"));
+        List<Event> none =
+                List.of(ev("r", null, "r", "/apiserver", DELETION_REQUESTED, "namespaces/default/pods/web-1", 0));
+        assertFalse(
+                ReplayReport.verdict(new Replay(null, T0, END, none, replayed, List.of()))
+                        .contains("requests"),
+                "a recording without counted requests says nothing of them");
     }
 
     @Test

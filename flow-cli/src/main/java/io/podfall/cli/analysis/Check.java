@@ -21,7 +21,9 @@ public final class Check {
 
     public enum Level {
         ERROR,
-        WARNING
+        WARNING,
+        /** Nothing wrong: what a rule found worth knowing (a race the log shows did no harm). */
+        NOTE
     }
 
     public record Finding(Level level, String rule, String subject, String message, List<String> eventIds) {

@@ -15,16 +15,25 @@ import java.util.Map;
  * controller and the kubelet both act on the pod being marked for deletion, and here the kubelet won, so traffic may
  * still have reached a process already shutting down (the classic reason for a preStop sleep). The chain is followed by
  * causation ({@link EndpointsChain}): the pod's ObjectMarkedTerminating, the endpoints controller's PatchRequested it
- * caused, the API server's ObjectUpdated of that patch.
+ * caused, the API server's ObjectUpdated of that patch. When the log counts the clients' requests
+ * ({@code traffic.RequestsCounted}) to the pod, "may" becomes a figure: the requests to it that failed after its
+ * SIGTERM, by reason (a warning), or that none did (a note).
  */
 final class InEndpointsAfterSigterm {
+    static final String RULE = "in-endpoints-after-sigterm";
+
     private InEndpointsAfterSigterm() {}
+
+    /** A pod's stop signal that came while the Endpoints still listed it: the marking, the signal, the update. */
+    private record Late(Event marked, Event signal, Event endpoints) {}
 
     static List<Finding> of(List<Event> log) {
         EndpointsChain endpoints = new EndpointsChain();
+        Requests requests = new Requests();
         Map<String, Event> stopSignal = new HashMap<>();
-        List<Finding> out = new ArrayList<>();
+        List<Late> late = new ArrayList<>();
         for (Event e : log) {
+            requests.accept(e);
             if (DeletionFlow.isStopSignal(e)) {
                 stopSignal.putIfAbsent(e.subject(), e);
             }
@@ -33,18 +42,43 @@ final class InEndpointsAfterSigterm {
                 if (signal != null
                         && signal.time().isAfter(pod.time())
                         && e.time().isAfter(signal.time())) {
-                    out.add(new Finding(
-                            Level.WARNING,
-                            "in-endpoints-after-sigterm",
-                            pod.subject(),
-                            signal.data(ContainerSignal.class).signal() + " at " + signal.time() + ", but "
-                                    + e.subject() + " still listed the pod until " + e.time() + " (+"
-                                    + Duration.between(signal.time(), e.time()).toMillis()
-                                    + " ms): traffic may have reached a process already shutting down",
-                            List.of(pod.id(), signal.id(), e.id())));
+                    late.add(new Late(pod, signal, e));
                 }
             });
         }
-        return out;
+        return late.stream().map(l -> finding(l, requests)).toList();
+    }
+
+    private static Finding finding(Late l, Requests requests) {
+        ContainerSignal signal = l.signal().data(ContainerSignal.class);
+        String listed = signal.signal() + " at " + l.signal().time() + ", but "
+                + l.endpoints().subject()
+                + " still listed the pod until " + l.endpoints().time() + " (+"
+                + Duration.between(l.signal().time(), l.endpoints().time()).toMillis() + " ms)";
+        List<String> ids =
+                List.of(l.marked().id(), l.signal().id(), l.endpoints().id());
+        if (!requests.counted(signal.podUid())) {
+            return new Finding(
+                    Level.WARNING,
+                    RULE,
+                    l.marked().subject(),
+                    listed + ": traffic may have reached a process already shutting down",
+                    ids);
+        }
+        Requests.Tally failed = requests.failedAfter(signal.podUid(), l.signal().time());
+        return failed.failed() == 0
+                ? new Finding(
+                        Level.NOTE,
+                        RULE,
+                        l.marked().subject(),
+                        listed + ": no request to the pod failed after its " + signal.signal(),
+                        ids)
+                : new Finding(
+                        Level.WARNING,
+                        RULE,
+                        l.marked().subject(),
+                        listed + ": " + failed.failed() + " requests to the pod failed after its " + signal.signal()
+                                + " (" + failed.reasons() + ")",
+                        ids);
     }
 }

@@ -1,13 +1,16 @@
 package io.podfall.cli.analysis;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.podfall.model.Json;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
+import io.podfall.model.event.Subjects;
 import io.podfall.model.runtime.ContainerSignal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,8 +23,10 @@ import java.util.function.Function;
  * Every pod deletion of a log, measured: how long the whole deletion and each of its phases took, how often a container
  * had to be killed, how much of the requested grace period the containers got, and how often a pod was still in a
  * Service's Endpoints when it got SIGTERM (traffic may still reach it: the endpoints controller and the kubelet both
- * act on the pod being marked for deletion, and race). Percentiles are nearest-rank: the value at rank ceil(p/100 * n)
- * of the sorted values, so every figure is one that occurred.
+ * act on the pod being marked for deletion, and race). When the log counts the clients' requests
+ * ({@code traffic.RequestsCounted}), how many succeeded and failed, and why, overall, per Service and per deletion (the
+ * requests to the deleted pod that failed after the delete). Percentiles are nearest-rank: the value at rank ceil(p/100
+ * * n) of the sorted values, so every figure is one that occurred.
  */
 public record Stats(
         int flows,
@@ -31,7 +36,8 @@ public record Stats(
         int inEndpoints,
         int endpointsAfterSigterm,
         Map<String, Summary> durations,
-        ClusterIncidents.Figures cluster) {
+        ClusterIncidents.Figures cluster,
+        Traffic requests) {
 
     /** Row names, in the order of the table. */
     public static final String TOTAL = "total (request -> removed)";
@@ -44,6 +50,42 @@ public record Stats(
     public static final String TO_REMOVED = "sandbox stopped -> removed";
     public static final String GRACE_REQUESTED = "grace requested";
     public static final String GRACE_HONOURED = "grace honoured (SIGTERM -> exit/kill)";
+
+    /**
+     * The clients' requests: null when the log counts none. {@code broken}: the deletions whose pod failed requests, in
+     * the order they were asked for.
+     */
+    public record Traffic(Requests.Tally all, Map<String, Requests.Tally> byService, List<Requests.Broken> broken) {
+        /** How many deletions the text names; {@code --json} names them all. */
+        static final int LISTED = 10;
+
+        String render() {
+            StringBuilder out = new StringBuilder("requests: " + all.render() + String.format("%n"));
+            byService.forEach((service, t) -> out.append(String.format("  %s: %s%n", service, t.render())));
+            out.append(String.format("deletions that broke requests: %d%n", broken.size()));
+            broken.stream()
+                    .sorted(Comparator.comparingLong(
+                            (Requests.Broken b) -> -b.failed().failed()))
+                    .limit(LISTED)
+                    .forEach(b -> out.append(String.format(
+                            "  %s (flow %s): %s%n",
+                            b.pod(), b.correlationId(), b.failed().renderFailed())));
+            if (broken.size() > LISTED) {
+                out.append(String.format("  ... %d more (--json lists them all)%n", broken.size() - LISTED));
+            }
+            return out.toString();
+        }
+
+        ObjectNode json() {
+            ObjectNode o = all.json();
+            ObjectNode services = o.putObject("services");
+            byService.forEach((service, t) -> services.set(service, t.json()));
+            ArrayNode deletions = o.putArray("deletions");
+            broken.forEach(
+                    b -> deletions.add(b.failed().json().put("pod", b.pod()).put("correlationId", b.correlationId())));
+            return o;
+        }
+    }
 
     /** n values, in milliseconds. */
     public record Summary(int n, long p50, long p90, long p99, long max) {
@@ -94,6 +136,12 @@ public record Stats(
         final Long askedGrace;
 
         final String requestId;
+        final String requestCorrelation;
+        /** The pod's subject. */
+        final String subject;
+        /** The deleted pod's uid: from its marking, else from a signal to it; null until one is read. */
+        String podUid;
+
         Instant terminating;
         /** The API server's deletionGracePeriodSeconds, on the first ObjectMarkedTerminating. */
         Long terminatingGrace;
@@ -111,6 +159,8 @@ public record Stats(
         Deletion(Event request) {
             requested = request.time();
             requestId = request.id();
+            requestCorrelation = request.correlationId();
+            subject = request.subject();
             askedGrace = DeletionFlow.askedGrace(request);
         }
 
@@ -121,9 +171,13 @@ public record Stats(
                         terminating = e.time();
                         terminatingGrace = KubeObject.of(e).deletionGracePeriodSeconds();
                     }
+                    String uid = KubeObject.of(e).uid();
+                    podUid = podUid == null && !uid.isEmpty() ? uid : podUid;
                 }
                 case EventTypes.CONTAINER_SIGNALLED -> {
-                    boolean kill = DeletionFlow.isKill(e.data(ContainerSignal.class));
+                    ContainerSignal signal = e.data(ContainerSignal.class);
+                    boolean kill = DeletionFlow.isKill(signal);
+                    podUid = podUid == null ? signal.podUid() : podUid;
                     if (!kill && sigterm == null) {
                         sigterm = e.time();
                     } else if (kill && sigkill == null) {
@@ -136,6 +190,11 @@ public record Stats(
                 case EventTypes.REQUEST_REJECTED -> rejected |= DeletionFlow.rejects(e, requestId);
                 default -> {}
             }
+        }
+
+        /** The pod as {@code namespace/name}. */
+        String pod() {
+            return Subjects.namespaceOf(subject) + "/" + subject.substring(subject.lastIndexOf('/') + 1);
         }
 
         /** The grace period the client asked for, else the one the API server set; empty when neither says. */
@@ -160,6 +219,7 @@ public record Stats(
         private final Map<String, Deletion> markedFor = new HashMap<>();
 
         private final ClusterIncidents cluster = new ClusterIncidents();
+        private final Requests requests;
 
         /** Every deletion of the log. */
         public Collector() {
@@ -173,11 +233,13 @@ public record Stats(
         public Collector(Instant since, Instant until) {
             this.since = since;
             this.until = until;
+            this.requests = new Requests(since, until);
         }
 
         @Override
         public void accept(Event e) {
             cluster.accept(e);
+            requests.accept(e);
             if (DeletionFlow.isRequest(e)) {
                 if ((since == null || !e.time().isBefore(since))
                         && (until == null || e.time().isBefore(until))) {
@@ -230,8 +292,19 @@ public record Stats(
             }
             Map<String, Summary> summaries = new LinkedHashMap<>();
             millis.forEach((row, values) -> summaries.put(row, Summary.of(values)));
+            Traffic traffic = requests.any()
+                    ? new Traffic(requests.all(), requests.byService(), requests.broken(deletions.values()))
+                    : null;
             return new Stats(
-                    flows, completed, rejected, killed, inEndpoints, afterSigterm, summaries, cluster.figures());
+                    flows,
+                    completed,
+                    rejected,
+                    killed,
+                    inEndpoints,
+                    afterSigterm,
+                    summaries,
+                    cluster.figures(),
+                    traffic);
         }
     }
 
@@ -255,6 +328,9 @@ public record Stats(
                 endpointsAfterSigterm, inEndpoints));
         out.append(cluster.render());
         out.append(cluster.any() ? String.format("%n") : "");
+        if (requests != null) {
+            out.append(requests.render()).append(String.format("%n"));
+        }
         int label = durations.keySet().stream().mapToInt(String::length).max().orElse(0);
         String row = "%-" + label + "s %5s %10s %10s %10s %10s%n";
         out.append(String.format(row, "in ms", "n", "p50", "p90", "p99", "max"));
@@ -281,6 +357,9 @@ public record Stats(
         ObjectNode ms = o.putObject("millis");
         durations.forEach((name, s) -> ms.set(key(name), Json.tree(s)));
         o.set("cluster", cluster.json());
+        if (requests != null) {
+            o.set("requests", requests.json());
+        }
         return o;
     }
 

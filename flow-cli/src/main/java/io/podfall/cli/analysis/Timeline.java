@@ -5,6 +5,7 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -40,6 +41,10 @@ public record Timeline(String correlationId, List<Step> steps) {
                     e.subject(),
                     Timeline.detail(e));
         }
+
+        Step withDetail(String other) {
+            return new Step(offsetMillis, sincePhaseMillis, phase, component, type, subject, other);
+        }
     }
 
     public static Timeline of(List<Event> log, String correlationId) {
@@ -55,9 +60,36 @@ public record Timeline(String correlationId, List<Step> steps) {
                 .orElse(flow.get(0))
                 .time();
         Phases phases = new Phases();
-        return new Timeline(
-                correlationId,
-                flow.stream().map(e -> Step.of(e, start, phases.accept(e))).toList());
+        TrafficSteps traffic = TrafficSteps.of(log, flow, start);
+        List<Step> steps = new ArrayList<>();
+        for (Event e : flow) {
+            Step s = Step.of(e, start, phases.accept(e));
+            String removal = traffic.removals.get(e.id());
+            steps.add(removal == null ? s : s.withDetail(removal));
+        }
+        List<Step> more = new ArrayList<>(traffic.failures);
+        traffic.removalsOutside.forEach(
+                e -> more.add(Step.of(e, start, new Phases.Mark("", null)).withDetail(traffic.removals.get(e.id()))));
+        return new Timeline(correlationId, merged(steps, more));
+    }
+
+    /**
+     * The flow's steps in log order with {@code more} (steps of other flows and counts about its pods) each put before
+     * the first step that came later.
+     */
+    private static List<Step> merged(List<Step> flow, List<Step> more) {
+        List<Step> pending = new ArrayList<>(more);
+        pending.sort(Comparator.comparingLong(Step::offsetMillis));
+        List<Step> out = new ArrayList<>();
+        int next = 0;
+        for (Step s : flow) {
+            while (next < pending.size() && pending.get(next).offsetMillis() < s.offsetMillis()) {
+                out.add(pending.get(next++));
+            }
+            out.add(s);
+        }
+        out.addAll(pending.subList(next, pending.size()));
+        return List.copyOf(out);
     }
 
     /**
@@ -157,6 +189,12 @@ public record Timeline(String correlationId, List<Step> steps) {
             add(j, "deletionTimestamp=", meta.path("deletionTimestamp"), "");
         }
         add(j, "node=", d.path("nodeName"), "");
+        if (e.is(EventTypes.PROXY_RULES_SYNCED)) {
+            add(j, "node=", d.path("node"), "");
+            StringJoiner pods = new StringJoiner(",");
+            d.path("endpoints").forEach(ep -> pods.add(ep.path("pod").asText()));
+            j.add("endpoints=" + (pods.length() == 0 ? "none" : pods.toString()));
+        }
         add(j, "phase=", d.path("status").path("phase"), "");
         add(j, "phase=", d.path("object").path("status").path("phase"), "");
         add(j, "previousGrace=", d.path("previousGracePeriodSeconds"), "s");

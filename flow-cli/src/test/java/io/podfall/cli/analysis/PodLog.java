@@ -143,6 +143,32 @@ public final class PodLog {
                                                 List.of(data("name", "app", "image", "nginx"))))));
     }
 
+    /**
+     * The endpoints controller's answer to the pod's {@code marked}: its patch of Endpoints {@code default/web} at
+     * {@code patchMs} and the API server's update at {@code updatedMs}, in the marking's flow; not added to the log.
+     */
+    public static List<Event> endpointsPatched(Event marked, long patchMs, long updatedMs) {
+        Event patch = Event.causedBy(
+                marked.asCause(),
+                marked.correlationId(),
+                90,
+                "/controller/endpoint",
+                EventTypes.PATCH_REQUESTED,
+                "namespaces/default/endpoints/web",
+                at(patchMs),
+                Map.of());
+        Event updated = Event.causedBy(
+                patch.asCause(),
+                marked.correlationId(),
+                91,
+                "/apiserver",
+                EventTypes.OBJECT_UPDATED,
+                "namespaces/default/endpoints/web",
+                at(updatedMs),
+                Map.of());
+        return List.of(patch, updated);
+    }
+
     public Event graceShortened(long ms, long previous, long grace, String compat) {
         Map<String, Object> d = data(
                 "node",
