@@ -8,7 +8,6 @@ import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.event.Subjects;
 import io.podfall.model.host.NodeMachine;
-import io.podfall.model.proxy.ServiceRules;
 import io.podfall.model.proxy.ServiceRules.RuleEndpoint;
 import java.time.Instant;
 import java.util.List;
@@ -119,7 +118,7 @@ public final class KubeProxy implements Part<KubeProxyState> {
             return;
         }
         if (key instanceof ProxyTimer.SyncEnd && proxier.isSyncing()) {
-            end(key.node(), proxier, out);
+            end(state, key.node(), proxier, out);
         } else if (key instanceof ProxyTimer.Run && !proxier.stopped) {
             tryRun(state, key.node(), proxier, out);
         }
@@ -156,21 +155,21 @@ public final class KubeProxy implements Part<KubeProxyState> {
         proxier.syncing = syncing;
         proxier.syncEnds = now.plus(timing.orElseThrow().syncDuration());
         if (timing.orElseThrow().syncDuration().isZero()) {
-            end(node, proxier, out);
+            end(state, node, proxier, out);
         } else {
             out.timer(new ProxyTimer.SyncEnd(node), proxier.syncEnds);
         }
     }
 
     /** The sync in flight ends: its rules take effect, and each Service whose rules changed is said so. */
-    private static void end(String node, Proxier proxier, Effects.Builder out) {
+    private static void end(KubeProxyState state, String node, Proxier proxier, Effects.Builder out) {
         proxier.syncing.forEach((service, rules) -> {
             program(proxier, service, rules);
-            out.emit(
+            out.emitJson(
                     SOURCE + node,
                     EventTypes.PROXY_RULES_SYNCED,
                     Subjects.of(service.namespace(), EndpointSliceCache.SERVICES, service.name()),
-                    new ServiceRules(node, service.namespace(), service.name(), rules == null ? List.of() : rules));
+                    state.json.of(node, service, rules == null ? List.of() : rules));
         });
         proxier.runner.ended(proxier.syncEnds);
         proxier.syncing = null;

@@ -8,4 +8,6 @@ public final class KubeProxyState {
     final EndpointSliceCache cache = new EndpointSliceCache();
     /** By node name, in name order. */
     final Map<String, Proxier> nodes = new TreeMap<>();
+    /** The rules' JSON, shared by the nodes whose rules are alike. */
+    final RulesJson json = new RulesJson();
 }

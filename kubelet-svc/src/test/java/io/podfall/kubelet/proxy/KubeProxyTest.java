@@ -1,6 +1,7 @@
 package io.podfall.kubelet.proxy;
 
 import static io.podfall.kubelet.testing.ApiFacts.T0;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -158,6 +159,12 @@ class KubeProxyTest {
                 proxy.state().nodes.get("node-1").programmed.get(web),
                 proxy.state().nodes.get("node-2").programmed.get(web),
                 "the nodes share one list");
+        for (Event e : synced) {
+            assertArrayEquals(Json.bytes(rules(e)), e.dataJson(), "the data as the record writes it");
+        }
+        assertEquals(
+                List.of("node-1", "node-2"),
+                synced.stream().map(e -> rules(e).node()).toList());
     }
 
     @Test
