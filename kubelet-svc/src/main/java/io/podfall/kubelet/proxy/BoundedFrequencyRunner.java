@@ -49,6 +49,11 @@ final class BoundedFrequencyRunner {
         lastRun = t;
     }
 
+    /** {@code t}, or the end of the last run if that is later. */
+    Instant notBeforeLastRun(Instant t) {
+        return lastRun != null && t.isBefore(lastRun) ? lastRun : t;
+    }
+
     /**
      * When a run refused at a token's lack may be tried again: {@code lastRun + minInterval} (tryRun's nextPossible).
      */

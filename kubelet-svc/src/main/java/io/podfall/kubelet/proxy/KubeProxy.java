@@ -76,11 +76,12 @@ public final class KubeProxy implements Part<KubeProxyState> {
     @Override
     public void handle(KubeProxyState state, Event event, Effects.Builder out) {
         if (event.is(EventTypes.NODE_STOPPED) || event.is(EventTypes.NODE_STARTED)) {
-            Proxier proxier = state.nodes.get(event.data(NodeMachine.class).node());
+            String node = event.data(NodeMachine.class).node();
+            Proxier proxier = state.nodes.get(node);
             if (proxier != null) {
                 proxier.stopped = event.is(EventTypes.NODE_STOPPED);
                 if (!proxier.stopped && !proxier.changed.isEmpty()) {
-                    tryRun(state, event.data(NodeMachine.class).node(), proxier, out);
+                    tryRun(state, node, proxier, out);
                 }
             }
             return;
@@ -127,9 +128,11 @@ public final class KubeProxy implements Part<KubeProxyState> {
     /**
      * The runner's tryRun, on a change or its timer: during a sync, the signal waits for the sync's end; else a sync
      * now if a token is there, or the runner's timer at the next possible run. The timer is set by the latest cause.
+     * Time is the cause's; a fact stamped before the last sync ended but read after it came during that sync, so it is
+     * tried as that sync returned.
      */
     private void tryRun(KubeProxyState state, String node, Proxier proxier, Effects.Builder out) {
-        Instant now = out.causeTime();
+        Instant now = proxier.runner.notBeforeLastRun(out.causeTime());
         if (proxier.isSyncing()) {
             out.timer(new ProxyTimer.Run(node), proxier.syncEnds);
         } else if (proxier.runner.mayRun(now)) {

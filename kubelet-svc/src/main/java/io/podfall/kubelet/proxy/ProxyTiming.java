@@ -2,6 +2,7 @@ package io.podfall.kubelet.proxy;
 
 import io.podfall.kubelet.podworkers.KubeletTiming;
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * How often a node's kube-proxy syncs its rules, and how long a sync takes, in simulated time.
@@ -50,19 +51,9 @@ public record ProxyTiming(Duration minSyncPeriod, Duration syncDuration) {
      * @throws IllegalArgumentException naming what is wrong
      */
     public static ProxyTiming ofAnnotation(String value) {
-        ProxyTiming t = UPSTREAM;
-        for (String part : value.split(",")) {
-            int eq = part.indexOf('=');
-            if (eq < 0) {
-                throw new IllegalArgumentException("not KEY=DURATION: " + part);
-            }
-            Duration d = KubeletTiming.parse(part.substring(eq + 1));
-            t = switch (part.substring(0, eq).trim()) {
-                case MIN_SYNC_PERIOD -> new ProxyTiming(d, t.syncDuration);
-                case SYNC_DURATION -> new ProxyTiming(t.minSyncPeriod, d);
-                default -> t;
-            };
-        }
-        return t;
+        Map<String, Duration> d = KubeletTiming.durations(value);
+        return new ProxyTiming(
+                d.getOrDefault(MIN_SYNC_PERIOD, UPSTREAM.minSyncPeriod),
+                d.getOrDefault(SYNC_DURATION, UPSTREAM.syncDuration));
     }
 }

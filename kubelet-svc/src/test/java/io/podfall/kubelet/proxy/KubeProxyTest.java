@@ -8,7 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.podfall.kubelet.Kubelet;
+import io.podfall.kubelet.podworkers.PodWorkers;
 import io.podfall.model.Json;
+import io.podfall.model.core.CompositeState;
 import io.podfall.model.core.CoreHost;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventTypes;
@@ -82,6 +85,18 @@ class KubeProxyTest {
         assertEquals(sliced.correlationId(), second.get(0).correlationId());
         assertEquals("/proxy/node-1", second.get(0).source());
         assertEquals(Subjects.of("default", "services", "web"), second.get(0).subject());
+    }
+
+    @Test
+    void aFactReadAfterTheSyncItCameDuringHadEndedIsTriedAsThatSyncReturned() {
+        deliver(service("web", "10.96.0.10", "ClusterIP", null), ms(0));
+        emitted.clear();
+        Event sliced =
+                slice("web-abc", "web", ready("10.244.1.5", "web-1", "node-1")).at(ms(50));
+        proxy.handle(sliced, ms(120), (input, effects, heldBack) -> emitted.addAll(effects.events()));
+        assertEquals(List.of(ms(120)), times(emitted), "the first sync's end, rung late");
+        assertEquals(List.of(), advanceTo(ms(199)));
+        assertEquals(List.of(ms(200)), times(advanceTo(ms(200))), "run from 100 ms, when the first sync returned");
     }
 
     // --- what: the rules
@@ -213,6 +228,25 @@ class KubeProxyTest {
                 List.of("/proxy/node-2"), atStart.stream().map(Event::source).toList());
         assertEquals(List.of("10.244.1.5"), ips(rules(atStart.get(0))));
         assertEquals(started.id(), atStart.get(0).causationId());
+    }
+
+    @Test
+    void theKubeletRunsAProxyForEachOfItsNodes() {
+        CoreHost<CompositeState> kubelet = new CoreHost<>(
+                new Kubelet(new PodWorkers(List.of("node-1", "node-2")), 40, Optional.of(AT_ONCE)), true);
+        List<Event> out = new ArrayList<>();
+        for (Event fact : List.of(
+                service("web", "10.96.0.10", "ClusterIP", null),
+                slice("web-abc", "web", ready("10.244.1.5", "web-1", "node-1")))) {
+            kubelet.handle(fact, T0, (input, effects, heldBack) -> out.addAll(effects.events()));
+        }
+        List<Event> synced =
+                out.stream().filter(e -> e.is(EventTypes.PROXY_RULES_SYNCED)).toList();
+        assertEquals(
+                List.of("/proxy/node-1", "/proxy/node-2", "/proxy/node-1", "/proxy/node-2"),
+                synced.stream().map(Event::source).toList(),
+                "the Service's REJECT rules, then its endpoint");
+        assertEquals(List.of("10.244.1.5"), ips(rules(synced.get(3))));
     }
 
     // --- fixture
