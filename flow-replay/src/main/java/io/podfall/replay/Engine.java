@@ -13,6 +13,7 @@ import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.KubeletTiming;
 import io.podfall.kubelet.podworkers.PodWorkers;
 import io.podfall.kubelet.podworkers.PodWorkersState;
+import io.podfall.kubelet.proxy.ProxyTiming;
 import io.podfall.model.apiserver.ObjectChange;
 import io.podfall.model.core.CompositeState;
 import io.podfall.model.core.Core;
@@ -28,6 +29,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.PriorityQueue;
 import java.util.Queue;
@@ -83,16 +85,27 @@ public final class Engine {
     /**
      * A kubelet process: the nodes it simulates and its settings (kubelet-svc KubeletProducer): its compatibility
      * switches, {@code podfall.kubelet.eviction-max-pod-grace-period} (empty: the kubelet's default), its waits and
-     * what its nodes register with ({@code podfall.kubelet.node-capacity}).
+     * what its nodes register with ({@code podfall.kubelet.node-capacity}), and its nodes' kube-proxies (empty: none).
      */
     public record KubeletSettings(
             List<String> nodes,
             Compat compat,
             OptionalLong evictionMaxPodGracePeriod,
             KubeletTiming timing,
-            NodeCapacity capacity) {
+            NodeCapacity capacity,
+            Optional<ProxyTiming> proxy) {
         public KubeletSettings {
             nodes = List.copyOf(nodes);
+        }
+
+        /** A kubelet whose nodes run no kube-proxy: a log shows one only on the Nodes a kubelet with one registers. */
+        public KubeletSettings(
+                List<String> nodes,
+                Compat compat,
+                OptionalLong evictionMaxPodGracePeriod,
+                KubeletTiming timing,
+                NodeCapacity capacity) {
+            this(nodes, compat, evictionMaxPodGracePeriod, timing, capacity, Optional.empty());
         }
 
         /**
@@ -118,7 +131,8 @@ public final class Engine {
                     evictionMaxPodGracePeriod.orElse(defaults.evictionMaxPodGracePeriodSeconds()),
                     defaults.nodeLeaseDurationSeconds(),
                     timing,
-                    capacity);
+                    capacity,
+                    proxy);
         }
     }
 

@@ -9,6 +9,7 @@ import io.podfall.kubelet.nodelease.NodeLeaseController;
 import io.podfall.kubelet.nodestatus.NodeCapacity;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.KubeletTiming;
+import io.podfall.kubelet.proxy.ProxyTiming;
 import io.podfall.model.event.Event;
 import io.podfall.model.event.EventCatalogue;
 import io.podfall.model.event.EventTypes;
@@ -62,7 +63,8 @@ import java.util.TreeSet;
  *       take their defaults. A log recorded before a released kubelet's defect became the default (its
  *       {@code kubelet.GracePeriodShortened} without {@code killDeadline}) replays with the fix's switch on where its
  *       kubelet honoured a shortened grace period. A kubelet's waits ({@link KubeletTiming}) are on the Nodes it
- *       registered, as an annotation; a kubelet whose Nodes have none waited for nothing.
+ *       registered, as an annotation; a kubelet whose Nodes have none waited for nothing. So is the timing of its
+ *       nodes' kube-proxies ({@link ProxyTiming}); a kubelet whose Nodes have none ran no proxy.
  * </ul>
  *
  * @param notes what the reading could not use, for the report
@@ -94,6 +96,7 @@ public record Recording(
         Set<String> sourceNodes = new LinkedHashSet<>();
         Map<String, Set<String>> compatByNode = new LinkedHashMap<>();
         Map<String, KubeletTiming> timingByNode = new LinkedHashMap<>();
+        Map<String, ProxyTiming> proxyByNode = new LinkedHashMap<>();
         Map<String, Map<String, Quantity>> capacityByNode = new LinkedHashMap<>();
         List<Input> inputs = new ArrayList<>();
         List<Activity> activity = new ArrayList<>();
@@ -113,6 +116,7 @@ public record Recording(
                     }
                     compatByNode.computeIfAbsent(node, n -> new TreeSet<>()).addAll(Snapshot.kubeletCompat(e));
                     timing(e.data().path("object")).ifPresent(t -> timingByNode.put(node, t));
+                    proxy(e.data().path("object")).ifPresent(t -> proxyByNode.put(node, t));
                     capacity(e.data().path("object")).ifPresent(c -> capacityByNode.put(node, c));
                 }
                 continue; // never an input: the state the slice starts from
@@ -138,6 +142,7 @@ public record Recording(
             }
             if (node != null && isRegistration(e, node)) {
                 timing(e.data().path("object")).ifPresent(t -> timingByNode.put(node, t));
+                proxy(e.data().path("object")).ifPresent(t -> proxyByNode.put(node, t));
                 capacity(e.data().path("object")).ifPresent(c -> capacityByNode.put(node, c));
                 Integer kubelet = kubeletOfNode.get(node);
                 if (kubelet == null) {
@@ -201,7 +206,11 @@ public record Recording(
                             switches.contains(Compat.FORCE_DELETE_USES_SPEC_GRACE)),
                     OptionalLong.empty(),
                     timing,
-                    capacity));
+                    capacity,
+                    nodes.stream()
+                            .map(proxyByNode::get)
+                            .filter(Objects::nonNull)
+                            .findFirst()));
         }
         stops(activity, kubeletOfNode, log, from, kubelets, inputs, notes);
         ControllerManagerConfiguration controllerManager = controllerManager(log);
@@ -410,6 +419,19 @@ public record Recording(
      * The waits of the kubelet that registered a Node, from the annotation it registered the Node with; none for a Node
      * without it (a kubelet that waited for nothing) or whose annotation cannot be read.
      */
+    /** The kube-proxy timing a Node was registered with ({@link ProxyTiming#ANNOTATION}), if any. */
+    private static Optional<ProxyTiming> proxy(JsonNode node) {
+        String value = node.path("metadata")
+                .path("annotations")
+                .path(ProxyTiming.ANNOTATION)
+                .asText("");
+        try {
+            return value.isEmpty() ? Optional.empty() : Optional.of(ProxyTiming.ofAnnotation(value));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
     private static Optional<KubeletTiming> timing(JsonNode node) {
         String value = node.path("metadata")
                 .path("annotations")

@@ -4,11 +4,13 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.podfall.kubelet.nodestatus.NodeCapacity;
 import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.KubeletTiming;
+import io.podfall.kubelet.proxy.ProxyTiming;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 
@@ -25,8 +27,10 @@ public record Settings(
         Duration plegRelistPeriod,
         Duration containerGcPeriod,
         Map<String, Quantity> nodeCapacity,
+        Duration proxyMinSyncPeriod,
+        Duration proxySyncDuration,
         PodRewrite pods) {
-    public static final Settings NONE = new Settings(null, null, null, null, null, null, PodRewrite.NONE);
+    public static final Settings NONE = new Settings(null, null, null, null, null, null, null, null, PodRewrite.NONE);
     public static final String SHORTENED_GRACE_KILLS_AGAIN =
             "podfall.kubelet.compat." + Compat.SHORTENED_GRACE_KILLS_AGAIN;
     /** The switch's old name, the other way round: {@code true} is the release's default, {@code false} the fix. */
@@ -40,6 +44,10 @@ public record Settings(
     public static final String CONTAINER_GC_PERIOD = "podfall.kubelet.container-gc-period";
     /** Laid over what every node registered with: {@code cpu=1,memory=2Gi} changes those two, keeps the pods. */
     public static final String NODE_CAPACITY = "podfall.kubelet.node-capacity";
+    /** The kube-proxies' timing (kubelet-svc ProxyTiming); set on a recording without proxies, it runs them. */
+    public static final String PROXY_MIN_SYNC_PERIOD = "podfall.proxy.min-sync-period";
+
+    public static final String PROXY_SYNC_DURATION = "podfall.proxy.sync-duration";
 
     private static final List<String> KEYS = List.of(
             SHORTENED_GRACE_KILLS_AGAIN,
@@ -49,6 +57,8 @@ public record Settings(
             PLEG_RELIST_PERIOD,
             CONTAINER_GC_PERIOD,
             NODE_CAPACITY,
+            PROXY_MIN_SYNC_PERIOD,
+            PROXY_SYNC_DURATION,
             PodRewrite.PRESTOP_SLEEP_SECONDS,
             PodRewrite.DRAIN_SECONDS);
     /** What a key may go without: the issue writes {@code kubelet.compat.<switch>}. */
@@ -84,6 +94,8 @@ public record Settings(
                             s.plegRelistPeriod,
                             s.containerGcPeriod,
                             s.nodeCapacity,
+                            s.proxyMinSyncPeriod,
+                            s.proxySyncDuration,
                             s.pods);
                 case TIMING -> {
                     KubeletTiming t = timing(key, value);
@@ -99,7 +111,11 @@ public record Settings(
                             s.plegRelistPeriod,
                             s.containerGcPeriod,
                             capacity(key, value),
+                            s.proxyMinSyncPeriod,
+                            s.proxySyncDuration,
                             s.pods);
+                case PROXY_MIN_SYNC_PERIOD -> s.withProxy(duration(key, value), s.proxySyncDuration);
+                case PROXY_SYNC_DURATION -> s.withProxy(s.proxyMinSyncPeriod, duration(key, value));
                 case PodRewrite.PRESTOP_SLEEP_SECONDS -> s.withPods(s.pods.withPreStopSleep(seconds(key, value)));
                 case PodRewrite.DRAIN_SECONDS -> s.withPods(s.pods.withDrain(seconds(key, value)));
                 default ->
@@ -118,6 +134,8 @@ public record Settings(
                 plegRelistPeriod,
                 containerGcPeriod,
                 nodeCapacity,
+                proxyMinSyncPeriod,
+                proxySyncDuration,
                 pods);
     }
 
@@ -130,6 +148,8 @@ public record Settings(
                 plegRelistPeriod,
                 containerGcPeriod,
                 nodeCapacity,
+                proxyMinSyncPeriod,
+                proxySyncDuration,
                 rewrite);
     }
 
@@ -142,6 +162,22 @@ public record Settings(
                 plegRelist,
                 containerGc,
                 nodeCapacity,
+                proxyMinSyncPeriod,
+                proxySyncDuration,
+                pods);
+    }
+
+    /** These settings with the kube-proxies' timing; a null one stays as the recording implies. */
+    private Settings withProxy(Duration minSyncPeriod, Duration syncDuration) {
+        return new Settings(
+                shortenedGraceKillsAgain,
+                forceDeleteUsesSpecGrace,
+                evictionMaxPodGracePeriod,
+                plegRelistPeriod,
+                containerGcPeriod,
+                nodeCapacity,
+                minSyncPeriod,
+                syncDuration,
                 pods);
     }
 
@@ -160,7 +196,19 @@ public record Settings(
                 new KubeletTiming(
                         plegRelistPeriod != null ? plegRelistPeriod : t.plegRelistPeriod(),
                         containerGcPeriod != null ? containerGcPeriod : t.containerGcPeriod()),
-                capacity(kubelet));
+                capacity(kubelet),
+                proxy(kubelet));
+    }
+
+    /** The kubelet's kube-proxies with what is set laid over them (over upstream's, if it ran none). */
+    private Optional<ProxyTiming> proxy(Engine.KubeletSettings kubelet) {
+        if (proxyMinSyncPeriod == null && proxySyncDuration == null) {
+            return kubelet.proxy();
+        }
+        ProxyTiming p = kubelet.proxy().orElse(ProxyTiming.UPSTREAM);
+        return Optional.of(new ProxyTiming(
+                proxyMinSyncPeriod != null ? proxyMinSyncPeriod : p.minSyncPeriod(),
+                proxySyncDuration != null ? proxySyncDuration : p.syncDuration()));
     }
 
     /** Every node of the kubelet with {@link #nodeCapacity} laid over what it has. */
@@ -194,6 +242,8 @@ public record Settings(
                 plegRelistPeriod == null ? null : KubeletTiming.format(plegRelistPeriod),
                 containerGcPeriod == null ? null : KubeletTiming.format(containerGcPeriod),
                 nodeCapacity == null ? null : NodeCapacity.format(nodeCapacity),
+                proxyMinSyncPeriod == null ? null : KubeletTiming.format(proxyMinSyncPeriod),
+                proxySyncDuration == null ? null : KubeletTiming.format(proxySyncDuration),
                 pods.preStopSleepSeconds(),
                 pods.drainSeconds());
         for (int i = 0; i < KEYS.size(); i++) {

@@ -168,7 +168,7 @@ class WhatIfTest {
                 "podfall.kubelet.eviction-max-pod-grace-period=10",
                 "podfall.kubelet.eviction-max-pod-grace-period=12"));
 
-        assertEquals(new Settings(null, true, 12L, null, null, null, PodRewrite.NONE), s);
+        assertEquals(new Settings(null, true, 12L, null, null, null, null, null, PodRewrite.NONE), s);
         assertEquals(
                 "podfall.kubelet.compat.force-delete-uses-spec-grace=true, podfall.kubelet.eviction-max-pod-grace-period=12",
                 s.toString());
@@ -212,7 +212,8 @@ class WhatIfTest {
                 "unknown setting podfall.time-scale; a replay can set podfall.kubelet.compat.shortened-grace-kills-again, "
                         + "podfall.kubelet.compat.force-delete-uses-spec-grace, podfall.kubelet.eviction-max-pod-grace-period, "
                         + "podfall.kubelet.timing, podfall.kubelet.pleg-relist-period, podfall.kubelet.container-gc-period, "
-                        + "podfall.kubelet.node-capacity, podfall.pods.prestop-sleep-seconds, podfall.pods.drain-seconds",
+                        + "podfall.kubelet.node-capacity, podfall.proxy.min-sync-period, podfall.proxy.sync-duration, "
+                        + "podfall.pods.prestop-sleep-seconds, podfall.pods.drain-seconds",
                 assertThrows(IllegalArgumentException.class, () -> Settings.parse(List.of("podfall.time-scale=10")))
                         .getMessage());
         assertEquals(

@@ -7,6 +7,8 @@ import io.podfall.kubelet.nodestatus.NodeStatusTimer;
 import io.podfall.kubelet.podworkers.PodWorkerTimer;
 import io.podfall.kubelet.podworkers.PodWorkers;
 import io.podfall.kubelet.podworkers.PodWorkersState;
+import io.podfall.kubelet.proxy.KubeProxy;
+import io.podfall.kubelet.proxy.ProxyTiming;
 import io.podfall.model.core.CompositeCore;
 import io.podfall.model.core.CompositeState;
 import io.podfall.model.core.Effects;
@@ -16,11 +18,13 @@ import io.podfall.model.event.EventCatalogue;
 import io.podfall.model.event.EventTypes;
 import io.podfall.model.host.NodeMachine;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
  * The kubelet of one or many simulated nodes (pkg/kubelet/kubelet.go Kubelet): its pod workers, which run the pods,
- * beside the node's own upkeep, its status ({@link NodeStatusSync}) and its Lease ({@link NodeLeaseController}). Each
+ * beside the node's own upkeep, its status ({@link NodeStatusSync}) and its Lease ({@link NodeLeaseController}), and
+ * the node's kube-proxy ({@link KubeProxy}, which holds its own stopped nodes back: its facts are about no node). Each
  * part keeps a state of its own and sees every event the kubelet reads; the pod workers decide first, and the node's
  * parts emit after them on the same builder, so the effects of one cause never share an id though they share the source
  * {@code /kubelet/<node>}: that order numbers the events and must not change. Timer key types tell the parts apart
@@ -40,16 +44,24 @@ public final class Kubelet extends CompositeCore {
     private final PodWorkers podWorkers;
     private final NodeStops nodeStops;
 
+    /** A kubelet whose nodes run no kube-proxy. */
     public Kubelet(PodWorkers podWorkers, int nodeLeaseDurationSeconds) {
-        this(podWorkers, new NodeStops(podWorkers.nodeNames()), nodeLeaseDurationSeconds);
+        this(podWorkers, nodeLeaseDurationSeconds, Optional.empty());
     }
 
-    private Kubelet(PodWorkers podWorkers, NodeStops nodeStops, int nodeLeaseDurationSeconds) {
+    /** @param proxy the timing of the nodes' kube-proxies; empty: none runs */
+    public Kubelet(PodWorkers podWorkers, int nodeLeaseDurationSeconds, Optional<ProxyTiming> proxy) {
+        this(podWorkers, new NodeStops(podWorkers.nodeNames()), nodeLeaseDurationSeconds, proxy);
+    }
+
+    private Kubelet(
+            PodWorkers podWorkers, NodeStops nodeStops, int nodeLeaseDurationSeconds, Optional<ProxyTiming> proxy) {
         super(List.of(
                 nodeStops,
                 podWorkers,
                 new NodeStatusSync(podWorkers.nodeNames(), podWorkers.capacity()),
-                new NodeLeaseController(podWorkers.nodeNames(), nodeLeaseDurationSeconds)));
+                new NodeLeaseController(podWorkers.nodeNames(), nodeLeaseDurationSeconds),
+                new KubeProxy(podWorkers.nodeNames(), proxy)));
         this.podWorkers = podWorkers;
         this.nodeStops = nodeStops;
     }

@@ -6,7 +6,10 @@ import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.EvictionManager;
 import io.podfall.kubelet.podworkers.KubeletTiming;
 import io.podfall.kubelet.podworkers.PodWorkers;
+import io.podfall.kubelet.proxy.ProxyTiming;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * A kubelet's settings, as upstream's KubeletConfiguration: the one place its core is built, so the service and the
@@ -22,6 +25,9 @@ import java.util.List;
  *     {@code podfall.kubelet.container-gc-period}
  * @param capacity what each node registers with: {@code podfall.kubelet.node-capacity} and
  *     {@code podfall.kubelet.node-capacity.<node>}
+ * @param proxy the nodes' kube-proxies: {@code podfall.proxy.min-sync-period}, {@code podfall.proxy.sync-duration};
+ *     recorded on the Nodes the kubelet registers ({@link ProxyTiming#ANNOTATION}). Empty: no kube-proxy, as a kubelet
+ *     replayed from a recording made before podfall mirrored it
  */
 public record KubeletConfiguration(
         List<String> nodes,
@@ -29,7 +35,8 @@ public record KubeletConfiguration(
         long evictionMaxPodGracePeriodSeconds,
         int nodeLeaseDurationSeconds,
         KubeletTiming timing,
-        NodeCapacity capacity) {
+        NodeCapacity capacity,
+        Optional<ProxyTiming> proxy) {
     public KubeletConfiguration {
         nodes = List.copyOf(nodes);
     }
@@ -45,13 +52,22 @@ public record KubeletConfiguration(
                 EvictionManager.DEFAULT_MAX_POD_GRACE_PERIOD_SECONDS,
                 NodeLeaseController.DEFAULT_LEASE_DURATION_SECONDS,
                 KubeletTiming.UPSTREAM,
-                NodeCapacity.DEFAULT);
+                NodeCapacity.DEFAULT,
+                Optional.of(ProxyTiming.UPSTREAM));
     }
 
     /** The core as the service runs it; the service's KubeletProducer and the replay engine both call this. */
     public Kubelet newKubelet() {
         return new Kubelet(
-                new PodWorkers(nodes, compat, evictionMaxPodGracePeriodSeconds, timing, capacity),
-                nodeLeaseDurationSeconds);
+                new PodWorkers(
+                        nodes,
+                        compat,
+                        evictionMaxPodGracePeriodSeconds,
+                        timing,
+                        capacity,
+                        proxy.map(p -> Map.of(ProxyTiming.ANNOTATION, p.annotation()))
+                                .orElse(Map.of())),
+                nodeLeaseDurationSeconds,
+                proxy);
     }
 }

@@ -6,6 +6,7 @@ import io.podfall.kubelet.podworkers.Compat;
 import io.podfall.kubelet.podworkers.EvictionManager;
 import io.podfall.kubelet.podworkers.KubeletTiming;
 import io.podfall.kubelet.podworkers.PodWorkers;
+import io.podfall.kubelet.proxy.ProxyTiming;
 import io.podfall.model.core.Core;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
@@ -44,6 +45,8 @@ public class KubeletProducer {
             @ConfigProperty(name = "podfall.kubelet.container-gc-period") Optional<String> containerGcPeriod,
             @ConfigProperty(name = "podfall.kubelet.node-capacity", defaultValue = NodeCapacity.DEFAULT_SPEC)
                     String nodeCapacity,
+            @ConfigProperty(name = "podfall.proxy.min-sync-period", defaultValue = "1s") String minSyncPeriod,
+            @ConfigProperty(name = "podfall.proxy.sync-duration", defaultValue = "100ms") String syncDuration,
             Config config) {
         KubeletTiming profile = KubeletTiming.profile(timing);
         NodeCapacity capacity = new NodeCapacity(NodeCapacity.parse(nodeCapacity), Map.of());
@@ -62,7 +65,9 @@ public class KubeletProducer {
                         new KubeletTiming(
                                 plegRelistPeriod.map(KubeletTiming::parse).orElse(profile.plegRelistPeriod()),
                                 containerGcPeriod.map(KubeletTiming::parse).orElse(profile.containerGcPeriod())),
-                        capacity)
+                        capacity,
+                        Optional.of(
+                                new ProxyTiming(KubeletTiming.parse(minSyncPeriod), KubeletTiming.parse(syncDuration))))
                 .newKubelet();
     }
 

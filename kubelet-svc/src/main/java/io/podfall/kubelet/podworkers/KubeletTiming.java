@@ -2,7 +2,9 @@ package io.podfall.kubelet.podworkers;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The kubelet's own waits, in simulated time: what makes a released kubelet's deletion take a second or two where a
@@ -106,20 +108,28 @@ public record KubeletTiming(Duration plegRelistPeriod, Duration containerGcPerio
      * @throws IllegalArgumentException naming what is wrong
      */
     public static KubeletTiming ofAnnotation(String value) {
-        KubeletTiming t = FAST;
+        Map<String, Duration> d = durations(value);
+        return new KubeletTiming(
+                d.getOrDefault(PLEG_RELIST_PERIOD, FAST.plegRelistPeriod),
+                d.getOrDefault(CONTAINER_GC_PERIOD, FAST.containerGcPeriod));
+    }
+
+    /**
+     * The durations an annotation of waits names ({@code key=duration,…}), a later one of a key winning; a key it does
+     * not know is for its reader to ignore.
+     *
+     * @throws IllegalArgumentException naming what is wrong
+     */
+    public static Map<String, Duration> durations(String value) {
+        Map<String, Duration> durations = new HashMap<>();
         for (String part : value.split(",")) {
             int eq = part.indexOf('=');
             if (eq < 0) {
                 throw new IllegalArgumentException("not KEY=DURATION: " + part);
             }
-            Duration d = parse(part.substring(eq + 1));
-            t = switch (part.substring(0, eq).trim()) {
-                case PLEG_RELIST_PERIOD -> new KubeletTiming(d, t.containerGcPeriod);
-                case CONTAINER_GC_PERIOD -> new KubeletTiming(t.plegRelistPeriod, d);
-                default -> t;
-            };
+            durations.put(part.substring(0, eq).trim(), parse(part.substring(eq + 1)));
         }
-        return t;
+        return durations;
     }
 
     /** A duration as Go prints one: {@code 0s}, {@code 500ms}, {@code 1s}, {@code 1m0s}, {@code 1m30s}. */

@@ -24,6 +24,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
@@ -140,6 +141,9 @@ public final class PodWorkers implements Part<PodWorkersState> {
     private final Compat compat;
     private final KubeletTiming timing;
     private final NodeCapacity capacity;
+    /** What else the kubelet records of itself on the Nodes it registers (its kube-proxies' timing). */
+    private final Map<String, String> nodeAnnotations;
+
     private final Termination termination;
     private final EvictionManager evictionManager;
     private final ContainerRestarts restarts;
@@ -173,7 +177,19 @@ public final class PodWorkers implements Part<PodWorkersState> {
             long evictionMaxPodGracePeriodSeconds,
             KubeletTiming timing,
             NodeCapacity capacity) {
+        this(nodeNames, compat, evictionMaxPodGracePeriodSeconds, timing, capacity, Map.of());
+    }
+
+    /** @param nodeAnnotations what else the kubelet records of itself on the Nodes it registers, for a replay */
+    public PodWorkers(
+            Collection<String> nodeNames,
+            Compat compat,
+            long evictionMaxPodGracePeriodSeconds,
+            KubeletTiming timing,
+            NodeCapacity capacity,
+            Map<String, String> nodeAnnotations) {
         this.capacity = capacity;
+        this.nodeAnnotations = Map.copyOf(nodeAnnotations);
         this.nodeNames = nodeNames.stream()
                 .map(String::trim)
                 .filter(n -> !n.isEmpty())
@@ -285,16 +301,20 @@ public final class PodWorkers implements Part<PodWorkersState> {
                         new CreationRequest(
                                 ResourceType.NODES.plural(),
                                 "",
-                                Json.tree(InitialNode.of(node, now, timingAnnotation(), capacity.of(node))))))
+                                Json.tree(InitialNode.of(node, now, annotations(), capacity.of(node))))))
                 .toList();
     }
 
     /**
-     * What the kubelet records of its waits on the Nodes it registers, for a replay to run it with them; nothing for a
-     * kubelet that waits for nothing, as kubelets did before these waits existed.
+     * What the kubelet records of itself on the Nodes it registers, for a replay to run it the same: its waits (nothing
+     * for a kubelet that waits for nothing, as kubelets did before these waits existed), and {@link #nodeAnnotations}.
      */
-    private Map<String, String> timingAnnotation() {
-        return timing.equals(KubeletTiming.FAST) ? Map.of() : Map.of(KubeletTiming.ANNOTATION, timing.annotation());
+    private Map<String, String> annotations() {
+        Map<String, String> annotations = new TreeMap<>(nodeAnnotations);
+        if (!timing.equals(KubeletTiming.FAST)) {
+            annotations.put(KubeletTiming.ANNOTATION, timing.annotation());
+        }
+        return annotations;
     }
 
     /**
